@@ -1,0 +1,597 @@
+package iceberg
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/linkedin/goavro/v2"
+)
+
+// The corpus tests in this file walk the conformance corpus from snapshots
+// through manifest lists to manifests: real tables written by Spark, Flink,
+// Trino, Impala and Hive (../shared/conformance, see its README.md). They
+// skip where the corpus is absent. Hand-built manifest lists are tested at
+// the end of the file; hand-built manifests in manifest_test.go.
+
+// conformanceCorpus returns the corpus folder, or skips the test.
+func conformanceCorpus(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join("..", "..", "shared", "conformance")
+	if _, err := os.Stat(filepath.Join(dir, "INDEX.md")); err != nil {
+		t.Skipf("conformance corpus not found at %s: %v", dir, err)
+	}
+	return dir
+}
+
+// handEdited names corpus tables whose manifests were edited by hand after
+// writing, so that counts in the manifest list and the snapshot summary no
+// longer describe the manifests. Such tables must still decode.
+var handEdited = map[string]string{
+	"apache-impala__iceberg_v2_null_delete_record": "Impala's test data adds data and delete files to the manifests without updating the manifest list counts or the snapshot summary",
+}
+
+// corpusTable is one table of the corpus with its latest metadata.
+type corpusTable struct {
+	name, dir string
+	md        *TableMetadata
+}
+
+// corpusTableNames lists the tables of INDEX.md with their latest metadata
+// file.
+func corpusTableNames(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(conformanceCorpus(t), "INDEX.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	nameCol, metaCol := -1, -1
+	for _, line := range strings.Split(string(raw), "\n") {
+		cols := strings.Split(line, "|")
+		for i := range cols {
+			cols[i] = strings.TrimSpace(cols[i])
+		}
+		if nameCol < 0 {
+			for i, c := range cols {
+				switch c {
+				case "table":
+					nameCol = i
+				case "latest metadata":
+					metaCol = i
+				}
+			}
+			continue
+		}
+		if len(cols) > metaCol && strings.Contains(cols[nameCol], "__") {
+			out[cols[nameCol]] = cols[metaCol]
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("INDEX.md lists no tables")
+	}
+	return out
+}
+
+func loadCorpusTable(t *testing.T, name string) corpusTable {
+	t.Helper()
+	latest, ok := corpusTableNames(t)[name]
+	if !ok {
+		t.Fatalf("table %s is not in INDEX.md", name)
+	}
+	dir := filepath.Join(conformanceCorpus(t), "tables", name)
+	raw, err := os.ReadFile(filepath.Join(dir, "metadata", latest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := ParseMetadata(raw)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return corpusTable{name: name, dir: dir, md: md}
+}
+
+// local maps a location written in the metadata to the copy under the
+// table's metadata folder.
+func (ct corpusTable) local(location string) string {
+	return filepath.Join(ct.dir, "metadata", filepath.Base(location))
+}
+
+func (ct corpusTable) manifestList(t *testing.T, s *Snapshot) []ManifestFile {
+	t.Helper()
+	f, err := os.Open(ct.local(s.ManifestList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mfs, err := ReadManifestList(f, ct.md.FormatVersion, s)
+	if err != nil {
+		t.Fatalf("%s: manifest list %s: %v", ct.name, s.ManifestList, err)
+	}
+	return mfs
+}
+
+func (ct corpusTable) entries(t *testing.T, mf ManifestFile) []ManifestEntry {
+	t.Helper()
+	spec, ok := ct.md.SpecByID(mf.SpecID)
+	if !ok {
+		t.Fatalf("%s: manifest %s has unknown spec %d", ct.name, mf.Path, mf.SpecID)
+	}
+	f, err := os.Open(ct.local(mf.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	es, err := ReadManifest(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
+	if err != nil {
+		t.Fatalf("%s: %v", ct.name, err)
+	}
+	return es
+}
+
+// liveEntries reads every manifest of the current snapshot and returns its
+// ADDED and EXISTING entries.
+func (ct corpusTable) liveEntries(t *testing.T) []ManifestEntry {
+	t.Helper()
+	s := ct.md.CurrentSnapshot()
+	if s == nil {
+		t.Fatalf("%s has no current snapshot", ct.name)
+	}
+	var live []ManifestEntry
+	for _, mf := range ct.manifestList(t, s) {
+		for _, e := range ct.entries(t, mf) {
+			if e.Status != EntryDeleted {
+				live = append(live, e)
+			}
+		}
+	}
+	return live
+}
+
+func TestCorpusEveryManifestDecodes(t *testing.T) {
+	t.Parallel()
+	for name := range corpusTableNames(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ct := loadCorpusTable(t, name)
+			seen := map[string]bool{}
+			for i := range ct.md.Snapshots {
+				s := &ct.md.Snapshots[i]
+				seen[filepath.Base(s.ManifestList)] = true
+				for _, mf := range ct.manifestList(t, s) {
+					seen[filepath.Base(mf.Path)] = true
+					checkManifestAgainstList(t, ct, mf, ct.entries(t, mf))
+				}
+			}
+			// Files no snapshot of the latest metadata reaches (expired
+			// snapshots) must decode too, standalone.
+			files, _ := filepath.Glob(filepath.Join(ct.dir, "metadata", "*.avro"))
+			for _, path := range files {
+				if !seen[filepath.Base(path)] {
+					decodeStandalone(t, path)
+				}
+			}
+		})
+	}
+}
+
+// checkManifestAgainstList checks a manifest's entries against the summary
+// its manifest list keeps for it.
+func checkManifestAgainstList(t *testing.T, ct corpusTable, mf ManifestFile, es []ManifestEntry) {
+	t.Helper()
+	spec, _ := ct.md.SpecByID(mf.SpecID)
+	var files, rows [3]int64
+	for _, e := range es {
+		files[e.Status]++
+		rows[e.Status] += e.DataFile.RecordCount
+		if isDelete := e.DataFile.Content != FileContentData; isDelete != (mf.Content == ManifestContentDeletes) {
+			t.Errorf("%s: %s manifest %s holds a %v file", ct.name, mf.Content, filepath.Base(mf.Path), e.DataFile.Content)
+		}
+		if len(e.DataFile.Partition) != len(spec.Fields) || e.DataFile.SpecID != mf.SpecID {
+			t.Errorf("%s: %s: partition %v for spec %d with %d fields", ct.name, e.DataFile.Path, e.DataFile.Partition, mf.SpecID, len(spec.Fields))
+		}
+		if e.SequenceNumber > mf.SequenceNumber || e.FileSequenceNumber > mf.SequenceNumber {
+			t.Errorf("%s: %s: sequence numbers %d/%d after the manifest's %d", ct.name, e.DataFile.Path, e.SequenceNumber, e.FileSequenceNumber, mf.SequenceNumber)
+		}
+	}
+	if reason, ok := handEdited[ct.name]; ok {
+		t.Logf("counts not checked: %s", reason)
+		return
+	}
+	for i, want := range [][2]int64{
+		{mf.ExistingFilesCount, files[EntryExisting]}, {mf.AddedFilesCount, files[EntryAdded]},
+		{mf.DeletedFilesCount, files[EntryDeleted]}, {mf.ExistingRowsCount, rows[EntryExisting]},
+		{mf.AddedRowsCount, rows[EntryAdded]}, {mf.DeletedRowsCount, rows[EntryDeleted]},
+	} {
+		if want[0] >= 0 && want[0] != want[1] {
+			t.Errorf("%s: manifest %s: count %d: list says %d, entries give %d", ct.name, filepath.Base(mf.Path), i, want[0], want[1])
+		}
+	}
+}
+
+// decodeStandalone decodes a manifest or manifest list without a table
+// around it: a manifest takes its spec and schema from its own header.
+func decodeStandalone(t *testing.T, path string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := ManifestMetadata(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if _, isManifest := meta["partition-spec"]; !isManifest {
+		fv, _ := strconv.Atoi(meta["format-version"])
+		if _, err := ReadManifestList(bytes.NewReader(raw), fv, &Snapshot{}); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		return
+	}
+	var pt *StructType
+	if s, ok := meta["schema"]; ok {
+		schema := new(Schema)
+		var fields []jsonPartitionField
+		if err := schema.UnmarshalJSON([]byte(s)); err != nil {
+			t.Fatalf("%s: schema: %v", path, err)
+		}
+		if err := json.Unmarshal([]byte(meta["partition-spec"]), &fields); err != nil {
+			t.Fatalf("%s: partition-spec: %v", path, err)
+		}
+		pt = PartitionSpec{Fields: parsePartitionFields(fields)}.PartitionType(schema)
+	}
+	if _, err := ReadManifest(bytes.NewReader(raw), ManifestFile{Path: path}, pt); err != nil {
+		t.Errorf("%s: %v", path, err)
+	}
+}
+
+// Spec (Appendix F): total-data-files, total-delete-files, total-records,
+// total-position-deletes and total-equality-deletes summarize the live files
+// of a snapshot.
+func TestCorpusCurrentSnapshotMatchesSummary(t *testing.T) {
+	t.Parallel()
+	for name := range corpusTableNames(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			ct := loadCorpusTable(t, name)
+			s := ct.md.CurrentSnapshot()
+			if s == nil {
+				t.Skip("no current snapshot")
+			}
+			if reason, ok := handEdited[name]; ok {
+				t.Skip(reason)
+			}
+			got := map[string]int64{}
+			for _, e := range ct.liveEntries(t) {
+				switch e.DataFile.Content {
+				case FileContentData:
+					got["total-data-files"]++
+					got["total-records"] += e.DataFile.RecordCount
+				case FileContentPositionDeletes:
+					got["total-delete-files"]++
+					got["total-position-deletes"] += e.DataFile.RecordCount
+				case FileContentEqualityDeletes:
+					got["total-delete-files"]++
+					got["total-equality-deletes"] += e.DataFile.RecordCount
+				}
+			}
+			checked := 0
+			for key, n := range got {
+				want, ok := s.Summary[key]
+				if !ok {
+					continue
+				}
+				checked++
+				if strconv.FormatInt(n, 10) != want {
+					t.Errorf("%s: manifests give %d, summary says %s", key, n, want)
+				}
+			}
+			if checked == 0 && len(got) > 0 {
+				t.Errorf("summary %v has none of %v", s.Summary, got)
+			}
+		})
+	}
+}
+
+// A v1 table (Spark): the manifest list has no sequence numbers and uses
+// the old added_data_files_count names; entries carry their snapshot id.
+func TestCorpusV1Table(t *testing.T) {
+	t.Parallel()
+	ct := loadCorpusTable(t, "apache-impala__iceberg_partitioned")
+	s := ct.md.CurrentSnapshot()
+	mfs := ct.manifestList(t, s)
+	if len(mfs) != 1 {
+		t.Fatalf("got %d manifests, want 1", len(mfs))
+	}
+	mf := mfs[0]
+	if mf.Content != ManifestContentData || mf.SequenceNumber != 0 || mf.MinSequenceNumber != 0 ||
+		mf.AddedSnapshotID != s.SnapshotID || mf.AddedFilesCount != 20 || mf.AddedRowsCount != 20 || len(mf.Partitions) != 2 {
+		t.Errorf("manifest file %+v", mf)
+	}
+	es := ct.entries(t, mf)
+	for _, e := range es {
+		if e.Status != EntryAdded || e.SnapshotID != s.SnapshotID || e.SequenceNumber != 0 || e.FileSequenceNumber != 0 ||
+			e.DataFile.Format != "PARQUET" || e.DataFile.Content != FileContentData {
+			t.Errorf("entry %+v", e)
+		}
+		// Partition folders name the values: event_time_hour=2020-01-01-08/action=view.
+		hour, action := pathFolderValue(t, e.DataFile.Path, "event_time_hour"), pathFolderValue(t, e.DataFile.Path, "action")
+		ts, err := time.Parse("2006-01-02-15", hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []any{int32(ts.Unix() / 3600), action}; !reflect.DeepEqual(e.DataFile.Partition, want) {
+			t.Errorf("%s: partition %#v, want %#v", e.DataFile.Path, e.DataFile.Partition, want)
+		}
+	}
+}
+
+// pathFolderValue returns the value of a name=value folder in a path.
+func pathFolderValue(t *testing.T, path, name string) string {
+	t.Helper()
+	for _, seg := range strings.Split(path, "/") {
+		if v, ok := strings.CutPrefix(seg, name+"="); ok {
+			return v
+		}
+	}
+	t.Fatalf("%s has no %s= folder", path, name)
+	return ""
+}
+
+// A v2 table with delete manifests (Flink equality deletes, then an Impala
+// position delete): contents, equality ids and inherited sequence numbers.
+func TestCorpusV2DeleteManifests(t *testing.T) {
+	t.Parallel()
+	ct := loadCorpusTable(t, "apache-impala__iceberg_v2_delete_both_eq_and_pos")
+	var kinds []string
+	for _, mf := range ct.manifestList(t, ct.md.CurrentSnapshot()) {
+		for _, e := range ct.entries(t, mf) {
+			f := e.DataFile
+			if e.SequenceNumber != mf.SequenceNumber || e.FileSequenceNumber != mf.SequenceNumber || e.SnapshotID != mf.AddedSnapshotID {
+				t.Errorf("%s: seq %d/%d snapshot %d, manifest seq %d snapshot %d", f.Path, e.SequenceNumber, e.FileSequenceNumber, e.SnapshotID, mf.SequenceNumber, mf.AddedSnapshotID)
+			}
+			switch f.Content {
+			case FileContentEqualityDeletes:
+				if !reflect.DeepEqual(f.EqualityIDs, []int{1, 3}) {
+					t.Errorf("%s: equality ids %v, want [1 3]", f.Path, f.EqualityIDs)
+				}
+			case FileContentPositionDeletes, FileContentData:
+				if f.EqualityIDs != nil {
+					t.Errorf("%s: equality ids %v on a %v file", f.Path, f.EqualityIDs, f.Content)
+				}
+			}
+			kinds = append(kinds, mf.Content.String()+"/"+f.Content.String()+"@"+strconv.FormatInt(e.SequenceNumber, 10))
+		}
+	}
+	want := "data/DATA@2 data/DATA@1 deletes/POSITION_DELETES@3 deletes/EQUALITY_DELETES@2 deletes/EQUALITY_DELETES@1"
+	if got := strings.Join(kinds, " "); got != want {
+		t.Errorf("entries %s, want %s", got, want)
+	}
+}
+
+// v3 row lineage: data files written with a null first_row_id inherit the
+// manifest's first_row_id plus the rows of the files before them; deletion
+// vectors reference their data file and blob.
+func TestCorpusV3FirstRowID(t *testing.T) {
+	t.Parallel()
+	ct := loadCorpusTable(t, "apache-impala__iceberg_v3_deletion_vectors")
+	var dvs int
+	for _, mf := range ct.manifestList(t, ct.md.CurrentSnapshot()) {
+		es := ct.entries(t, mf)
+		if mf.Content == ManifestContentData {
+			if mf.FirstRowID == nil || *mf.FirstRowID != 0 || len(es) != 5 {
+				t.Fatalf("data manifest first_row_id %v with %d entries", mf.FirstRowID, len(es))
+			}
+			next := *mf.FirstRowID
+			for _, e := range es {
+				if e.DataFile.FirstRowID == nil || *e.DataFile.FirstRowID != next {
+					t.Errorf("%s: first_row_id %v, want %d", e.DataFile.Path, e.DataFile.FirstRowID, next)
+				}
+				next += e.DataFile.RecordCount
+			}
+			// Read without the manifest's first_row_id, the files show the
+			// nulls they were written with.
+			raw := mf
+			raw.FirstRowID = nil
+			f, _ := os.Open(ct.local(mf.Path))
+			plain, err := ReadManifest(f, raw, nil)
+			f.Close()
+			if err != nil || plain[0].DataFile.FirstRowID != nil {
+				t.Errorf("without inheritance: %v, %v", err, plain[0].DataFile.FirstRowID)
+			}
+			continue
+		}
+		for _, e := range es {
+			f := e.DataFile
+			if f.Content != FileContentPositionDeletes || f.Format != "PUFFIN" || f.FirstRowID != nil ||
+				!strings.HasSuffix(f.ReferencedDataFile, ".parquet") || f.ContentOffset == nil || f.ContentSizeInBytes == nil || *f.ContentSizeInBytes <= 0 {
+				t.Errorf("deletion vector %+v", f)
+			}
+			dvs++
+		}
+	}
+	if dvs != 2 {
+		t.Errorf("got %d deletion vectors, want 2", dvs)
+	}
+}
+
+// listSchema is a v3 manifest_file schema as Iceberg Java writes it, except
+// that sequence numbers and added_snapshot_id are nullable; drop removes
+// fields by name.
+func listSchema(drop ...string) string {
+	fields := []string{
+		`{"name":"manifest_path","type":"string","field-id":500}`,
+		`{"name":"manifest_length","type":"long","field-id":501}`,
+		`{"name":"partition_spec_id","type":"int","field-id":502}`,
+		`{"name":"content","type":"int","field-id":517}`,
+		`{"name":"sequence_number","type":["null","long"],"field-id":515}`,
+		`{"name":"min_sequence_number","type":["null","long"],"field-id":516}`,
+		`{"name":"added_snapshot_id","type":["null","long"],"field-id":503}`,
+		`{"name":"added_files_count","type":"int","field-id":504}`,
+		`{"name":"existing_files_count","type":"int","field-id":505}`,
+		`{"name":"deleted_files_count","type":"int","field-id":506}`,
+		`{"name":"added_rows_count","type":"long","field-id":512}`,
+		`{"name":"existing_rows_count","type":"long","field-id":513}`,
+		`{"name":"deleted_rows_count","type":"long","field-id":514}`,
+		`{"name":"partitions","field-id":507,"type":["null",{"type":"array","element-id":508,"items":{"type":"record","name":"r508","fields":[
+			{"name":"contains_null","type":"boolean","field-id":509},
+			{"name":"contains_nan","type":["null","boolean"],"field-id":518},
+			{"name":"lower_bound","type":["null","bytes"],"field-id":510},
+			{"name":"upper_bound","type":["null","bytes"],"field-id":511}]}}]}`,
+		`{"name":"key_metadata","type":["null","bytes"],"field-id":519}`,
+		`{"name":"first_row_id","type":["null","long"],"field-id":520}`,
+	}
+	return recordSchema("manifest_file", fields, drop)
+}
+
+func listRecord(seq, minSeq, snapshot any) map[string]any {
+	return map[string]any{
+		"manifest_path": "s3://b/t/metadata/m0.avro", "manifest_length": int64(6000), "partition_spec_id": int32(2),
+		"content": int32(1), "sequence_number": avroOpt("long", seq), "min_sequence_number": avroOpt("long", minSeq),
+		"added_snapshot_id": avroOpt("long", snapshot),
+		"added_files_count": int32(1), "existing_files_count": int32(2), "deleted_files_count": int32(3),
+		"added_rows_count": int64(10), "existing_rows_count": int64(20), "deleted_rows_count": int64(30),
+		"partitions": goavro.Union("array", []any{
+			map[string]any{"contains_null": true, "contains_nan": nil, "lower_bound": avroOpt("bytes", []byte{1}), "upper_bound": avroOpt("bytes", []byte{9})},
+			map[string]any{"contains_null": false, "contains_nan": avroOpt("boolean", false), "lower_bound": nil, "upper_bound": nil},
+		}),
+		"key_metadata": nil, "first_row_id": avroOpt("long", int64(1000)),
+	}
+}
+
+// v1 lists from old writers name the counts added_data_files_count and so
+// on; this one also has no field ids and another record name.
+const listSchemaV1 = `{"type":"record","name":"ManifestFile","fields":[
+	{"name":"manifest_path","type":"string"},
+	{"name":"manifest_length","type":"long"},
+	{"name":"partition_spec_id","type":"int"},
+	{"name":"added_snapshot_id","type":["null","long"]},
+	{"name":"added_data_files_count","type":["null","int"]},
+	{"name":"existing_data_files_count","type":["null","int"]},
+	{"name":"deleted_data_files_count","type":["null","int"]},
+	{"name":"partitions","type":["null",{"type":"array","items":{"type":"record","name":"FieldSummary","fields":[
+		{"name":"contains_null","type":"boolean"},
+		{"name":"lower_bound","type":["null","bytes"]},
+		{"name":"upper_bound","type":["null","bytes"]}]}}]}]}`
+
+func TestReadManifestList(t *testing.T) {
+	t.Parallel()
+	snap := &Snapshot{SnapshotID: 77, SequenceNumber: 12}
+	v1rec := map[string]any{
+		"manifest_path": "m.avro", "manifest_length": int64(5), "partition_spec_id": int32(0),
+		"added_snapshot_id": avroOpt("long", int64(66)), "added_data_files_count": avroOpt("int", int32(4)),
+		"existing_data_files_count": nil, "deleted_data_files_count": avroOpt("int", int32(0)), "partitions": nil,
+	}
+	cases := []struct {
+		name     string
+		schema   string
+		meta     map[string]string
+		version  int
+		snapshot *Snapshot
+		rec      map[string]any
+		want     [6]int64 // sequence, min sequence, added snapshot, added/existing/deleted files
+		wantErr  string
+	}{
+		{"explicit values are kept", listSchema(), nil, 2, snap,
+			listRecord(int64(5), int64(3), int64(55)), [6]int64{5, 3, 55, 1, 2, 3}, ""},
+		{"null sequence numbers inherit the snapshot's", listSchema(), nil, 2, snap,
+			listRecord(nil, nil, int64(55)), [6]int64{12, 12, 55, 1, 2, 3}, ""},
+		{"absent sequence numbers inherit the snapshot's", listSchema("sequence_number", "min_sequence_number"), nil, 3, snap,
+			listRecord(nil, nil, int64(55)), [6]int64{12, 12, 55, 1, 2, 3}, ""},
+		{"null added_snapshot_id inherits the snapshot id", listSchema(), nil, 2, snap,
+			listRecord(int64(5), int64(5), nil), [6]int64{5, 5, 77, 1, 2, 3}, ""},
+		{"v1 list: sequence numbers 0, absent counts -1, old names", listSchemaV1, nil, 1, snap,
+			v1rec, [6]int64{0, 0, 66, 4, -1, 0}, ""},
+		{"list written as v1 in a v2 table reads sequence numbers 0", listSchemaV1, map[string]string{"format-version": "1"}, 2, snap,
+			v1rec, [6]int64{0, 0, 66, 4, -1, 0}, ""},
+		{"null added_snapshot_id without a snapshot is an error", listSchema(), nil, 2, nil,
+			listRecord(int64(5), int64(5), nil), [6]int64{}, "added_snapshot_id is null"},
+		{"null sequence number without a snapshot is an error", listSchema(), nil, 2, nil,
+			listRecord(nil, int64(5), int64(1)), [6]int64{}, "sequence_number is absent"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			raw := writeOCF(t, "deflate", tc.schema, tc.meta, tc.rec)
+			mfs, err := ReadManifestList(bytes.NewReader(raw), tc.version, tc.snapshot)
+			if tc.wantErr != "" {
+				if !errors.Is(err, ErrInvalidMetadata) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "manifest list entry 0") {
+					t.Fatalf("got error %v, want one about entry 0: %s", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || len(mfs) != 1 {
+				t.Fatalf("got %d manifests, %v", len(mfs), err)
+			}
+			mf := mfs[0]
+			got := [6]int64{mf.SequenceNumber, mf.MinSequenceNumber, mf.AddedSnapshotID, mf.AddedFilesCount, mf.ExistingFilesCount, mf.DeletedFilesCount}
+			if got != tc.want {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadManifestListSummaries(t *testing.T) {
+	t.Parallel()
+	raw := writeOCF(t, "snappy", listSchema(), nil, listRecord(int64(5), int64(3), int64(55)))
+	mfs, err := ReadManifestList(bytes.NewReader(raw), 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	no, first := false, int64(1000)
+	want := ManifestFile{
+		Path: "s3://b/t/metadata/m0.avro", Length: 6000, SpecID: 2, Content: ManifestContentDeletes,
+		SequenceNumber: 5, MinSequenceNumber: 3, AddedSnapshotID: 55,
+		AddedFilesCount: 1, ExistingFilesCount: 2, DeletedFilesCount: 3,
+		AddedRowsCount: 10, ExistingRowsCount: 20, DeletedRowsCount: 30,
+		Partitions: []FieldSummary{
+			{ContainsNull: true, LowerBound: []byte{1}, UpperBound: []byte{9}},
+			{ContainsNaN: &no},
+		},
+		FirstRowID: &first,
+	}
+	if !reflect.DeepEqual(mfs[0], want) {
+		t.Errorf("got  %+v\nwant %+v", mfs[0], want)
+	}
+}
+
+func TestManifestMetadataAndDataManifestsFromPaths(t *testing.T) {
+	t.Parallel()
+	files := map[string][]byte{
+		"a.avro": writeOCF(t, "null", entrySchema(""), map[string]string{"partition-spec-id": "3", "format-version": "1", "content": "data"}),
+		"b.avro": writeOCF(t, "null", entrySchema(""), nil),
+	}
+	meta, err := ManifestMetadata(bytes.NewReader(files["a.avro"]))
+	if err != nil || meta["partition-spec-id"] != "3" || meta["format-version"] != "1" || meta["avro.schema"] != entrySchema("") {
+		t.Fatalf("got %v, %v", meta, err)
+	}
+	open := func(p string) (io.ReadCloser, error) {
+		b, ok := files[p]
+		if !ok {
+			return nil, os.ErrNotExist
+		}
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}
+	s := &Snapshot{SnapshotID: 9, Manifests: []string{"a.avro", "b.avro"}}
+	mfs, err := DataManifestsFromPaths(s, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mfs) != 2 || mfs[0].SpecID != 3 || mfs[1].SpecID != 0 || mfs[0].AddedSnapshotID != 9 ||
+		mfs[1].Path != "b.avro" || mfs[0].AddedFilesCount != -1 || mfs[0].SequenceNumber != 0 {
+		t.Errorf("got %+v", mfs)
+	}
+	s.Manifests = append(s.Manifests, "missing.avro")
+	if _, err := DataManifestsFromPaths(s, open); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.avro") {
+		t.Errorf("missing manifest: got %v", err)
+	}
+}
