@@ -1,0 +1,309 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// maxIdentifierParts bounds the folder search of one LoadTable.
+const maxIdentifierParts = 32
+
+// Directory is a Catalog over a warehouse folder, Hadoop style: every folder
+// below the root that has a metadata/ subfolder holding metadata files is a
+// table. A table is named by its path below the root joined with ".", where a
+// namespace folder "x.db" reads as "x" (Hive style: root/sales.db/orders is
+// sales.orders). Folders inside a table and hidden folders (".x") are never
+// searched for tables. A Directory is safe for concurrent use.
+type Directory struct {
+	root  string // absolute, symlinks resolved
+	io    fileio.FileIO
+	rules []fileio.Rule
+}
+
+var _ Catalog = (*Directory)(nil)
+
+// Option configures a Directory made by NewDirectory.
+type Option func(*Directory)
+
+// WithFileIO sets the FileIO that reads metadata files and, through each
+// table's remapping, everything else. It must open local paths. The default
+// is fileio.NewResolver().
+func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io } }
+
+// WithRules adds remapping rules to every table, ahead of the rules the
+// directory derives itself, for files that live beyond the warehouse.
+func WithRules(rules ...fileio.Rule) Option {
+	return func(d *Directory) { d.rules = append(d.rules, rules...) }
+}
+
+// NewDirectory returns a Catalog over the warehouse folder root.
+func NewDirectory(root string, opts ...Option) (*Directory, error) {
+	abs := root
+	if !filepath.IsAbs(root) {
+		// Join by hand, not filepath.Abs: a lexical clean of "ln/../x"
+		// would disagree with the kernel when ln is a symlink.
+		cwd, err := os.Getwd()
+		if err == nil {
+			cwd, err = filepath.EvalSymlinks(cwd)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("warehouse %s: %w", root, err)
+		}
+		abs = cwd + string(filepath.Separator) + root
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", root, err)
+	}
+	if st, err := os.Stat(real); err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", root, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("warehouse %s: not a folder", root)
+	}
+	d := &Directory{root: real}
+	for _, opt := range opts {
+		opt(d)
+	}
+	if d.io == nil {
+		d.io = fileio.NewResolver()
+	}
+	return d, nil
+}
+
+// Root returns the warehouse folder, absolute and with symlinks resolved.
+func (d *Directory) Root() string { return d.root }
+
+// ListTables returns every table below the root, sorted by name. Folders
+// that cannot be read are skipped; symlinked folders are not followed.
+func (d *Directory) ListTables(ctx context.Context) ([]Identifier, error) {
+	seen := map[string]bool{}
+	var ids []Identifier
+	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if p == d.root {
+				return err
+			}
+			return nil // unreadable folder: skip it
+		}
+		if p == d.root || !e.IsDir() {
+			return nil
+		}
+		if strings.HasPrefix(e.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.isTable(p) {
+			return nil
+		}
+		rel, err := filepath.Rel(d.root, p)
+		if err != nil {
+			return nil
+		}
+		id := identifierFor(rel)
+		if id.Validate() == nil && !seen[id.String()] {
+			seen[id.String()] = true
+			ids = append(ids, id)
+		}
+		return filepath.SkipDir // a table holds no tables
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list tables in %s: %w", d.root, err)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i].String() < ids[j].String() })
+	return ids, nil
+}
+
+// LoadTable reads the current metadata of the table id names, and returns
+// it with a FileIO that maps the writer's recorded paths into the table's
+// folder (see tableRules). Nothing outside the root is read through a table
+// name: every folder on the way is checked after resolving symlinks.
+func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error) {
+	if err := id.Validate(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("load table %s: %w", id, err)
+	}
+	var parts []string
+	for _, p := range id {
+		parts = append(parts, strings.Split(p, ".")...)
+	}
+	if len(parts) > maxIdentifierParts {
+		return nil, fmt.Errorf("%w %q: more than %d parts", ErrInvalidIdentifier, id.String(), maxIdentifierParts)
+	}
+	folder, rel, ok := d.find(d.root, "", parts)
+	if !ok {
+		return nil, fmt.Errorf("table %s: %w", id, ErrTableNotFound)
+	}
+	metaDir, ok := d.inside(filepath.Join(folder, "metadata"))
+	if !ok {
+		return nil, fmt.Errorf("table %s: %w", id, ErrTableNotFound)
+	}
+	name, err := currentMetadata(metaDir, d.inside)
+	if errors.Is(err, errNoMetadata) {
+		return nil, fmt.Errorf("table %s: %w: %v", id, ErrTableNotFound, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("table %s: %w", id, err)
+	}
+	metaFile, ok := d.inside(filepath.Join(metaDir, name))
+	if !ok {
+		return nil, fmt.Errorf("table %s: metadata file %s lies outside the warehouse", id, filepath.Join(metaDir, name))
+	}
+	data, err := readAll(ctx, d.io, metaFile)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", id, err)
+	}
+	md, err := iceberg.ParseMetadata(data)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
+	}
+	return &Table{
+		Identifier:       identifierFor(rel),
+		MetadataLocation: metaFile,
+		Metadata:         md,
+		IO:               fileio.Remap(d.io, d.tableRules(md.Location, folder)...).WithBase(folder),
+		Location:         folder,
+	}, nil
+}
+
+// tableRules returns the remapping rules of a table found in folder whose
+// metadata records location: the user's rules, then location → folder, then
+// for every folder <folder>/_siblings/<X>, <parent of location>/<X> →
+// <folder>/_siblings/<X>, for tables that wrote data under sibling roots
+// (write.data.path) that were copied next to the table.
+func (d *Directory) tableRules(location, folder string) []fileio.Rule {
+	rules := append([]fileio.Rule(nil), d.rules...)
+	if location == "" {
+		return rules
+	}
+	rules = append(rules, fileio.Rule{From: location, To: folder})
+	parent, ok := parentLocation(location)
+	if !ok {
+		return rules
+	}
+	siblings := filepath.Join(folder, "_siblings")
+	entries, err := os.ReadDir(siblings)
+	if err != nil {
+		return rules
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			rules = append(rules, fileio.Rule{
+				From: strings.TrimRight(parent, "/") + "/" + e.Name(),
+				To:   filepath.Join(siblings, e.Name()),
+			})
+		}
+	}
+	return rules
+}
+
+// find looks below dir for the table named by parts, where each folder on
+// the way may join several parts with "." ("a.b" is one folder or two) and a
+// namespace folder may carry the ".db" suffix. The literal folder name is
+// tried before its ".db" form, and fewer parts per folder before more. It
+// returns the real folder and its path relative to the root.
+func (d *Directory) find(dir, rel string, parts []string) (string, string, bool) {
+	for j := 1; j <= len(parts); j++ {
+		name := strings.Join(parts[:j], ".")
+		if j == len(parts) {
+			real, ok := d.inside(filepath.Join(dir, name))
+			if ok && d.isTable(real) {
+				return real, filepath.Join(rel, name), true
+			}
+			continue
+		}
+		for _, ns := range []string{name, name + ".db"} {
+			real, ok := d.inside(filepath.Join(dir, ns))
+			if !ok || d.isTable(real) {
+				continue
+			}
+			if st, err := os.Stat(real); err != nil || !st.IsDir() {
+				continue
+			}
+			if f, r, ok := d.find(real, filepath.Join(rel, ns), parts[j:]); ok {
+				return f, r, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// inside resolves symlinks in p and reports whether the result exists and
+// lies within the root.
+func (d *Directory) inside(p string) (string, bool) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(d.root, real)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return real, true
+}
+
+// isTable reports whether folder has a metadata/ subfolder, within the
+// root, that holds metadata files.
+func (d *Directory) isTable(folder string) bool {
+	meta, ok := d.inside(filepath.Join(folder, "metadata"))
+	return ok && hasMetadata(meta)
+}
+
+// identifierFor names the table at rel, a path below the root: its folders
+// joined, with the ".db" suffix dropped from namespace folders.
+func identifierFor(rel string) Identifier {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i := 0; i < len(parts)-1; i++ {
+		if ns := strings.TrimSuffix(parts[i], ".db"); ns != "" {
+			parts[i] = ns
+		}
+	}
+	return Identifier(parts)
+}
+
+// parentLocation returns the folder that holds location, keeping any
+// scheme and authority ("hdfs://nn/wh/t" → "hdfs://nn/wh").
+func parentLocation(location string) (string, bool) {
+	prefix, p := "", location
+	if s := fileio.Scheme(location); s != "" {
+		rest := location[len(s)+1:]
+		if strings.HasPrefix(rest, "//") {
+			authority, after, _ := strings.Cut(rest[2:], "/")
+			prefix, p = location[:len(s)+3+len(authority)], "/"+after
+		} else {
+			prefix, p = location[:len(s)+1], rest
+		}
+	}
+	p = path.Clean(p)
+	if p == "/" || p == "." || !strings.HasPrefix(p, "/") {
+		return "", false
+	}
+	return prefix + path.Dir(p), true
+}
+
+// readAll reads the whole file at location.
+func readAll(ctx context.Context, fio fileio.FileIO, location string) ([]byte, error) {
+	f, err := fio.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, f.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", location, err)
+	}
+	return data, nil
+}

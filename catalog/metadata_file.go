@@ -1,0 +1,154 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Version hint files, in the order they are tried. Iceberg Java's
+// HadoopTableOperations writes version-hint.text; some copies of tables
+// carry version-hint.txt instead.
+var hintNames = []string{"version-hint.text", "version-hint.txt"}
+
+var (
+	// versionedName matches Hadoop-style names: vN.metadata.json,
+	// vN.gz.metadata.json (Java's compressed form) and vN.metadata.json.gz.
+	versionedName = regexp.MustCompile(`^v([0-9]+)(?:\.gz)?\.metadata\.json(?:\.gz)?$`)
+	// sequencedName matches names written by other catalogs:
+	// NNNNN-<uuid>.metadata.json and its compressed forms.
+	sequencedName = regexp.MustCompile(`^([0-9]+)-[^/\\]+\.metadata\.json(?:\.gz)?$`)
+)
+
+// errNoMetadata marks a metadata folder without any metadata file.
+var errNoMetadata = errors.New("no metadata file")
+
+// metadataVersion returns the version a metadata file name carries.
+func metadataVersion(name string) (string, bool) {
+	if m := versionedName.FindStringSubmatch(name); m != nil {
+		return m[1], true
+	}
+	if m := sequencedName.FindStringSubmatch(name); m != nil {
+		return m[1], true
+	}
+	return "", false
+}
+
+// versionLess compares two decimal versions as numbers, whatever their
+// length or leading zeros.
+func versionLess(a, b string) bool {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// currentMetadata returns the name of the current metadata file in dir, a
+// table's metadata folder.
+//
+// As Iceberg Java's HadoopTableOperations does, it starts from the version
+// in the hint file and then takes N+1, N+2, ... while they exist, so a stale
+// hint (a writer that died between writing vN+1 and the hint) is harmless.
+// Without a usable hint it takes the highest version among vN and
+// NNNNN-<uuid> names, compared as numbers; equal versions fall to the
+// greatest name, so the choice is deterministic.
+//
+// within resolves a path's symlinks and reports whether it may be read; a
+// hint that resolves elsewhere is ignored.
+func currentMetadata(dir string, within func(string) (string, bool)) (string, error) {
+	if n, ok := readHint(dir, within); ok {
+		if name, ok := versionFile(dir, n); ok {
+			for {
+				next, ok := versionFile(dir, n+1)
+				if !ok {
+					return name, nil
+				}
+				name, n = next, n+1
+			}
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var best, bestVersion string
+	for _, e := range entries {
+		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		v, ok := metadataVersion(e.Name())
+		if !ok {
+			continue
+		}
+		newer := versionLess(bestVersion, v)
+		same := !newer && !versionLess(v, bestVersion)
+		if best == "" || newer || same && e.Name() > best {
+			best, bestVersion = e.Name(), v
+		}
+	}
+	if best == "" {
+		return "", fmt.Errorf("%s: %w", dir, errNoMetadata)
+	}
+	return best, nil
+}
+
+// readHint returns the version in the first hint file that exists, if it
+// holds a non-negative number.
+func readHint(dir string, within func(string) (string, bool)) (int64, bool) {
+	for _, h := range hintNames {
+		p, ok := within(filepath.Join(dir, h))
+		if !ok {
+			continue
+		}
+		b, err := readSmall(p)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		return n, err == nil && n >= 0
+	}
+	return 0, false
+}
+
+// readSmall reads the start of a hint file; a real hint is a few bytes.
+func readSmall(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 64))
+}
+
+// versionFile returns the name of the regular file holding version n, in any
+// of its spellings.
+func versionFile(dir string, n int64) (string, bool) {
+	v := strconv.FormatInt(n, 10)
+	for _, name := range []string{"v" + v + ".metadata.json", "v" + v + ".gz.metadata.json", "v" + v + ".metadata.json.gz"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// hasMetadata reports whether dir is a folder holding a metadata file.
+func hasMetadata(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, ok := metadataVersion(e.Name()); ok && !e.IsDir() {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,34 @@
+// Package fileio opens files by location (a URI or a bare path) for random
+// access, behind one small interface, so the rest of iceflight never cares
+// where bytes live.
+package fileio
+
+import (
+	"context"
+	"errors"
+	"io"
+)
+
+// File is an open file that supports random access.
+type File interface {
+	io.ReaderAt
+	io.Closer
+	// Size returns the file's length in bytes.
+	Size() int64
+}
+
+// FileIO opens files by location.
+type FileIO interface {
+	// Open opens the file at location for reading.
+	Open(ctx context.Context, location string) (File, error)
+}
+
+// Sentinel errors that callers branch on with errors.Is.
+var (
+	// ErrNotFound marks a location with no file.
+	ErrNotFound = errors.New("file not found")
+	// ErrUnsupportedScheme marks a location whose URI scheme has no FileIO.
+	ErrUnsupportedScheme = errors.New("unsupported location scheme")
+	// ErrUnavailable marks a storage failure that may pass on retry.
+	ErrUnavailable = errors.New("storage unavailable")
+)

@@ -1,0 +1,191 @@
+package fileio
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Rule maps every location under the prefix From to the same place under To.
+//
+// From is a bare absolute path, a file URI or a URI with an authority
+// ("hdfs://nn:8020/wh/t", "s3://bucket/t"). All spellings of a local path
+// are one: "/a/b", "file:/a/b", "file:///a/b" and "file://localhost/a/b".
+// A From with a relative path never matches.
+type Rule struct {
+	From string
+	To   string
+}
+
+// Remapper is a FileIO that rewrites locations by Rules before opening them
+// with a base FileIO. It serves tables whose metadata records the paths of
+// the cluster that wrote them (see Remap for how rules match). A Remapper is
+// immutable and safe for concurrent use.
+type Remapper struct {
+	base  FileIO
+	rules []compiledRule
+	dir   string // base folder for relative locations; "" leaves them alone
+}
+
+type compiledRule struct {
+	Rule
+	from splitLoc
+}
+
+// splitLoc is a location cut into its parts for matching. Local spellings
+// share scheme "file" with an empty authority; path is cleaned and absolute.
+type splitLoc struct {
+	scheme, authority, path string
+}
+
+func (l splitLoc) local() bool { return l.scheme == "file" && l.authority == "" }
+
+// Remap returns a Remapper that maps locations by rules and opens them with
+// base.
+//
+// A rule matches a location when the rule's path is a prefix of the
+// location's path that ends at a segment boundary ("/wh/t" matches "/wh/t"
+// and "/wh/t/x", never "/wh/t2"), and either both have the same scheme and
+// authority, or one of the two is a local spelling with no authority: tables
+// copied between clusters record "/wh/t" in one file and
+// "hdfs://nn:8020/wh/t" in another, so such a rule matches by path alone.
+// Two different schemes or authorities never match ("s3://a/t" is not
+// "s3://b/t"). When several rules match, the one with the longest path wins;
+// on a tie a same-scheme match beats a path-only one, then the earlier rule.
+// Paths are cleaned before matching, so "." and ".." segments cannot step
+// around a rule.
+func Remap(base FileIO, rules ...Rule) *Remapper {
+	r := &Remapper{base: base}
+	for _, rule := range rules {
+		from, ok := splitLocation(rule.From)
+		if !ok {
+			continue
+		}
+		r.rules = append(r.rules, compiledRule{Rule: rule, from: from})
+	}
+	return r
+}
+
+// WithBase returns a copy of r that resolves relative locations (no scheme,
+// no leading "/") against dir, a folder path or a URI. Relative locations are
+// resolved after rules, so a rule's To may itself be relative to dir. The
+// result is cleaned, so a relative location with ".." segments can land
+// outside dir: callers that must confine reads check the mapped location.
+func (r *Remapper) WithBase(dir string) *Remapper {
+	c := *r
+	c.dir = dir
+	return &c
+}
+
+// Rules returns the rules in effect, in the order given to Remap; rules
+// whose From is relative are left out, as they never match.
+func (r *Remapper) Rules() []Rule {
+	out := make([]Rule, len(r.rules))
+	for i, cr := range r.rules {
+		out[i] = cr.Rule
+	}
+	return out
+}
+
+// Map returns where location really is: rewritten by the best matching rule,
+// then, if relative, resolved against the base folder. A location that no
+// rule matches comes back unchanged.
+func (r *Remapper) Map(location string) string {
+	out := location
+	if loc, ok := splitLocation(location); ok {
+		if best := r.match(loc); best != nil {
+			rest := loc.path
+			if best.from.path != "/" {
+				rest = loc.path[len(best.from.path):]
+			}
+			out = joinRest(best.To, rest)
+		}
+	}
+	if r.dir != "" && out != "" && isRelative(out) {
+		out = joinRest(r.dir, "/"+out)
+	}
+	return out
+}
+
+// Open maps location and opens the result with the base FileIO.
+func (r *Remapper) Open(ctx context.Context, location string) (File, error) {
+	mapped := r.Map(location)
+	f, err := r.base.Open(ctx, mapped)
+	if err != nil && mapped != location {
+		return nil, fmt.Errorf("%s (mapped to %s): %w", location, mapped, err)
+	}
+	return f, err
+}
+
+// match returns the winning rule for loc, or nil.
+func (r *Remapper) match(loc splitLoc) *compiledRule {
+	var best *compiledRule
+	bestExact := false
+	for i := range r.rules {
+		cr := &r.rules[i]
+		exact := cr.from.scheme == loc.scheme && strings.EqualFold(cr.from.authority, loc.authority)
+		if !exact && !cr.from.local() && !loc.local() {
+			continue
+		}
+		if !underPath(loc.path, cr.from.path) {
+			continue
+		}
+		if best == nil || len(cr.from.path) > len(best.from.path) ||
+			len(cr.from.path) == len(best.from.path) && exact && !bestExact {
+			best, bestExact = cr, exact
+		}
+	}
+	return best
+}
+
+// underPath reports whether p is prefix or lies below it, segment-wise.
+func underPath(p, prefix string) bool {
+	if prefix == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == prefix || strings.HasPrefix(p, prefix) && p[len(prefix)] == '/'
+}
+
+// splitLocation cuts an absolute location into scheme, authority and cleaned
+// path; ok is false for relative locations.
+func splitLocation(s string) (splitLoc, bool) {
+	scheme := Scheme(s)
+	if scheme == "" {
+		if strings.HasPrefix(s, "/") {
+			return splitLoc{scheme: "file", path: path.Clean(s)}, true
+		}
+		if filepath.IsAbs(s) { // a Windows path such as C:\x
+			return splitLoc{scheme: "file", path: path.Clean("/" + filepath.ToSlash(s))}, true
+		}
+		return splitLoc{}, false
+	}
+	rest := s[len(scheme)+1:]
+	var authority string
+	if strings.HasPrefix(rest, "//") {
+		var p string
+		authority, p, _ = strings.Cut(rest[2:], "/")
+		rest = "/" + p
+	}
+	if scheme == "file" && strings.EqualFold(authority, "localhost") {
+		authority = ""
+	}
+	if !strings.HasPrefix(rest, "/") {
+		return splitLoc{}, false
+	}
+	return splitLoc{scheme: scheme, authority: authority, path: path.Clean(rest)}, true
+}
+
+// isRelative reports whether location has neither a scheme nor a root.
+func isRelative(location string) bool {
+	return Scheme(location) == "" && !strings.HasPrefix(location, "/") && !filepath.IsAbs(location)
+}
+
+// joinRest appends rest ("" or "/...") to prefix, a folder path or a URI.
+func joinRest(prefix, rest string) string {
+	if Scheme(prefix) == "" {
+		return filepath.Join(prefix, filepath.FromSlash(rest))
+	}
+	return strings.TrimRight(prefix, "/") + rest
+}

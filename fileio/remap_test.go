@@ -1,0 +1,115 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRemapMap(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		rules    []Rule
+		base     string
+		location string
+		want     string
+	}{
+		// Every spelling of a local path is one path.
+		{"bare rule, bare path", []Rule{{"/wh/t", "/data/t"}}, "", "/wh/t/f.parquet", "/data/t/f.parquet"},
+		{"bare rule, file: path", []Rule{{"/wh/t", "/data/t"}}, "", "file:/wh/t/f", "/data/t/f"},
+		{"bare rule, file:/// path", []Rule{{"/wh/t", "/data/t"}}, "", "file:///wh/t/f", "/data/t/f"},
+		{"bare rule, file://localhost path", []Rule{{"/wh/t", "/data/t"}}, "", "file://localhost/wh/t/f", "/data/t/f"},
+		{"file: rule, bare path", []Rule{{"file:/wh/t", "/data/t"}}, "", "/wh/t/f", "/data/t/f"},
+		{"file:/// rule, file://localhost path", []Rule{{"file:///wh/t", "/data/t"}}, "", "file://localhost/wh/t/f", "/data/t/f"},
+		{"file://localhost rule, bare path", []Rule{{"file://localhost/wh/t", "/data/t"}}, "", "/wh/t/f", "/data/t/f"},
+		{"rule with trailing slash", []Rule{{"/wh/t/", "/data/t/"}}, "", "/wh/t/f", "/data/t/f"},
+		{"the prefix itself", []Rule{{"/wh/t", "/data/t"}}, "", "/wh/t", "/data/t"},
+		{"root rule", []Rule{{"/", "/data"}}, "", "/wh/t/f", "/data/wh/t/f"},
+
+		// Prefixes end at a segment boundary.
+		{"sibling folder with a longer name", []Rule{{"/wh/t", "/data/t"}}, "", "/wh/t2/f", "/wh/t2/f"},
+		{"sibling URI with a longer name", []Rule{{"s3://b/t", "/data/t"}}, "", "s3://b/t2/f", "s3://b/t2/f"},
+
+		// Schemes with an authority match exactly.
+		{"hdfs exact", []Rule{{"hdfs://localhost:20500/wh/t", "/data/t"}}, "", "hdfs://localhost:20500/wh/t/d/f", "/data/t/d/f"},
+		{"s3a exact", []Rule{{"s3a://warehouse/t", "/data/t"}}, "", "s3a://warehouse/t/data/f", "/data/t/data/f"},
+		{"s3 exact", []Rule{{"s3://bucket/t", "/data/t"}}, "", "s3://bucket/t/f", "/data/t/f"},
+		{"scheme is case-insensitive", []Rule{{"S3://bucket/t", "/data/t"}}, "", "s3://bucket/t/f", "/data/t/f"},
+		{"other authority", []Rule{{"hdfs://nn1:8020/wh/t", "/data/t"}}, "", "hdfs://nn2:8020/wh/t/f", "hdfs://nn2:8020/wh/t/f"},
+		{"other bucket", []Rule{{"s3://a/t", "/data/t"}}, "", "s3://b/t/f", "s3://b/t/f"},
+		{"other scheme, same authority", []Rule{{"s3a://warehouse/t", "/data/t"}}, "", "s3://warehouse/t/f", "s3://warehouse/t/f"},
+
+		// Tables copied between clusters: path alone matches across a local spelling.
+		{"bare rule matches hdfs path", []Rule{{"/test-warehouse/x", "/data/x"}}, "", "hdfs://localhost:20500/test-warehouse/x/f", "/data/x/f"},
+		{"hdfs rule matches bare path", []Rule{{"hdfs://localhost:20500/test-warehouse/x", "/data/x"}}, "", "/test-warehouse/x/f", "/data/x/f"},
+		{"hdfs rule matches file URI", []Rule{{"hdfs://localhost:20500/test-warehouse/x", "/data/x"}}, "", "file:///test-warehouse/x/f", "/data/x/f"},
+
+		// Longest rule wins, then exact scheme, then order.
+		{"longest rule wins", []Rule{{"/wh", "/a"}, {"/wh/t", "/b"}}, "", "/wh/t/f", "/b/f"},
+		{"longest rule wins in any order", []Rule{{"/wh/t", "/b"}, {"/wh", "/a"}}, "", "/wh/t/f", "/b/f"},
+		{"exact scheme beats path-only", []Rule{{"/wh/t", "/a"}, {"hdfs://nn/wh/t", "/b"}}, "", "hdfs://nn/wh/t/f", "/b/f"},
+		{"first of equals wins", []Rule{{"/wh/t", "/a"}, {"file:///wh/t", "/b"}}, "", "/wh/t/f", "/a/f"},
+
+		// Cleaning.
+		{"dot-dot cannot step around a rule", []Rule{{"/wh/t", "/data/t"}}, "", "/wh/t/../u/f", "/wh/t/../u/f"},
+		{"double slash", []Rule{{"/wh/t", "/data/t"}}, "", "hdfs://nn//wh//t/f", "/data/t/f"},
+
+		// Targets that are URIs.
+		{"to a URI", []Rule{{"/wh/t", "s3://bucket/t/"}}, "", "/wh/t/f", "s3://bucket/t/f"},
+
+		// Relative locations resolve against the base folder.
+		{"relative with base", nil, "/data/t", "data/f.parquet", "/data/t/data/f.parquet"},
+		{"relative with URI base", nil, "s3://b/t/", "data/f", "s3://b/t/data/f"},
+		{"relative without base", nil, "", "data/f", "data/f"},
+		{"relative target with base", []Rule{{"/wh/t", "copy"}}, "/data", "/wh/t/f", "/data/copy/f"},
+		{"unmatched absolute path unchanged", []Rule{{"/wh/t", "/data/t"}}, "/base", "/elsewhere/f", "/elsewhere/f"},
+		{"relative rule never matches", []Rule{{"wh/t", "/data/t"}}, "", "wh/t/f", "wh/t/f"},
+		{"unmatched URI unchanged", nil, "/base", "gs://b/k", "gs://b/k"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := Remap(NewMem(), tc.rules...)
+			if tc.base != "" {
+				r = r.WithBase(tc.base)
+			}
+			want := tc.want
+			if Scheme(want) == "" && want != tc.location {
+				want = filepath.FromSlash(want)
+			}
+			if got := r.Map(tc.location); got != want {
+				t.Errorf("Map(%q) = %q, want %q", tc.location, got, want)
+			}
+		})
+	}
+}
+
+func TestRemapOpen(t *testing.T) {
+	t.Parallel()
+	mem := NewMem()
+	mem.Put("/data/t/f", []byte("x"))
+	r := Remap(mem, Rule{From: "hdfs://nn/wh/t", To: "/data/t"})
+	ctx := context.Background()
+
+	f, err := r.Open(ctx, "hdfs://nn/wh/t/f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	_, err = r.Open(ctx, "hdfs://nn/wh/t/missing")
+	if !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+	for _, name := range []string{"hdfs://nn/wh/t/missing", "/data/t/missing"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("error %q does not name %q", err, name)
+		}
+	}
+	if got := r.Rules(); len(got) != 1 || got[0].To != "/data/t" {
+		t.Errorf("Rules = %v", got)
+	}
+}

@@ -1,0 +1,94 @@
+package fileio
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Resolver is a FileIO that hands each location to the FileIO registered for
+// its URI scheme. By default it registers the local file system for "file"
+// and for bare paths (the empty scheme); object stores and HDFS are
+// registered by whoever configures them.
+type Resolver struct {
+	mu       sync.RWMutex
+	byScheme map[string]FileIO
+}
+
+// ResolverOption configures a Resolver made by NewResolver.
+type ResolverOption func(*Resolver)
+
+// WithScheme registers io for scheme, replacing any earlier registration.
+func WithScheme(scheme string, io FileIO) ResolverOption {
+	return func(r *Resolver) { r.byScheme[strings.ToLower(scheme)] = io }
+}
+
+// WithoutLocal removes the default local file system, for deployments that
+// must read only from remote storage.
+func WithoutLocal() ResolverOption {
+	return func(r *Resolver) {
+		delete(r.byScheme, "")
+		delete(r.byScheme, "file")
+	}
+}
+
+// NewResolver returns a Resolver with the local file system registered for
+// "file" and bare paths, then applies opts in order.
+func NewResolver(opts ...ResolverOption) *Resolver {
+	local := NewLocal()
+	r := &Resolver{byScheme: map[string]FileIO{"": local, "file": local}}
+	for _, opt := range opts {
+		opt(r)
+	}
+	return r
+}
+
+// Register makes io serve locations whose scheme is scheme (case-insensitive;
+// "" for bare paths). It is safe to call while files are being opened.
+func (r *Resolver) Register(scheme string, io FileIO) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.byScheme[strings.ToLower(scheme)] = io
+}
+
+// For returns the FileIO registered for location's scheme, or an error
+// wrapping ErrUnsupportedScheme that names the location.
+func (r *Resolver) For(location string) (FileIO, error) {
+	scheme := Scheme(location)
+	r.mu.RLock()
+	io, ok := r.byScheme[scheme]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, fmt.Errorf("open %s: %w %q", location, ErrUnsupportedScheme, scheme)
+	}
+	return io, nil
+}
+
+// Open opens location with the FileIO registered for its scheme.
+func (r *Resolver) Open(ctx context.Context, location string) (File, error) {
+	io, err := r.For(location)
+	if err != nil {
+		return nil, err
+	}
+	return io.Open(ctx, location)
+}
+
+// Scheme returns the lower-cased URI scheme of location ("s3" for
+// "s3://b/k"), or "" for a bare path. Following RFC 3986 §3.1, a scheme is a
+// letter then letters, digits, "+", "-" or "." before the first ":". A single
+// letter is read as a Windows drive ("C:\x"), not a scheme.
+func Scheme(location string) string {
+	for i := 0; i < len(location); i++ {
+		c := location[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case c == ':' && i > 1:
+			return strings.ToLower(location[:i])
+		default:
+			return ""
+		}
+	}
+	return ""
+}
