@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Regenerates the Java reference data (ready for a `make fixtures` target):
+#   1. builds tools/javaref/target/javaref.jar if it is missing or older than its sources;
+#   2. fixturegen: rewrites testdata/warehouse from scratch (the old one is deleted first);
+#   3. oracle on testdata/warehouse      -> testdata/expected;
+#   4. oracle on the conformance corpus  -> testdata/conformance (skipped if the corpus is absent).
+# Environment: CONFORMANCE_ROOT (default ../shared/conformance/tables from the repo root),
+#              ORACLE_FLAGS (extra oracle flags, e.g. --match-delete-paths-by-location).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
+jar="$here/target/javaref.jar"
+corpus="${CONFORMANCE_ROOT:-$repo/../shared/conformance/tables}"
+
+if [[ ! -f "$jar" || -n "$(find "$here/src" "$here/pom.xml" -newer "$jar" -print -quit)" ]]; then
+  echo "building $jar"
+  mvn -q -f "$here/pom.xml" package -DskipTests
+fi
+
+javaref() { java -cp "$jar" io.iceflight.javaref.Main "$@"; }
+
+cd "$repo"
+javaref fixturegen --warehouse testdata/warehouse
+# shellcheck disable=SC2086
+javaref oracle --root testdata/warehouse --out testdata/expected ${ORACLE_FLAGS:-}
+if [[ -d "$corpus" ]]; then
+  # shellcheck disable=SC2086
+  javaref oracle --root "$corpus" --out testdata/conformance ${ORACLE_FLAGS:-}
+else
+  echo "conformance corpus not found at $corpus: testdata/conformance left as is"
+fi

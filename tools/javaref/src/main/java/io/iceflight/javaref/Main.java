@@ -1,0 +1,42 @@
+package io.iceflight.javaref;
+
+import java.util.Arrays;
+
+/** Entry point: {@code java -jar javaref.jar <oracle|fixturegen> [options]}. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) throws Exception {
+    // Quiet logging before any logger is created: Iceberg and Hadoop warnings only.
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+    System.setProperty("org.slf4j.simpleLogger.log.org.apache.hadoop", "error");
+    System.setProperty("org.slf4j.simpleLogger.log.org.apache.parquet", "error");
+    System.setProperty("org.slf4j.simpleLogger.log.org.apache.orc", "error");
+    System.setProperty("org.slf4j.simpleLogger.logFile", "System.err");
+
+    if (args.length == 0) {
+      usage();
+      System.exit(2);
+    }
+    String[] rest = Arrays.copyOfRange(args, 1, args.length);
+    int rc;
+    switch (args[0]) {
+      case "oracle":
+        rc = Oracle.run(rest);
+        break;
+      case "fixturegen":
+        rc = FixtureGen.run(rest);
+        break;
+      default:
+        usage();
+        rc = 2;
+    }
+    System.exit(rc);
+  }
+
+  static void usage() {
+    System.err.println("usage:");
+    System.err.println("  oracle --root DIR --out OUTDIR [--table NAME] [--match-delete-paths-by-location]");
+    System.err.println("  fixturegen --warehouse DIR");
+  }
+}
