@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -162,7 +161,7 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 	if !ok {
 		return nil, fmt.Errorf("table %s: metadata file %s lies outside the warehouse", id, filepath.Join(metaDir, name))
 	}
-	data, err := readAll(ctx, d.io, metaFile)
+	data, err := fileio.ReadAll(ctx, d.io, metaFile)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", id, err)
 	}
@@ -292,18 +291,4 @@ func parentLocation(location string) (string, bool) {
 		return "", false
 	}
 	return prefix + path.Dir(p), true
-}
-
-// readAll reads the whole file at location.
-func readAll(ctx context.Context, fio fileio.FileIO, location string) ([]byte, error) {
-	f, err := fio.Open(ctx, location)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, f.Size()))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", location, err)
-	}
-	return data, nil
 }

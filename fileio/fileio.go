@@ -6,6 +6,7 @@ package fileio
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -32,3 +33,19 @@ var (
 	// ErrUnavailable marks a storage failure that may pass on retry.
 	ErrUnavailable = errors.New("storage unavailable")
 )
+
+// ReadAll reads the whole file at location. Metadata files and manifests
+// are small and immutable; reading each in one call keeps object-store
+// round trips low.
+func ReadAll(ctx context.Context, fio FileIO, location string) ([]byte, error) {
+	f, err := fio.Open(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, 0, f.Size()))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", location, err)
+	}
+	return data, nil
+}

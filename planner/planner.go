@@ -1,0 +1,177 @@
+// Package planner turns a table snapshot into scan tasks: it selects the
+// snapshot, reads its manifest list and manifests, keeps the live data
+// files, and groups them into endpoints.
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+// Sentinel errors that callers branch on with errors.Is.
+var (
+	// ErrInvalidRequest marks a request that can never succeed as written.
+	ErrInvalidRequest = errors.New("invalid scan request")
+	// ErrUnsupported marks a table feature this version cannot read
+	// correctly yet; the scan fails rather than return wrong rows.
+	ErrUnsupported = errors.New("unsupported")
+)
+
+// DefaultMaxEndpoints caps the endpoints of a plan when a request sets none.
+const DefaultMaxEndpoints = 64
+
+// Table is what the planner needs to know about a table.
+type Table struct {
+	// Name is the table's identifier, used in messages.
+	Name             string
+	MetadataLocation string
+	Metadata         *iceberg.TableMetadata
+	// IO opens the table's metadata and manifest files. When it also
+	// implements Mapper, task paths are the mapped locations, so a worker
+	// can open them with a plain FileIO.
+	IO fileio.FileIO
+}
+
+// Mapper rewrites a location recorded in metadata to where the file is.
+type Mapper interface {
+	Map(location string) string
+}
+
+// Request is a scan request.
+type Request struct {
+	Selection
+	// Columns selects top-level columns by name; empty means all.
+	Columns       []string
+	CaseSensitive bool
+	// MaxEndpoints caps the number of endpoints; 0 means DefaultMaxEndpoints.
+	MaxEndpoints int
+}
+
+// Plan is a planned scan.
+type Plan struct {
+	Table            string
+	MetadataLocation string
+	FormatVersion    int
+	// Snapshot is nil when the table has no snapshot: the plan is empty.
+	Snapshot *iceberg.Snapshot
+	// Schema is the projected schema rows are read with.
+	Schema *iceberg.Schema
+	// NameMappingJSON is the table's schema.name-mapping.default, if any.
+	NameMappingJSON string
+	// Endpoints holds the tasks of each endpoint.
+	Endpoints []Endpoint
+	Stats     Stats
+}
+
+// Endpoint is a group of tasks served by one DoGet.
+type Endpoint struct {
+	Tasks   []*iceflightv1.Task
+	Bytes   int64
+	Records int64
+}
+
+// Planner plans scans.
+type Planner struct {
+	concurrency int
+}
+
+// Option configures a Planner.
+type Option func(*Planner)
+
+// WithConcurrency bounds how many manifests are read at once.
+func WithConcurrency(n int) Option {
+	return func(p *Planner) {
+		if n > 0 {
+			p.concurrency = n
+		}
+	}
+}
+
+// New returns a Planner.
+func New(opts ...Option) *Planner {
+	p := &Planner{concurrency: 4 * runtime.GOMAXPROCS(0)}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+var tracer = otel.Tracer("github.com/iceflight/iceflight/planner")
+
+// Plan plans a scan of t.
+func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error) {
+	ctx, span := tracer.Start(ctx, "planner.Plan")
+	defer span.End()
+	span.SetAttributes(attribute.String("iceflight.table", t.Name))
+	start := time.Now()
+
+	md := t.Metadata
+	snap, _, err := req.Resolve(md)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Name, err)
+	}
+	schema, err := ProjectedSchema(md, req)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Name, err)
+	}
+	plan := &Plan{
+		Table:            t.Name,
+		MetadataLocation: t.MetadataLocation,
+		FormatVersion:    md.FormatVersion,
+		Snapshot:         snap,
+		Schema:           schema,
+		NameMappingJSON:  md.Properties["schema.name-mapping.default"],
+	}
+	if snap == nil {
+		plan.Stats.PlanningMillis = millisSince(start)
+		return plan, nil
+	}
+	plan.Stats.SnapshotID = snap.SnapshotID
+	span.SetAttributes(attribute.Int64("iceflight.snapshot_id", snap.SnapshotID))
+
+	files, err := p.liveFiles(ctx, t, snap, &plan.Stats)
+	if err != nil {
+		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
+	}
+	tasks, err := p.tasks(t, files, &plan.Stats)
+	if err != nil {
+		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
+	}
+	maxEndpoints := req.MaxEndpoints
+	if maxEndpoints <= 0 {
+		maxEndpoints = DefaultMaxEndpoints
+	}
+	plan.Endpoints = groupEndpoints(tasks, maxEndpoints)
+	plan.Stats.Endpoints = len(plan.Endpoints)
+	plan.Stats.PlanningMillis = millisSince(start)
+	span.SetAttributes(attribute.Int("iceflight.tasks", len(tasks)), attribute.Int("iceflight.endpoints", len(plan.Endpoints)))
+	return plan, nil
+}
+
+func millisSince(t time.Time) float64 {
+	return float64(time.Since(t).Microseconds()) / 1000
+}
+
+// Stats describes what planning read and chose; it is sent to clients as
+// FlightInfo app_metadata.
+type Stats struct {
+	SnapshotID       int64   `json:"snapshot_id"`
+	ManifestsRead    int     `json:"manifests_read"`
+	ManifestsSkipped int     `json:"manifests_skipped"`
+	DataFiles        int     `json:"data_files"`
+	DeleteFiles      int     `json:"delete_files"`
+	Records          int64   `json:"records"`
+	Bytes            int64   `json:"bytes"`
+	Endpoints        int     `json:"endpoints"`
+	PlanningMillis   float64 `json:"planning_ms"`
+}

@@ -1,0 +1,86 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// Selection chooses the snapshot a scan reads. At most one field is set;
+// none selects the current snapshot.
+type Selection struct {
+	SnapshotID    *int64
+	AsOfTimestamp *int64 // milliseconds since the epoch
+	Ref           string // branch or tag name
+}
+
+// Validate reports a selection that sets more than one way to choose.
+func (s Selection) Validate() error {
+	n := 0
+	if s.SnapshotID != nil {
+		n++
+	}
+	if s.AsOfTimestamp != nil {
+		n++
+	}
+	if s.Ref != "" {
+		n++
+	}
+	if n > 1 {
+		return fmt.Errorf("%w: set at most one of snapshot_id, as_of_timestamp_ms and ref", ErrInvalidRequest)
+	}
+	return nil
+}
+
+// Resolve returns the selected snapshot (nil for a table with no current
+// snapshot) and the schema a scan of it reads with.
+//
+// Spec and Iceberg Java agree on the schema: a scan of the current snapshot
+// or of a branch head uses the table's current schema; a scan by snapshot
+// id, timestamp or tag uses the schema the snapshot was written with.
+func (s Selection) Resolve(md *iceberg.TableMetadata) (*iceberg.Snapshot, *iceberg.Schema, error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case s.SnapshotID != nil:
+		snap, ok := md.SnapshotByID(*s.SnapshotID)
+		if !ok {
+			return nil, nil, fmt.Errorf("%w: snapshot %d", iceberg.ErrSnapshotNotFound, *s.SnapshotID)
+		}
+		return snap, md.SnapshotSchema(snap), nil
+	case s.AsOfTimestamp != nil:
+		snap, err := md.SnapshotAsOf(*s.AsOfTimestamp)
+		if err != nil {
+			return nil, nil, err
+		}
+		return snap, md.SnapshotSchema(snap), nil
+	case s.Ref != "":
+		snap, ref, err := md.Ref(s.Ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ref.Type == iceberg.RefTag {
+			return snap, md.SnapshotSchema(snap), nil
+		}
+		return snap, md.CurrentSchema(), nil
+	}
+	return md.CurrentSnapshot(), md.CurrentSchema(), nil
+}
+
+// ProjectedSchema returns the schema a scan for req reads with, without
+// reading any manifest.
+func ProjectedSchema(md *iceberg.TableMetadata, req Request) (*iceberg.Schema, error) {
+	_, schema, err := req.Resolve(md)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Columns) == 0 {
+		return schema, nil
+	}
+	s, err := schema.Select(req.CaseSensitive, req.Columns...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
+	return s, nil
+}

@@ -1,0 +1,160 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/iceflight/iceflight/iceberg"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+var fileFormats = map[string]iceflightv1.FileFormat{
+	"PARQUET": iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
+	"AVRO":    iceflightv1.FileFormat_FILE_FORMAT_AVRO,
+	"ORC":     iceflightv1.FileFormat_FILE_FORMAT_ORC,
+	"PUFFIN":  iceflightv1.FileFormat_FILE_FORMAT_PUFFIN,
+}
+
+// supportedFormats are the data file formats the reader decodes today.
+var supportedFormats = map[iceflightv1.FileFormat]bool{
+	iceflightv1.FileFormat_FILE_FORMAT_PARQUET: true,
+}
+
+// tasks turns live files into one task per data file. Any live delete file
+// fails the plan: without applying deletes a scan would return deleted rows.
+func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1.Task, error) {
+	mapper, _ := t.IO.(Mapper)
+	var tasks []*iceflightv1.Task
+	for _, lf := range files {
+		df := &lf.entry.DataFile
+		if df.Content != iceberg.FileContentData {
+			stats.DeleteFiles++
+			return nil, fmt.Errorf("%w: %s in %s (row-level deletes are not supported yet)", ErrUnsupported, deleteKind(df), df.Path)
+		}
+		format, ok := fileFormats[strings.ToUpper(df.Format)]
+		if !ok || !supportedFormats[format] {
+			return nil, fmt.Errorf("%w: %s data file %s", ErrUnsupported, df.Format, df.Path)
+		}
+		constants, err := partitionConstants(t.Metadata, lf.spec, df.Partition)
+		if err != nil {
+			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+		}
+		partJSON, err := partitionJSON(lf.spec, df.Partition)
+		if err != nil {
+			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+		}
+		path := df.Path
+		if mapper != nil {
+			path = mapper.Map(path)
+		}
+		task := &iceflightv1.Task{
+			Path:               path,
+			Format:             format,
+			FileSize:           df.FileSize,
+			RecordCount:        df.RecordCount,
+			Constants:          constants,
+			SpecId:             int32(lf.spec.ID),
+			DataSequenceNumber: lf.entry.SequenceNumber,
+			FileSequenceNumber: lf.entry.FileSequenceNumber,
+			FirstRowId:         df.FirstRowID,
+			PartitionJson:      partJSON,
+		}
+		tasks = append(tasks, task)
+		stats.DataFiles++
+		stats.Records += df.RecordCount
+		stats.Bytes += df.FileSize
+	}
+	return tasks, nil
+}
+
+func deleteKind(df *iceberg.DataFile) string {
+	switch {
+	case df.Content == iceberg.FileContentEqualityDeletes:
+		return "equality deletes"
+	case strings.EqualFold(df.Format, "PUFFIN"):
+		return "deletion vectors"
+	default:
+		return "position deletes"
+	}
+}
+
+// partitionConstants returns the values of identity-partitioned source
+// columns, which readers fill in for every row of the file.
+func partitionConstants(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, partition []any) ([]*iceflightv1.PartitionConstant, error) {
+	var out []*iceflightv1.PartitionConstant
+	for i, f := range spec.Fields {
+		if _, ok := f.Transform.(iceberg.IdentityTransform); !ok || i >= len(partition) {
+			continue
+		}
+		src, ok := findField(md, f.SourceID)
+		if !ok {
+			continue
+		}
+		c := &iceflightv1.PartitionConstant{FieldId: int32(f.SourceID)}
+		if v := partition[i]; v != nil {
+			b, err := iceberg.EncodeValue(src.Type, v)
+			if err != nil {
+				return nil, fmt.Errorf("partition field %s: %w", f.Name, err)
+			}
+			c.Value = b
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// partitionJSON renders the partition tuple keyed by partition field name,
+// for endpoint metadata and the _partition column.
+func partitionJSON(spec iceberg.PartitionSpec, partition []any) (string, error) {
+	if len(spec.Fields) == 0 {
+		return "", nil
+	}
+	m := make(map[string]any, len(spec.Fields))
+	for i, f := range spec.Fields {
+		if i < len(partition) {
+			m[f.Name] = jsonLiteral(partition[i])
+		}
+	}
+	b, err := json.Marshal(m)
+	return string(b), err
+}
+
+func jsonLiteral(v any) any {
+	switch v := v.(type) {
+	case [16]byte:
+		return iceberg.FormatUUID(v)
+	case fmt.Stringer:
+		return v.String()
+	}
+	return v
+}
+
+// groupEndpoints packs tasks into at most max endpoints of similar byte
+// size: largest task first onto the lightest endpoint. Ties keep manifest
+// order so plans are deterministic.
+func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
+	n := min(max, len(tasks))
+	if n == 0 {
+		return nil
+	}
+	order := make([]int, len(tasks))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return tasks[order[a]].FileSize > tasks[order[b]].FileSize })
+	eps := make([]Endpoint, n)
+	for _, i := range order {
+		lightest := 0
+		for e := 1; e < n; e++ {
+			if eps[e].Bytes < eps[lightest].Bytes {
+				lightest = e
+			}
+		}
+		eps[lightest].Tasks = append(eps[lightest].Tasks, tasks[i])
+		eps[lightest].Bytes += tasks[i].FileSize
+		eps[lightest].Records += tasks[i].RecordCount
+	}
+	return eps
+}
