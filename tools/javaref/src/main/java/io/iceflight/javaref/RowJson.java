@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -125,8 +126,7 @@ final class RowJson {
         writeMap(gen, type.asMapType(), value);
         return;
       case VARIANT:
-        gen.writeString(
-            value instanceof Variant ? Variant.toString((Variant) value) : value.toString());
+        writeVariant(gen, (Variant) value);
         return;
       case UNKNOWN:
         gen.writeNull();
@@ -134,6 +134,23 @@ final class RowJson {
       default:
         throw new IllegalArgumentException("unsupported type " + type);
     }
+  }
+
+  /**
+   * Writes a variant as the hex of its serialized metadata and value, the
+   * bytes the Variant spec defines, so any reader can be compared exactly.
+   */
+  private static void writeVariant(JsonGenerator gen, Variant variant) throws IOException {
+    ByteBuffer metadata =
+        ByteBuffer.allocate(variant.metadata().sizeInBytes()).order(ByteOrder.LITTLE_ENDIAN);
+    variant.metadata().writeTo(metadata, 0);
+    ByteBuffer value =
+        ByteBuffer.allocate(variant.value().sizeInBytes()).order(ByteOrder.LITTLE_ENDIAN);
+    variant.value().writeTo(value, 0);
+    gen.writeStartObject();
+    gen.writeStringField("metadata", hex(metadata));
+    gen.writeStringField("value", hex(value));
+    gen.writeEndObject();
   }
 
   private static void writeFloat(JsonGenerator gen, float f) throws IOException {
