@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/testutil"
+)
+
+// oracleIndex is the index.json the Java oracle writes per table
+// (testdata/conformance/README.md).
+type oracleIndex struct {
+	Table             string      `json:"table"`
+	FormatVersion     int         `json:"format_version"`
+	CurrentSnapshotID *int64      `json:"current_snapshot_id"`
+	Scans             []oracleRun `json:"scans"`
+}
+
+type oracleRun struct {
+	Name       string          `json:"name"`
+	SnapshotID *int64          `json:"snapshot_id"`
+	Schema     json.RawMessage `json:"schema"`
+	Rows       int             `json:"rows"`
+	File       string          `json:"file"`
+	Error      string          `json:"error"`
+}
+
+// startFlightd runs "flightd serve" in-process on a free loopback port and
+// returns a Flight client connected to it over real gRPC.
+func startFlightd(t *testing.T, warehouse string, extra ...string) flight.Client {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	args := append([]string{"serve", "--warehouse", warehouse, "--listen", "127.0.0.1:0", "--log-level", "error"}, extra...)
+	go func() {
+		done <- run(ctx, args, pw, os.Stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("flightd did not start: %v (exit %d)", err, <-done)
+	}
+	go io.Copy(io.Discard, pr)
+	m := regexp.MustCompile(`grpc://(\S+)`).FindStringSubmatch(line)
+	if m == nil {
+		cancel()
+		t.Fatalf("flightd printed %q, want its address", line)
+	}
+	client, err := flight.NewClientWithMiddleware(m[1], nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		client.Close()
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("flightd exited with %d", code)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("flightd did not stop within 30s of cancellation")
+		}
+	})
+	return client
+}
+
+// scanRows plans desc and reads every endpoint, returning rows in canonical
+// form.
+func scanRows(ctx context.Context, client flight.Client, desc *flight.FlightDescriptor, schema *iceberg.Schema) ([]string, error) {
+	info, err := client.GetFlightInfo(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	if err := sameFields(info.Schema, schema); err != nil {
+		return nil, err
+	}
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	var rows []string
+	for _, ep := range info.Endpoint {
+		stream, err := client.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			return nil, err
+		}
+		rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(mem))
+		if err != nil {
+			return nil, err
+		}
+		for rdr.Next() {
+			got, err := testutil.ArrowRows(schema, rdr.RecordBatch())
+			if err != nil {
+				rdr.Release()
+				return nil, err
+			}
+			rows = append(rows, got...)
+		}
+		err = rdr.Err()
+		rdr.Release()
+		if err != nil {
+			return nil, err
+		}
+	}
+	if mem.CurrentAlloc() != 0 {
+		return nil, fmt.Errorf("client allocator holds %d bytes after the streams were released", mem.CurrentAlloc())
+	}
+	return rows, nil
+}
+
+// sameFields checks that the served Arrow schema has the oracle schema's
+// top-level names and field ids, in order.
+func sameFields(serialized []byte, schema *iceberg.Schema) error {
+	got, err := flight.DeserializeSchema(serialized, memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	want, err := iceberg.ArrowSchema(schema)
+	if err != nil {
+		return err
+	}
+	if !got.Equal(want) {
+		return fmt.Errorf("served schema\n%v\nwant (from the oracle's schema)\n%v", got, want)
+	}
+	for i, f := range want.Fields() {
+		if !got.Field(i).Metadata.Equal(f.Metadata) {
+			return fmt.Errorf("column %s: metadata %v, want %v", f.Name, got.Field(i).Metadata, f.Metadata)
+		}
+	}
+	return nil
+}
+
+// oracleRows reads the oracle's rows of one scan in canonical form.
+func oracleRows(path string, schema *iceberg.Schema) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rows []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		r, err := testutil.OracleRow(schema, []byte(line))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// diffRows compares two multisets of rows and describes the first
+// differences.
+func diffRows(got, want []string) string {
+	sort.Strings(got)
+	sort.Strings(want)
+	if len(got) == len(want) {
+		equal := true
+		for i := range got {
+			if got[i] != want[i] {
+				equal = false
+				break
+			}
+		}
+		if equal {
+			return ""
+		}
+	}
+	count := map[string]int{}
+	for _, r := range want {
+		count[r]++
+	}
+	for _, r := range got {
+		count[r]--
+	}
+	var missing, extra []string
+	for r, n := range count {
+		for ; n > 0; n-- {
+			missing = append(missing, r)
+		}
+		for ; n < 0; n++ {
+			extra = append(extra, r)
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	return fmt.Sprintf("got %d rows, want %d; missing %d e.g. %v; unexpected %d e.g. %v",
+		len(got), len(want), len(missing), head(missing), len(extra), head(extra))
+}
+
+func head(rows []string) []string {
+	if len(rows) > 3 {
+		return rows[:3]
+	}
+	return rows
+}
+
+// tally counts outcomes across an oracle comparison.
+type tally struct {
+	mu                             sync.Mutex
+	tables, tablesEqual            int
+	scans, scansEqual, unsupported int
+	oracleFailed                   int
+	unsupportedWhy                 map[string]int
+}
+
+func (t *tally) String() string {
+	var why []string
+	for k, n := range t.unsupportedWhy {
+		why = append(why, fmt.Sprintf("%d× %s", n, k))
+	}
+	sort.Strings(why)
+	return fmt.Sprintf("%d/%d tables, %d/%d snapshots equal; %d scans refused as Unimplemented; %d scans the oracle itself could not read\n  unimplemented: %s",
+		t.tablesEqual, t.tables, t.scansEqual, t.scans, t.unsupported, t.oracleFailed, strings.Join(why, "; "))
+}
+
+// unsupportedKind shortens an Unimplemented message to its reason.
+var unsupportedKind = regexp.MustCompile(`unsupported: ([a-zA-Z ]+?)(?: in | data file|$)`)
+
+// compareWithOracle serves warehouse with flightd and checks every scan the
+// oracle recorded under expectedDir. A scan may be refused as Unimplemented
+// (a feature not built yet) but never return rows that differ.
+func compareWithOracle(t *testing.T, warehouse, expectedDir string) *tally {
+	t.Helper()
+	entries, err := os.ReadDir(expectedDir)
+	if err != nil {
+		t.Fatalf("oracle output: %v", err)
+	}
+	client := startFlightd(t, warehouse)
+	tl := &tally{unsupportedWhy: map[string]int{}}
+	t.Run("tables", func(t *testing.T) {
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			name := e.Name()
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				checkTable(t, client, filepath.Join(expectedDir, name), tl)
+			})
+		}
+	})
+	return tl
+}
+
+func checkTable(t *testing.T, client flight.Client, dir string, tl *tally) {
+	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx oracleIndex
+	if err := json.Unmarshal(data, &idx); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	allEqual := true
+	for _, sc := range idx.Scans {
+		if sc.Error != "" {
+			tl.mu.Lock()
+			tl.oracleFailed++
+			tl.mu.Unlock()
+			t.Logf("%s: the oracle could not read it (%s); not compared", sc.Name, sc.Error)
+			continue
+		}
+		var schema iceberg.Schema
+		if err := json.Unmarshal(sc.Schema, &schema); err != nil {
+			t.Fatalf("%s: oracle schema: %v", sc.Name, err)
+		}
+		desc := &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{idx.Table}}
+		if sc.Name != "current" {
+			cmd, _ := json.Marshal(map[string]any{"table": idx.Table, "snapshot_id": *sc.SnapshotID})
+			desc = &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd}
+		}
+		got, err := scanRows(ctx, client, desc, &schema)
+		tl.mu.Lock()
+		tl.scans++
+		tl.mu.Unlock()
+		if status.Code(err) == codes.Unimplemented {
+			reason := status.Convert(err).Message()
+			if m := unsupportedKind.FindStringSubmatch(reason); m != nil {
+				reason = m[1]
+			}
+			tl.mu.Lock()
+			tl.unsupported++
+			tl.unsupportedWhy[reason]++
+			tl.mu.Unlock()
+			allEqual = false
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", sc.Name, err)
+			allEqual = false
+			continue
+		}
+		want, err := oracleRows(filepath.Join(dir, sc.File), &schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffRows(got, want); d != "" {
+			t.Errorf("%s: rows differ from the Java oracle: %s", sc.Name, d)
+			allEqual = false
+			continue
+		}
+		tl.mu.Lock()
+		tl.scansEqual++
+		tl.mu.Unlock()
+	}
+	tl.mu.Lock()
+	tl.tables++
+	if allEqual {
+		tl.tablesEqual++
+	}
+	tl.mu.Unlock()
+}
+
+// conformanceDir is the shared corpus of tables written by other engines.
+var conformanceDir = filepath.Join("..", "..", "..", "shared", "conformance", "tables")
+
+func TestConformanceCorpusMatchesJavaOracle(t *testing.T) {
+	if _, err := os.Stat(conformanceDir); errors.Is(err, os.ErrNotExist) {
+		t.Skipf("conformance corpus not found at %s: skipping", conformanceDir)
+	}
+	tl := compareWithOracle(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance"))
+	fmt.Printf("conformance: %s\n", tl)
+}
+
+func TestSampleWarehouseMatchesJavaOracle(t *testing.T) {
+	tl := compareWithOracle(t, filepath.Join("..", "..", "testdata", "warehouse"), filepath.Join("..", "..", "testdata", "expected"))
+	fmt.Printf("sample warehouse: %s\n", tl)
+	if tl.scansEqual != tl.scans {
+		t.Errorf("every sample scan must read back equal: %s", tl)
+	}
+}

@@ -1,0 +1,135 @@
+package flight
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/protobuf/proto"
+
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+// errBadCommand marks a descriptor that cannot be parsed; it maps to
+// InvalidArgument.
+var errBadCommand = errors.New("invalid descriptor")
+
+// errNotYet marks a command option that a later version implements; it
+// maps to Unimplemented.
+var errNotYet = errors.New("not implemented yet")
+
+// jsonCommand is the JSON form of a CMD descriptor. Pointers tell an absent
+// key from a zero value; unknown keys are refused by the decoder.
+type jsonCommand struct {
+	Table            string          `json:"table"`
+	Columns          []string        `json:"columns"`
+	Filter           json.RawMessage `json:"filter"`
+	SnapshotID       *int64          `json:"snapshot_id"`
+	AsOfTimestampMs  *int64          `json:"as_of_timestamp_ms"`
+	Ref              string          `json:"ref"`
+	Limit            *int64          `json:"limit"`
+	MaxEndpoints     int32           `json:"max_endpoints"`
+	TargetSplitBytes int64           `json:"target_split_bytes"`
+	CaseSensitive    *bool           `json:"case_sensitive"`
+}
+
+// ParseDescriptor turns a Flight descriptor into a command. A PATH
+// descriptor names a table (["db", "t"] or ["db.t"]) for a full scan of its
+// current snapshot; a CMD descriptor holds the command as JSON (an object)
+// or as a serialized iceflight.v1.Command.
+func ParseDescriptor(d *flight.FlightDescriptor) (*iceflightv1.Command, error) {
+	if d == nil {
+		return nil, fmt.Errorf("%w: missing descriptor", errBadCommand)
+	}
+	var cmd *iceflightv1.Command
+	switch d.Type {
+	case flight.DescriptorPATH:
+		if len(d.Path) == 0 {
+			return nil, fmt.Errorf("%w: empty path", errBadCommand)
+		}
+		cmd = &iceflightv1.Command{Table: strings.Join(d.Path, ".")}
+	case flight.DescriptorCMD:
+		var err error
+		if cmd, err = parseCommand(d.Cmd); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("%w: descriptor type %v", errBadCommand, d.Type)
+	}
+	if err := validateCommand(cmd); err != nil {
+		return nil, err
+	}
+	return cmd, nil
+}
+
+func parseCommand(b []byte) (*iceflightv1.Command, error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return parseJSONCommand(trimmed)
+	}
+	cmd := new(iceflightv1.Command)
+	if err := proto.Unmarshal(b, cmd); err != nil {
+		return nil, fmt.Errorf("%w: command is neither a JSON object nor an iceflight.v1.Command: %v", errBadCommand, err)
+	}
+	return cmd, nil
+}
+
+func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var jc jsonCommand
+	if err := dec.Decode(&jc); err != nil {
+		return nil, fmt.Errorf("%w: command JSON: %v", errBadCommand, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%w: command JSON: trailing data after the object", errBadCommand)
+	}
+	cmd := &iceflightv1.Command{
+		Table:            jc.Table,
+		Columns:          jc.Columns,
+		SnapshotId:       jc.SnapshotID,
+		AsOfTimestampMs:  jc.AsOfTimestampMs,
+		Ref:              jc.Ref,
+		Limit:            jc.Limit,
+		MaxEndpoints:     jc.MaxEndpoints,
+		TargetSplitBytes: jc.TargetSplitBytes,
+		CaseSensitive:    jc.CaseSensitive,
+	}
+	if f := bytes.TrimSpace(jc.Filter); len(f) > 0 && string(f) != "null" {
+		var s string
+		if json.Unmarshal(f, &s) == nil {
+			cmd.Filter = s
+		} else {
+			cmd.Filter = string(f)
+		}
+	}
+	return cmd, nil
+}
+
+func validateCommand(cmd *iceflightv1.Command) error {
+	switch {
+	case strings.TrimSpace(cmd.Table) == "":
+		return fmt.Errorf("%w: command names no table", errBadCommand)
+	case cmd.MaxEndpoints < 0:
+		return fmt.Errorf("%w: max_endpoints %d is negative", errBadCommand, cmd.MaxEndpoints)
+	case cmd.TargetSplitBytes < 0:
+		return fmt.Errorf("%w: target_split_bytes %d is negative", errBadCommand, cmd.TargetSplitBytes)
+	case cmd.Limit != nil && *cmd.Limit < 0:
+		return fmt.Errorf("%w: limit %d is negative", errBadCommand, *cmd.Limit)
+	case cmd.Filter != "":
+		return fmt.Errorf("%w: filter (scan filters arrive with the planning release)", errNotYet)
+	case cmd.Limit != nil:
+		return fmt.Errorf("%w: limit (limit pushdown arrives with the planning release)", errNotYet)
+	case cmd.TargetSplitBytes != 0:
+		return fmt.Errorf("%w: target_split_bytes (file splitting arrives with the planning release)", errNotYet)
+	}
+	for _, c := range cmd.Columns {
+		if c == "" {
+			return fmt.Errorf("%w: empty column name", errBadCommand)
+		}
+	}
+	return nil
+}

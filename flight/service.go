@@ -1,0 +1,293 @@
+// Package flight is iceflight's Arrow Flight service: it turns descriptors
+// into planned scans with signed tickets (GetFlightInfo, GetSchema,
+// ListFlights) and redeems tickets as Arrow record batch streams (DoGet).
+package flight
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.opentelemetry.io/otel"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/planner"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
+)
+
+// ReuseConnection is the location that tells a client to fetch an endpoint
+// over the connection it planned on.
+const ReuseConnection = "arrow-flight-reuse-connection://?"
+
+var tracer = otel.Tracer("github.com/iceflight/iceflight/flight")
+
+// Service implements the Flight RPCs over a catalog.
+type Service struct {
+	flight.BaseFlightServer
+
+	catalog catalog.Catalog
+	planner *planner.Planner
+	reader  *reader.Reader
+	signer  *Signer
+	mem     memory.Allocator
+	log     *slog.Logger
+}
+
+// Option configures a Service.
+type Option func(*Service)
+
+// WithAllocator sets the allocator used for schemas and streams.
+func WithAllocator(mem memory.Allocator) Option { return func(s *Service) { s.mem = mem } }
+
+// WithLogger sets the logger for per-request diagnostics.
+func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+
+// WithPlanner replaces the default planner.
+func WithPlanner(p *planner.Planner) Option { return func(s *Service) { s.planner = p } }
+
+// NewService returns a Service that serves cat's tables, reads files with
+// rd and signs tickets with signer.
+func NewService(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...Option) *Service {
+	s := &Service{catalog: cat, reader: rd, signer: signer, planner: planner.New(),
+		mem: memory.DefaultAllocator, log: slog.Default()}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// loadTable resolves a command's table name through the catalog.
+func (s *Service) loadTable(ctx context.Context, name string) (*catalog.Table, error) {
+	id, err := catalog.ParseIdentifier(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.catalog.LoadTable(ctx, id)
+}
+
+func plannerTable(t *catalog.Table) planner.Table {
+	return planner.Table{Name: t.Identifier.String(), MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO}
+}
+
+func request(cmd *iceflightv1.Command) planner.Request {
+	return planner.Request{
+		Selection:     planner.Selection{SnapshotID: cmd.SnapshotId, AsOfTimestamp: cmd.AsOfTimestampMs, Ref: cmd.Ref},
+		Columns:       cmd.Columns,
+		CaseSensitive: cmd.CaseSensitive == nil || *cmd.CaseSensitive,
+		MaxEndpoints:  int(cmd.MaxEndpoints),
+	}
+}
+
+// GetFlightInfo plans a scan and returns one signed ticket per endpoint.
+func (s *Service) GetFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	ctx, span := tracer.Start(ctx, "flight.GetFlightInfo")
+	defer span.End()
+	info, err := s.flightInfo(ctx, desc)
+	if err != nil {
+		s.log.InfoContext(ctx, "GetFlightInfo failed", "err", err)
+		return nil, statusError(err)
+	}
+	return info, nil
+}
+
+func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	cmd, err := ParseDescriptor(desc)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := s.loadTable(ctx, cmd.Table)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.planner.Plan(ctx, plannerTable(tbl), request(cmd))
+	if err != nil {
+		return nil, err
+	}
+	schema, err := iceberg.ArrowSchema(plan.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
+	}
+	schemaJSON, err := json.Marshal(plan.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: encode schema: %w", plan.Table, err)
+	}
+	info := &flight.FlightInfo{
+		Schema:           flight.SerializeSchema(schema, s.mem),
+		FlightDescriptor: desc,
+		TotalRecords:     plan.Stats.Records,
+		TotalBytes:       plan.Stats.Bytes,
+	}
+	if info.AppMetadata, err = json.Marshal(plan.Stats); err != nil {
+		return nil, err
+	}
+	for _, ep := range plan.Endpoints {
+		fe, err := s.endpoint(plan, string(schemaJSON), ep)
+		if err != nil {
+			return nil, err
+		}
+		info.Endpoint = append(info.Endpoint, fe)
+	}
+	return info, nil
+}
+
+// endpointMetadata is each endpoint's app_metadata.
+type endpointMetadata struct {
+	Files   []string `json:"files"`
+	Bytes   int64    `json:"bytes"`
+	Records int64    `json:"records"`
+}
+
+func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.Endpoint) (*flight.FlightEndpoint, error) {
+	t := &iceflightv1.Ticket{
+		Table:            plan.Table,
+		MetadataLocation: plan.MetadataLocation,
+		SnapshotId:       plan.Snapshot.SnapshotID,
+		SchemaJson:       schemaJSON,
+		NameMappingJson:  plan.NameMappingJSON,
+		Tasks:            ep.Tasks,
+		FormatVersion:    int32(plan.FormatVersion),
+	}
+	ticket, err := s.signer.Sign(t)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
+	}
+	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records}
+	for _, task := range ep.Tasks {
+		md.Files = append(md.Files, task.Path)
+	}
+	appMD, err := json.Marshal(md)
+	if err != nil {
+		return nil, err
+	}
+	return &flight.FlightEndpoint{
+		Ticket:      &flight.Ticket{Ticket: ticket},
+		Location:    []*flight.Location{{Uri: ReuseConnection}},
+		AppMetadata: appMD,
+	}, nil
+}
+
+// GetSchema returns the schema a GetFlightInfo for desc would stream,
+// without reading manifests.
+func (s *Service) GetSchema(ctx context.Context, desc *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+	schema, err := s.schema(ctx, desc)
+	if err != nil {
+		return nil, statusError(err)
+	}
+	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, s.mem)}, nil
+}
+
+func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*arrow.Schema, error) {
+	cmd, err := ParseDescriptor(desc)
+	if err != nil {
+		return nil, err
+	}
+	tbl, err := s.loadTable(ctx, cmd.Table)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := planner.ProjectedSchema(tbl.Metadata, request(cmd))
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)
+	}
+	return iceberg.ArrowSchema(schema)
+}
+
+// ListFlights lists every table with its schema and estimated rows. A table
+// whose metadata cannot be read is logged and left out rather than failing
+// the whole listing.
+func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) error {
+	ctx := stream.Context()
+	ids, err := s.catalog.ListTables(ctx)
+	if err != nil {
+		return statusError(err)
+	}
+	for _, id := range ids {
+		if err := ctx.Err(); err != nil {
+			return statusError(err)
+		}
+		tbl, err := s.catalog.LoadTable(ctx, id)
+		if err != nil {
+			s.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", err)
+			continue
+		}
+		schema, err := iceberg.ArrowSchema(tbl.Metadata.CurrentSchema())
+		if err != nil {
+			s.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", err)
+			continue
+		}
+		info := &flight.FlightInfo{
+			Schema:           flight.SerializeSchema(schema, s.mem),
+			FlightDescriptor: &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: id},
+			TotalRecords:     -1,
+			TotalBytes:       -1,
+		}
+		if snap := tbl.Metadata.CurrentSnapshot(); snap != nil {
+			info.TotalRecords = summaryInt(snap.Summary, "total-records")
+			info.TotalBytes = summaryInt(snap.Summary, "total-files-size")
+		} else {
+			info.TotalRecords, info.TotalBytes = 0, 0
+		}
+		if err := stream.Send(info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func summaryInt(summary map[string]string, key string) int64 {
+	var n int64
+	if _, err := fmt.Sscan(summary[key], &n); err != nil {
+		return -1
+	}
+	return n
+}
+
+// DoGet verifies a ticket and streams its tasks' rows. No file is opened
+// before the ticket's signature and expiry check out.
+func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	ctx, span := tracer.Start(stream.Context(), "flight.DoGet")
+	defer span.End()
+	if err := s.doGet(ctx, tkt, stream); err != nil {
+		s.log.InfoContext(ctx, "DoGet failed", "err", err)
+		return statusError(err)
+	}
+	return nil
+}
+
+func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	t, err := s.signer.Verify(tkt.GetTicket())
+	if err != nil {
+		return err
+	}
+	var schema iceberg.Schema
+	if err := json.Unmarshal([]byte(t.SchemaJson), &schema); err != nil {
+		return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
+	}
+	scan := reader.Scan{Schema: &schema}
+	if t.NameMappingJson != "" {
+		if scan.NameMapping, err = iceberg.ParseNameMapping([]byte(t.NameMappingJson)); err != nil {
+			return fmt.Errorf("table %s: %w", t.Table, err)
+		}
+	}
+	arrowSchema, err := iceberg.ArrowSchema(&schema)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", t.Table, err)
+	}
+	w := flight.NewRecordWriter(stream, ipcOptions(arrowSchema, s.mem)...)
+	for _, task := range t.Tasks {
+		err := s.reader.Read(ctx, scan, task, func(rec arrow.RecordBatch) error {
+			return w.Write(rec)
+		})
+		if err != nil {
+			w.Close()
+			return fmt.Errorf("table %s: %w", t.Table, err)
+		}
+	}
+	return w.Close()
+}

@@ -1,0 +1,289 @@
+package flight
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/reader"
+)
+
+// countingIO counts opens, reads and files still open, to prove what a
+// request did or did not touch.
+type countingIO struct {
+	base                fileio.FileIO
+	opens, reads, inUse atomic.Int64
+}
+
+type countingFile struct {
+	fileio.File
+	io *countingIO
+}
+
+func (c *countingIO) Open(ctx context.Context, loc string) (fileio.File, error) {
+	f, err := c.base.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	c.opens.Add(1)
+	c.inUse.Add(1)
+	return &countingFile{File: f, io: c}, nil
+}
+
+func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
+	f.io.reads.Add(1)
+	return f.File.ReadAt(p, off)
+}
+
+func (f *countingFile) Close() error {
+	f.io.inUse.Add(-1)
+	return f.File.Close()
+}
+
+type harness struct {
+	client flight.Client
+	data   *countingIO
+	mem    *memory.CheckedAllocator
+}
+
+var warehouse = filepath.Join("..", "testdata", "warehouse")
+
+// serve starts the service on a loopback port with a checked allocator and
+// a counting FileIO for data files.
+func serve(t *testing.T, batchRows int) *harness {
+	t.Helper()
+	cat, err := catalog.NewDirectory(warehouse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := NewRandomSigner(time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
+	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
+	srv := flight.NewServerWithMiddleware(nil)
+	srv.RegisterFlightService(NewService(cat, rd, signer, WithAllocator(h.mem)))
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.InitListener(lis)
+	go srv.Serve()
+	h.client, err = flight.NewClientWithMiddleware(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		h.client.Close()
+		srv.Shutdown()
+		h.mem.AssertSize(t, 0)
+	})
+	return h
+}
+
+func pathDesc(parts ...string) *flight.FlightDescriptor {
+	return &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: parts}
+}
+
+func cmdDesc(t *testing.T, cmd map[string]any) *flight.FlightDescriptor {
+	b, err := json.Marshal(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: b}
+}
+
+// readAll reads every endpoint and returns the row count.
+func (h *harness) readAll(ctx context.Context, t *testing.T, info *flight.FlightInfo) int64 {
+	t.Helper()
+	var rows int64
+	for _, ep := range info.Endpoint {
+		stream, err := h.client.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := flight.NewRecordReader(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rdr.Next() {
+			rows += rdr.RecordBatch().NumRows()
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdr.Release()
+	}
+	return rows
+}
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+func TestDoGetStreamsEveryRowAndReleasesMemory(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(info.Endpoint) < 2 {
+		t.Errorf("a 4-file table planned into %d endpoint(s), want several", len(info.Endpoint))
+	}
+	var stats map[string]any
+	if err := json.Unmarshal(info.AppMetadata, &stats); err != nil || stats["data_files"] != float64(4) {
+		t.Errorf("plan statistics %s (%v)", info.AppMetadata, err)
+	}
+	if rows := h.readAll(ctx, t, info); rows != info.TotalRecords || rows == 0 {
+		t.Fatalf("read %d rows, FlightInfo promised %d", rows, info.TotalRecords)
+	}
+	if n := h.data.inUse.Load(); n != 0 {
+		t.Errorf("%d data files left open", n)
+	}
+}
+
+func TestCancelledDoGetStopsReading(t *testing.T) {
+	h := serve(t, 10) // 10-row batches: the table is thousands of batches long
+	info, err := h.client.GetFlightInfo(context.Background(), cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(memory.NewGoAllocator()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rdr.Next() {
+		t.Fatalf("no first batch: %v", rdr.Err())
+	}
+	cancel()
+	rdr.Release()
+	// The server must notice and close the file it was reading.
+	deadline := time.Now().Add(5 * time.Second)
+	for h.data.inUse.Load() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the data file is still open 5s after the client went away")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	reads := h.data.reads.Load()
+	time.Sleep(100 * time.Millisecond)
+	if after := h.data.reads.Load(); after != reads {
+		t.Fatalf("reads went on after the stream stopped: %d then %d", reads, after)
+	}
+	if total := info.TotalRecords; h.data.opens.Load() >= 4 {
+		t.Fatalf("the server opened every file of a %d-row table for a cancelled stream", total)
+	}
+}
+
+func TestTamperedTicketOpensNoFile(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples.trips"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := append([]byte(nil), info.Endpoint[0].Ticket.Ticket...)
+	raw[len(raw)/2] ^= 0x40
+	stream, err := h.client.DoGet(ctx, &flight.Ticket{Ticket: raw})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.PermissionDenied {
+		t.Fatalf("tampered ticket: %v, want PermissionDenied", err)
+	}
+	if n := h.data.opens.Load(); n != 0 {
+		t.Fatalf("a tampered ticket opened %d data files", n)
+	}
+}
+
+func TestErrorCodes(t *testing.T) {
+	h := serve(t, 1000)
+	if _, err := os.Stat(filepath.Join(warehouse, "samples", "history")); errors.Is(err, os.ErrNotExist) {
+		t.Skip("sample warehouse missing")
+	}
+	cases := []struct {
+		name string
+		desc *flight.FlightDescriptor
+		want codes.Code
+	}{
+		{"unknown table is NotFound", pathDesc("samples", "nope"), codes.NotFound},
+		{"a .. identifier is InvalidArgument", pathDesc("..", "etc"), codes.InvalidArgument},
+		{"an absolute path identifier is InvalidArgument", pathDesc("/etc/passwd"), codes.InvalidArgument},
+		{"unknown snapshot is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "snapshot_id": 1}), codes.NotFound},
+		{"a time before the table is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "as_of_timestamp_ms": 1}), codes.NotFound},
+		{"unknown ref is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "ref": "nope"}), codes.NotFound},
+		{"unknown column is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"nope"}}), codes.InvalidArgument},
+		{"unknown key is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "colums": []string{"id"}}), codes.InvalidArgument},
+		{"filter is Unimplemented", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id > 1"}), codes.Unimplemented},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := h.client.GetFlightInfo(context.Background(), tc.desc)
+			if status.Code(err) != tc.want {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestGetSchemaAndListFlights(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	res, err := h.client.GetSchema(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"fare", "id"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := flight.DeserializeSchema(res.Schema, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schema.NumFields() != 2 || schema.Field(0).Name != "fare" || schema.Field(1).Name != "id" {
+		t.Fatalf("projected schema %v", schema)
+	}
+	if id, _ := schema.Field(1).Metadata.GetValue("PARQUET:field_id"); id != "1" {
+		t.Fatalf("id column carries field id %q, want 1", id)
+	}
+	stream, err := h.client.ListFlights(ctx, &flight.Criteria{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]int64{}
+	for {
+		info, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[info.FlightDescriptor.Path[0]+"."+info.FlightDescriptor.Path[1]] = info.TotalRecords
+	}
+	if names["samples.trips"] <= 0 || len(names) < 6 {
+		t.Fatalf("ListFlights: %v", names)
+	}
+}

@@ -1,0 +1,132 @@
+package flight
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+// Ticket verification errors. errTicketExpired maps to Unauthenticated (the
+// client should plan again); the others to PermissionDenied.
+var (
+	errTicketInvalid = errors.New("invalid ticket")
+	errTicketExpired = errors.New("ticket expired")
+)
+
+// DefaultTicketTTL is how long a ticket stays redeemable.
+const DefaultTicketTTL = time.Hour
+
+// minKeyBytes is the shortest HMAC key accepted from a key file.
+const minKeyBytes = 32
+
+// Signer signs and verifies tickets with HMAC-SHA256. Every worker that
+// shares the key can redeem any ticket, with no coordinator state.
+type Signer struct {
+	key   []byte
+	keyID string
+	ttl   time.Duration
+	now   func() time.Time
+}
+
+// NewSigner returns a Signer for a key. The key id, sent in clear inside
+// each ticket, is derived from the key so rotated keys can be told apart.
+func NewSigner(key []byte, ttl time.Duration) (*Signer, error) {
+	if len(key) < minKeyBytes {
+		return nil, fmt.Errorf("ticket key has %d bytes, need at least %d", len(key), minKeyBytes)
+	}
+	if ttl <= 0 {
+		ttl = DefaultTicketTTL
+	}
+	sum := sha256.Sum256(key)
+	return &Signer{key: append([]byte(nil), key...), keyID: hex.EncodeToString(sum[:4]), ttl: ttl, now: time.Now}, nil
+}
+
+// NewRandomSigner returns a Signer with a fresh random key: tickets are then
+// valid only on this process.
+func NewRandomSigner(ttl time.Duration) (*Signer, error) {
+	key := make([]byte, minKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("ticket key: %w", err)
+	}
+	return NewSigner(key, ttl)
+}
+
+// LoadSigner reads a key file. The file holds the key as hex (64 or more
+// hex digits) or as raw bytes; surrounding whitespace is ignored.
+func LoadSigner(path string, ttl time.Duration) (*Signer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ticket key file: %w", err)
+	}
+	text := strings.TrimSpace(string(data))
+	key := []byte(text)
+	if b, err := hex.DecodeString(text); err == nil && len(b) >= minKeyBytes {
+		key = b
+	}
+	s, err := NewSigner(key, ttl)
+	if err != nil {
+		return nil, fmt.Errorf("ticket key file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// KeyID identifies the signing key.
+func (s *Signer) KeyID() string { return s.keyID }
+
+// Sign stamps the ticket's issue and expiry times and returns the bytes a
+// client presents to DoGet.
+func (s *Signer) Sign(t *iceflightv1.Ticket) ([]byte, error) {
+	now := s.now()
+	t.IssuedAtUnixMs = now.UnixMilli()
+	t.ExpiresAtUnixMs = now.Add(s.ttl).UnixMilli()
+	payload, err := proto.MarshalOptions{Deterministic: true}.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encode ticket: %w", err)
+	}
+	signed := &iceflightv1.SignedTicket{Payload: payload, KeyId: s.keyID, Mac: s.mac(s.keyID, payload)}
+	return proto.Marshal(signed)
+}
+
+// Verify checks a ticket's signature and expiry and decodes it. Nothing in
+// the payload is trusted, or even decoded, before the MAC matches.
+func (s *Signer) Verify(b []byte) (*iceflightv1.Ticket, error) {
+	var signed iceflightv1.SignedTicket
+	if err := proto.Unmarshal(b, &signed); err != nil {
+		return nil, fmt.Errorf("%w: not an iceflight ticket", errTicketInvalid)
+	}
+	if signed.KeyId != s.keyID {
+		return nil, fmt.Errorf("%w: signed with unknown key %q", errTicketInvalid, signed.KeyId)
+	}
+	if !hmac.Equal(signed.Mac, s.mac(signed.KeyId, signed.Payload)) {
+		return nil, fmt.Errorf("%w: signature does not match", errTicketInvalid)
+	}
+	t := new(iceflightv1.Ticket)
+	if err := proto.Unmarshal(signed.Payload, t); err != nil {
+		return nil, fmt.Errorf("%w: payload: %v", errTicketInvalid, err)
+	}
+	if now := s.now().UnixMilli(); now > t.ExpiresAtUnixMs {
+		return nil, fmt.Errorf("%w: expired %s ago; plan the scan again", errTicketExpired,
+			time.Duration(now-t.ExpiresAtUnixMs)*time.Millisecond)
+	}
+	return t, nil
+}
+
+// mac covers the key id as well as the payload so a ticket cannot be
+// replayed under another key's id.
+func (s *Signer) mac(keyID string, payload []byte) []byte {
+	h := hmac.New(sha256.New, s.key)
+	h.Write([]byte(keyID))
+	h.Write([]byte{0})
+	h.Write(payload)
+	return h.Sum(nil)
+}

@@ -1,0 +1,102 @@
+package flight
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+func testSigner(t *testing.T, key byte) *Signer {
+	t.Helper()
+	k := make([]byte, 32)
+	for i := range k {
+		k[i] = key
+	}
+	s, err := NewSigner(k, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTicketRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := testSigner(t, 1)
+	in := &iceflightv1.Ticket{Table: "db.t", SnapshotId: 42, Tasks: []*iceflightv1.Task{{Path: "/w/db/t/data/a.parquet"}}}
+	b, err := s.Sign(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Verify(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !proto.Equal(in, out) {
+		t.Fatalf("round trip changed the ticket:\n%v\n%v", in, out)
+	}
+}
+
+func TestTicketRefused(t *testing.T) {
+	t.Parallel()
+	s := testSigner(t, 1)
+	good, err := s.Sign(&iceflightv1.Ticket{Table: "db.t", Tasks: []*iceflightv1.Task{{Path: "/etc/passwd"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var signed iceflightv1.SignedTicket
+	if err := proto.Unmarshal(good, &signed); err != nil {
+		t.Fatal(err)
+	}
+	// A ticket whose payload was swapped for another (forged) one.
+	forgedPayload, _ := proto.Marshal(&iceflightv1.Ticket{Table: "db.t", ExpiresAtUnixMs: time.Now().Add(time.Hour).UnixMilli(),
+		Tasks: []*iceflightv1.Task{{Path: "/etc/shadow"}}})
+	forged, _ := proto.Marshal(&iceflightv1.SignedTicket{Payload: forgedPayload, KeyId: signed.KeyId, Mac: signed.Mac})
+	otherKey, _ := testSigner(t, 2).Sign(&iceflightv1.Ticket{Table: "db.t"})
+
+	expired := testSigner(t, 1)
+	expired.now = func() time.Time { return time.Now().Add(-2 * time.Minute) }
+	old, _ := expired.Sign(&iceflightv1.Ticket{Table: "db.t"})
+
+	cases := []struct {
+		name   string
+		ticket []byte
+		want   error
+	}{
+		{"every flipped bit is refused", nil, errTicketInvalid},
+		{"a forged payload under a copied MAC is refused", forged, errTicketInvalid},
+		{"a ticket signed with another key is refused", otherKey, errTicketInvalid},
+		{"garbage is refused", []byte("not a ticket"), errTicketInvalid},
+		{"an empty ticket is refused", nil, errTicketInvalid},
+		{"an expired ticket is refused as expired", old, errTicketExpired},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if tc.name == "every flipped bit is refused" {
+				for i := range len(good) * 8 {
+					b := append([]byte(nil), good...)
+					b[i/8] ^= 1 << (i % 8)
+					if _, err := s.Verify(b); err == nil {
+						t.Fatalf("flipping bit %d was accepted", i)
+					}
+				}
+				return
+			}
+			_, err := s.Verify(tc.ticket)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("Verify = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestShortKeyRejected(t *testing.T) {
+	t.Parallel()
+	if _, err := NewSigner([]byte("short"), time.Minute); err == nil {
+		t.Fatal("a 5-byte key was accepted")
+	}
+}
