@@ -1,0 +1,56 @@
+# iceflight — make targets. `make run` and `make test` are the two set-up
+# commands of the README; everything else is for developers.
+
+GO        ?= go
+BIN       := bin/flightd
+WAREHOUSE ?= testdata/warehouse
+LISTEN    ?= 127.0.0.1:8815
+PYTHON    ?= python3
+VENV      := .venv
+GOBIN     := $(shell $(GO) env GOPATH)/bin
+
+.PHONY: all build run test test-go test-python lint vet staticcheck proto fixtures clean
+
+all: build
+
+build:
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/flightd
+
+## run: build flightd and serve the bundled sample warehouse on 127.0.0.1:8815.
+run: build
+	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
+
+## test: vet, staticcheck, the Go suite with the race detector, and the pyarrow end-to-end test.
+test: vet staticcheck test-go test-python
+
+vet:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+
+staticcheck:
+	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+	$(GOBIN)/staticcheck ./...
+
+test-go:
+	$(GO) test -race -count=1 ./...
+
+$(VENV)/.installed: tests/e2e/requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q -r tests/e2e/requirements.txt
+	touch $@
+
+test-python: build $(VENV)/.installed
+	FLIGHTD=$(abspath $(BIN)) $(VENV)/bin/python -m pytest -q tests/e2e
+
+## proto: regenerate the Go code of proto/iceflight/v1 (needs Debian's protobuf-compiler).
+proto:
+	@command -v protoc >/dev/null || (echo "protoc missing: apt-get install protobuf-compiler"; exit 1)
+	$(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+	PATH="$(GOBIN):$$PATH" protoc --go_out=. --go_opt=paths=source_relative proto/iceflight/v1/*.proto
+
+## fixtures: rewrite testdata/ with the Apache Iceberg Java library (needs Java 17 and Maven).
+fixtures:
+	tools/javaref/run.sh
+
+clean:
+	rm -rf bin $(VENV)
