@@ -51,6 +51,7 @@ func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1
 		}
 		task := &iceflightv1.Task{
 			Path:               path,
+			FilePath:           df.Path,
 			Format:             format,
 			FileSize:           df.FileSize,
 			RecordCount:        df.RecordCount,

@@ -459,6 +459,9 @@ type Task struct {
 	Deletes    []*DeleteFile `protobuf:"bytes,13,rep,name=deletes,proto3" json:"deletes,omitempty"`
 	// partition_json is the file's partition tuple as JSON, for _partition.
 	PartitionJson string `protobuf:"bytes,14,opt,name=partition_json,json=partitionJson,proto3" json:"partition_json,omitempty"`
+	// file_path is the data file's path as recorded in metadata, which
+	// position deletes name and _file reports; path is where it is read.
+	FilePath      string `protobuf:"bytes,15,opt,name=file_path,json=filePath,proto3" json:"file_path,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -591,6 +594,13 @@ func (x *Task) GetPartitionJson() string {
 	return ""
 }
 
+func (x *Task) GetFilePath() string {
+	if x != nil {
+		return x.FilePath
+	}
+	return ""
+}
+
 // Ticket is everything a worker needs to stream a slice of a scan, with no
 // coordinator state.
 type Ticket struct {
@@ -612,8 +622,12 @@ type Ticket struct {
 	// limit caps the rows this ticket yields; 0 means no limit.
 	Limit         int64 `protobuf:"varint,10,opt,name=limit,proto3" json:"limit,omitempty"`
 	FormatVersion int32 `protobuf:"varint,11,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// equality_schema_json is an Iceberg schema holding every field that the
+	// tasks' equality deletes compare on, including columns since dropped
+	// from the table; empty when there are none.
+	EqualitySchemaJson string `protobuf:"bytes,12,opt,name=equality_schema_json,json=equalitySchemaJson,proto3" json:"equality_schema_json,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -723,6 +737,13 @@ func (x *Ticket) GetFormatVersion() int32 {
 	return 0
 }
 
+func (x *Ticket) GetEqualitySchemaJson() string {
+	if x != nil {
+		return x.EqualitySchemaJson
+	}
+	return ""
+}
+
 // SignedTicket is the ticket bytes a client holds: a serialized Ticket and
 // an HMAC-SHA256 over the key id and the payload.
 type SignedTicket struct {
@@ -824,7 +845,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x11PartitionConstant\x12\x19\n" +
 	"\bfield_id\x18\x01 \x01(\x05R\afieldId\x12\x19\n" +
 	"\x05value\x18\x02 \x01(\fH\x00R\x05value\x88\x01\x01B\b\n" +
-	"\x06_value\"\xa8\x04\n" +
+	"\x06_value\"\xc5\x04\n" +
 	"\x04Task\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x18.iceflight.v1.FileFormatR\x06format\x12\x1b\n" +
@@ -842,8 +863,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\ffirst_row_id\x18\f \x01(\x03H\x00R\n" +
 	"firstRowId\x88\x01\x01\x122\n" +
 	"\adeletes\x18\r \x03(\v2\x18.iceflight.v1.DeleteFileR\adeletes\x12%\n" +
-	"\x0epartition_json\x18\x0e \x01(\tR\rpartitionJsonB\x0f\n" +
-	"\r_first_row_id\"\x9d\x03\n" +
+	"\x0epartition_json\x18\x0e \x01(\tR\rpartitionJson\x12\x1b\n" +
+	"\tfile_path\x18\x0f \x01(\tR\bfilePathB\x0f\n" +
+	"\r_first_row_id\"\xcf\x03\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -858,7 +880,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x12expires_at_unix_ms\x18\t \x01(\x03R\x0fexpiresAtUnixMs\x12\x14\n" +
 	"\x05limit\x18\n" +
 	" \x01(\x03R\x05limit\x12%\n" +
-	"\x0eformat_version\x18\v \x01(\x05R\rformatVersion\"Q\n" +
+	"\x0eformat_version\x18\v \x01(\x05R\rformatVersion\x120\n" +
+	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJson\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
