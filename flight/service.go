@@ -153,6 +153,13 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 		Tasks:            ep.Tasks,
 		FormatVersion:    int32(plan.FormatVersion),
 	}
+	if plan.EqualitySchema != nil {
+		b, err := json.Marshal(plan.EqualitySchema)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: encode equality schema: %w", plan.Table, err)
+		}
+		t.EqualitySchemaJson = string(b)
+	}
 	ticket, err := s.signer.Sign(t)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)

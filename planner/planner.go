@@ -68,6 +68,9 @@ type Plan struct {
 	Schema *iceberg.Schema
 	// NameMappingJSON is the table's schema.name-mapping.default, if any.
 	NameMappingJSON string
+	// EqualitySchema holds the fields the plan's equality deletes compare
+	// on; nil when there are none.
+	EqualitySchema *iceberg.Schema
 	// Endpoints holds the tasks of each endpoint.
 	Endpoints []Endpoint
 	Stats     Stats
@@ -147,6 +150,7 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
+	plan.EqualitySchema = equalitySchema(md, tasks)
 	maxEndpoints := req.MaxEndpoints
 	if maxEndpoints <= 0 {
 		maxEndpoints = DefaultMaxEndpoints

@@ -121,12 +121,31 @@ func TestPlanMatchesSnapshotSummaries(t *testing.T) {
 	}
 }
 
-func TestPlanRefusesDeletes(t *testing.T) {
+func TestPlanAttachesDeletes(t *testing.T) {
 	t.Parallel()
 	tbl := loadCorpusTable(t, "apache-impala__iceberg_v2_delete_equality")
-	_, err := New().Plan(context.Background(), tbl, Request{})
-	if !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("a table with equality deletes planned without error: %v", err)
+	plan, err := New().Plan(context.Background(), tbl, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var withDeletes int
+	for _, ep := range plan.Endpoints {
+		for _, task := range ep.Tasks {
+			for _, d := range task.Deletes {
+				if d.DataSequenceNumber <= task.DataSequenceNumber {
+					t.Errorf("equality delete of seq %d attached to data of seq %d", d.DataSequenceNumber, task.DataSequenceNumber)
+				}
+				if _, err := os.Stat(d.Path); err != nil {
+					t.Errorf("delete path not mapped: %v", err)
+				}
+			}
+			if len(task.Deletes) > 0 {
+				withDeletes++
+			}
+		}
+	}
+	if withDeletes == 0 || plan.EqualitySchema == nil || plan.Stats.DeleteFiles == 0 {
+		t.Fatalf("no deletes attached: %d tasks with deletes, equality schema %v, stats %+v", withDeletes, plan.EqualitySchema, plan.Stats)
 	}
 }
 

@@ -22,17 +22,24 @@ var supportedFormats = map[iceflightv1.FileFormat]bool{
 	iceflightv1.FileFormat_FILE_FORMAT_PARQUET: true,
 }
 
-// tasks turns live files into one task per data file. Any live delete file
-// fails the plan: without applying deletes a scan would return deleted rows.
+// tasks turns live files into one task per data file, each carrying the
+// delete files that apply to it.
 func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1.Task, error) {
 	mapper, _ := t.IO.(Mapper)
-	var tasks []*iceflightv1.Task
+	var data, deletes []liveFile
 	for _, lf := range files {
-		df := &lf.entry.DataFile
-		if df.Content != iceberg.FileContentData {
-			stats.DeleteFiles++
-			return nil, fmt.Errorf("%w: %s in %s (row-level deletes are not supported yet)", ErrUnsupported, deleteKind(df), df.Path)
+		if lf.entry.DataFile.Content == iceberg.FileContentData {
+			data = append(data, lf)
+		} else {
+			deletes = append(deletes, lf)
 		}
+	}
+	stats.DeleteFiles = len(deletes)
+	index := newDeleteIndex(deletes, mapper)
+	var tasks []*iceflightv1.Task
+	for i := range data {
+		lf := &data[i]
+		df := &lf.entry.DataFile
 		format, ok := fileFormats[strings.ToUpper(df.Format)]
 		if !ok || !supportedFormats[format] {
 			return nil, fmt.Errorf("%w: %s data file %s", ErrUnsupported, df.Format, df.Path)
@@ -61,6 +68,7 @@ func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1
 			FileSequenceNumber: lf.entry.FileSequenceNumber,
 			FirstRowId:         df.FirstRowID,
 			PartitionJson:      partJSON,
+			Deletes:            index.forDataFile(lf),
 		}
 		tasks = append(tasks, task)
 		stats.DataFiles++
@@ -68,17 +76,6 @@ func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1
 		stats.Bytes += df.FileSize
 	}
 	return tasks, nil
-}
-
-func deleteKind(df *iceberg.DataFile) string {
-	switch {
-	case df.Content == iceberg.FileContentEqualityDeletes:
-		return "equality deletes"
-	case strings.EqualFold(df.Format, "PUFFIN"):
-		return "deletion vectors"
-	default:
-		return "position deletes"
-	}
 }
 
 // partitionConstants returns the values of identity-partitioned source
