@@ -123,8 +123,6 @@ func validateCommand(cmd *iceflightv1.Command) error {
 		return fmt.Errorf("%w: filter (scan filters arrive with the planning release)", errNotYet)
 	case cmd.Limit != nil:
 		return fmt.Errorf("%w: limit (limit pushdown arrives with the planning release)", errNotYet)
-	case cmd.TargetSplitBytes != 0:
-		return fmt.Errorf("%w: target_split_bytes (file splitting arrives with the planning release)", errNotYet)
 	}
 	for _, c := range cmd.Columns {
 		if c == "" {

@@ -77,10 +77,11 @@ func plannerTable(t *catalog.Table) planner.Table {
 
 func request(cmd *iceflightv1.Command) planner.Request {
 	return planner.Request{
-		Selection:     planner.Selection{SnapshotID: cmd.SnapshotId, AsOfTimestamp: cmd.AsOfTimestampMs, Ref: cmd.Ref},
-		Columns:       cmd.Columns,
-		CaseSensitive: cmd.CaseSensitive == nil || *cmd.CaseSensitive,
-		MaxEndpoints:  int(cmd.MaxEndpoints),
+		Selection:        planner.Selection{SnapshotID: cmd.SnapshotId, AsOfTimestamp: cmd.AsOfTimestampMs, Ref: cmd.Ref},
+		Columns:          cmd.Columns,
+		CaseSensitive:    cmd.CaseSensitive == nil || *cmd.CaseSensitive,
+		MaxEndpoints:     int(cmd.MaxEndpoints),
+		TargetSplitBytes: cmd.TargetSplitBytes,
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -285,5 +286,53 @@ func TestGetSchemaAndListFlights(t *testing.T) {
 	}
 	if names["samples.trips"] <= 0 || len(names) < 6 {
 		t.Fatalf("ListFlights: %v", names)
+	}
+}
+
+func TestSplitsReadEveryRowOnce(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	whole, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	split, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "target_split_bytes": 1, "columns": []string{"id"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wholeStats, splitStats struct{ Tasks int }
+	json.Unmarshal(whole.AppMetadata, &wholeStats)
+	json.Unmarshal(split.AppMetadata, &splitStats)
+	if splitStats.Tasks <= wholeStats.Tasks {
+		t.Fatalf("target_split_bytes=1 planned %d tasks, the default %d: the multi-row-group file was not split", splitStats.Tasks, wholeStats.Tasks)
+	}
+	seen := map[int64]int{}
+	for _, ep := range split.Endpoint {
+		stream, err := h.client.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := flight.NewRecordReader(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rdr.Next() {
+			ids := rdr.RecordBatch().Column(0).(*array.Int64)
+			for i := 0; i < ids.Len(); i++ {
+				seen[ids.Value(i)]++
+			}
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdr.Release()
+	}
+	if int64(len(seen)) != whole.TotalRecords {
+		t.Fatalf("split scan saw %d distinct ids, the table has %d rows", len(seen), whole.TotalRecords)
+	}
+	for id, n := range seen {
+		if n != 1 {
+			t.Fatalf("id %d read %d times", id, n)
+		}
 	}
 }

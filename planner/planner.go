@@ -55,6 +55,9 @@ type Request struct {
 	CaseSensitive bool
 	// MaxEndpoints caps the number of endpoints; 0 means DefaultMaxEndpoints.
 	MaxEndpoints int
+	// TargetSplitBytes is the size large files are split to; 0 means
+	// DefaultTargetSplitBytes.
+	TargetSplitBytes int64
 }
 
 // Plan is a planned scan.
@@ -146,7 +149,11 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
-	tasks, err := p.tasks(t, files, &plan.Stats)
+	target := req.TargetSplitBytes
+	if target <= 0 {
+		target = DefaultTargetSplitBytes
+	}
+	tasks, err := p.tasks(t, files, target, &plan.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
@@ -156,6 +163,7 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 		maxEndpoints = DefaultMaxEndpoints
 	}
 	plan.Endpoints = groupEndpoints(tasks, maxEndpoints)
+	plan.Stats.Tasks = len(tasks)
 	plan.Stats.Endpoints = len(plan.Endpoints)
 	plan.Stats.PlanningMillis = millisSince(start)
 	span.SetAttributes(attribute.Int("iceflight.tasks", len(tasks)), attribute.Int("iceflight.endpoints", len(plan.Endpoints)))
@@ -176,6 +184,7 @@ type Stats struct {
 	DeleteFiles      int     `json:"delete_files"`
 	Records          int64   `json:"records"`
 	Bytes            int64   `json:"bytes"`
+	Tasks            int     `json:"tasks"`
 	Endpoints        int     `json:"endpoints"`
 	PlanningMillis   float64 `json:"planning_ms"`
 }

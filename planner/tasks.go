@@ -24,7 +24,7 @@ var supportedFormats = map[iceflightv1.FileFormat]bool{
 
 // tasks turns live files into one task per data file, each carrying the
 // delete files that apply to it.
-func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1.Task, error) {
+func (p *Planner) tasks(t Table, files []liveFile, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
 	mapper, _ := t.IO.(Mapper)
 	var data, deletes []liveFile
 	for _, lf := range files {
@@ -70,7 +70,7 @@ func (p *Planner) tasks(t Table, files []liveFile, stats *Stats) ([]*iceflightv1
 			PartitionJson:      partJSON,
 			Deletes:            index.forDataFile(lf),
 		}
-		tasks = append(tasks, task)
+		tasks = append(tasks, splitTask(task, df.SplitOffsets, targetSplit)...)
 		stats.DataFiles++
 		stats.Records += df.RecordCount
 		stats.Bytes += df.FileSize
@@ -141,7 +141,7 @@ func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return tasks[order[a]].FileSize > tasks[order[b]].FileSize })
+	sort.SliceStable(order, func(a, b int) bool { return taskBytes(tasks[order[a]]) > taskBytes(tasks[order[b]]) })
 	eps := make([]Endpoint, n)
 	for _, i := range order {
 		lightest := 0
@@ -151,8 +151,16 @@ func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
 			}
 		}
 		eps[lightest].Tasks = append(eps[lightest].Tasks, tasks[i])
-		eps[lightest].Bytes += tasks[i].FileSize
+		eps[lightest].Bytes += taskBytes(tasks[i])
 		eps[lightest].Records += tasks[i].RecordCount
 	}
 	return eps
+}
+
+// taskBytes is the bytes a task reads: its range, or the whole file.
+func taskBytes(t *iceflightv1.Task) int64 {
+	if t.Length > 0 {
+		return t.Length
+	}
+	return t.FileSize
 }
