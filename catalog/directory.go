@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
@@ -28,7 +30,15 @@ type Directory struct {
 	root  string // absolute, symlinks resolved
 	io    fileio.FileIO
 	rules []fileio.Rule
+
+	refresh time.Duration
+	mu      sync.Mutex
+	cache   map[string]*cachedTable
 }
+
+// DefaultRefreshInterval is how long a table's metadata is served from the
+// cache before the current metadata file is looked up again.
+const DefaultRefreshInterval = 5 * time.Second
 
 var _ Catalog = (*Directory)(nil)
 
@@ -44,6 +54,12 @@ func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io
 // directory derives itself, for files that live beyond the warehouse.
 func WithRules(rules ...fileio.Rule) Option {
 	return func(d *Directory) { d.rules = append(d.rules, rules...) }
+}
+
+// WithRefreshInterval sets how long parsed metadata is served before the
+// current metadata file is looked up again; 0 looks it up on every load.
+func WithRefreshInterval(d time.Duration) Option {
+	return func(dir *Directory) { dir.refresh = max(d, 0) }
 }
 
 // NewDirectory returns a Catalog over the warehouse folder root.
@@ -70,7 +86,7 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("warehouse %s: not a folder", root)
 	}
-	d := &Directory{root: real}
+	d := &Directory{root: real, refresh: DefaultRefreshInterval, cache: map[string]*cachedTable{}}
 	for _, opt := range opts {
 		opt(d)
 	}
@@ -125,10 +141,15 @@ func (d *Directory) ListTables(ctx context.Context) ([]Identifier, error) {
 	return ids, nil
 }
 
-// LoadTable reads the current metadata of the table id names, and returns
-// it with a FileIO that maps the writer's recorded paths into the table's
-// folder (see tableRules). Nothing outside the root is read through a table
-// name: every folder on the way is checked after resolving symlinks.
+// LoadTable returns the current metadata of the table id names, with a
+// FileIO that maps the writer's recorded paths into the table's folder (see
+// tableRules). Nothing outside the root is read through a table name: every
+// folder on the way is checked after resolving symlinks.
+//
+// Parsed tables are cached: within the refresh interval a table is served
+// from the cache; after it, the current metadata file is looked up again
+// (a directory listing, no parse) and the table parsed anew only when that
+// file changed.
 func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error) {
 	if err := id.Validate(); err != nil {
 		return nil, err
@@ -136,31 +157,81 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("load table %s: %w", id, err)
 	}
+	key := id.String()
+	now := time.Now()
+	d.mu.Lock()
+	cached := d.cache[key]
+	d.mu.Unlock()
+	if cached != nil && now.Sub(cached.checked) < d.refresh {
+		return cached.table, nil
+	}
+	folder, rel, metaFile, err := d.locate(id)
+	if err != nil {
+		return nil, err
+	}
+	t := (*Table)(nil)
+	if cached != nil && cached.table.MetadataLocation == metaFile {
+		t = cached.table
+	} else if t, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.cache[key] = &cachedTable{table: t, checked: now}
+	d.mu.Unlock()
+	return t, nil
+}
+
+// Refresh drops cached metadata so the next LoadTable looks for the
+// current metadata file at once: of one table, or of all when id is nil.
+func (d *Directory) Refresh(id Identifier) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if id == nil {
+		clear(d.cache)
+		return
+	}
+	delete(d.cache, id.String())
+}
+
+// cachedTable is a parsed table and when its metadata file was last
+// looked up.
+type cachedTable struct {
+	table   *Table
+	checked time.Time
+}
+
+// locate finds a table's folder and current metadata file.
+func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err error) {
 	var parts []string
 	for _, p := range id {
 		parts = append(parts, strings.Split(p, ".")...)
 	}
 	if len(parts) > maxIdentifierParts {
-		return nil, fmt.Errorf("%w %q: more than %d parts", ErrInvalidIdentifier, id.String(), maxIdentifierParts)
+		return "", "", "", fmt.Errorf("%w %q: more than %d parts", ErrInvalidIdentifier, id.String(), maxIdentifierParts)
 	}
 	folder, rel, ok := d.find(d.root, "", parts)
 	if !ok {
-		return nil, fmt.Errorf("table %s: %w", id, ErrTableNotFound)
+		return "", "", "", fmt.Errorf("table %s: %w", id, ErrTableNotFound)
 	}
 	metaDir, ok := d.inside(filepath.Join(folder, "metadata"))
 	if !ok {
-		return nil, fmt.Errorf("table %s: %w", id, ErrTableNotFound)
+		return "", "", "", fmt.Errorf("table %s: %w", id, ErrTableNotFound)
 	}
 	name, err := currentMetadata(metaDir, d.inside)
 	if errors.Is(err, errNoMetadata) {
-		return nil, fmt.Errorf("table %s: %w: %v", id, ErrTableNotFound, err)
+		return "", "", "", fmt.Errorf("table %s: %w: %v", id, ErrTableNotFound, err)
 	} else if err != nil {
-		return nil, fmt.Errorf("table %s: %w", id, err)
+		return "", "", "", fmt.Errorf("table %s: %w", id, err)
 	}
-	metaFile, ok := d.inside(filepath.Join(metaDir, name))
+	metaFile, ok = d.inside(filepath.Join(metaDir, name))
 	if !ok {
-		return nil, fmt.Errorf("table %s: metadata file %s lies outside the warehouse", id, filepath.Join(metaDir, name))
+		return "", "", "", fmt.Errorf("table %s: metadata file %s lies outside the warehouse", id, filepath.Join(metaDir, name))
 	}
+	return folder, rel, metaFile, nil
+}
+
+// load reads and parses a table's metadata file.
+func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, error) {
 	data, err := fileio.ReadAll(ctx, d.io, metaFile)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", id, err)

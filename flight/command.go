@@ -77,15 +77,24 @@ func parseCommand(b []byte) (*iceflightv1.Command, error) {
 	return cmd, nil
 }
 
-func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
+// decodeStrict decodes one JSON object into v, refusing unknown keys and
+// trailing data: a misspelt option must fail, not be ignored.
+func decodeStrict(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	var jc jsonCommand
-	if err := dec.Decode(&jc); err != nil {
-		return nil, fmt.Errorf("%w: command JSON: %v", errBadCommand, err)
+	if err := dec.Decode(v); err != nil {
+		return err
 	}
 	if dec.More() {
-		return nil, fmt.Errorf("%w: command JSON: trailing data after the object", errBadCommand)
+		return errors.New("trailing data after the object")
+	}
+	return nil
+}
+
+func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
+	var jc jsonCommand
+	if err := decodeStrict(b, &jc); err != nil {
+		return nil, fmt.Errorf("%w: command JSON: %v", errBadCommand, err)
 	}
 	cmd := &iceflightv1.Command{
 		Table:            jc.Table,

@@ -336,3 +336,47 @@ func TestSplitsReadEveryRowOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestActions(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	do := func(typ, body string) ([]byte, error) {
+		stream, err := h.client.DoAction(ctx, &flight.Action{Type: typ, Body: []byte(body)})
+		if err != nil {
+			return nil, err
+		}
+		res, err := stream.Recv()
+		if err != nil {
+			return nil, err
+		}
+		return res.Body, nil
+	}
+	body, err := do(ActionSnapshots, `{"table": "samples.history"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snaps []snapshotInfo
+	if err := json.Unmarshal(body, &snaps); err != nil || len(snaps) < 3 || !snaps[len(snaps)-1].Current {
+		t.Fatalf("snapshots of a 3-snapshot table: %s (%v)", body, err)
+	}
+	// Every listed snapshot can be read by id.
+	for _, s := range snaps {
+		if _, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.history", "snapshot_id": s.SnapshotID})); err != nil {
+			t.Errorf("snapshot %d listed but not readable: %v", s.SnapshotID, err)
+		}
+	}
+	body, err = do(ActionRefs, `{"table": "samples.history"}`)
+	var refs map[string]refInfo
+	if err != nil || json.Unmarshal(body, &refs) != nil || refs["main"].SnapshotID != snaps[len(snaps)-1].SnapshotID {
+		t.Fatalf("refs: %s (%v)", body, err)
+	}
+	if _, err := do(ActionRefresh, `{}`); err != nil {
+		t.Fatalf("refresh: %v", err)
+	}
+	if _, err := do("nope", ``); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("unknown action: %v, want InvalidArgument", err)
+	}
+	if _, err := do(ActionSnapshots, `{"table": "samples.history", "x": 1}`); status.Code(err) != codes.InvalidArgument {
+		t.Fatalf("unknown body key: %v, want InvalidArgument", err)
+	}
+}

@@ -26,6 +26,7 @@ type serveConfig struct {
 	ticketTTL     time.Duration
 	logLevel      string
 	drainTimeout  time.Duration
+	refresh       time.Duration
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -34,6 +35,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.ticketKeyFile, "ticket-key-file", "", "file holding the HMAC key that signs tickets (hex or raw, ≥32 bytes); default: a random key per process")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flight.DefaultTicketTTL, "how long a ticket stays redeemable")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish before they are cut")
 }
 
@@ -93,7 +95,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // newService builds the Flight service for a configuration and returns it
 // with the number of tables found.
 func newService(ctx context.Context, cfg serveConfig, log *slog.Logger) (*flight.Service, int, error) {
-	cat, err := catalog.NewDirectory(cfg.warehouse)
+	cat, err := catalog.NewDirectory(cfg.warehouse, catalog.WithRefreshInterval(cfg.refresh))
 	if err != nil {
 		return nil, 0, fmt.Errorf("warehouse: %w", err)
 	}
