@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -23,15 +24,23 @@ type liveFile struct {
 // snapshots that list manifest paths directly.
 func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
 	if snap.ManifestList != "" {
-		data, err := fileio.ReadAll(ctx, t.IO, snap.ManifestList)
+		// Inheritance fills values from the snapshot, so the key has its id.
+		key := cacheKey("list", snap.ManifestList, snap.SnapshotID)
+		v, _, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
+			data, err := fileio.ReadAll(ctx, t.IO, snap.ManifestList)
+			if err != nil {
+				return nil, 0, fmt.Errorf("manifest list: %w", err)
+			}
+			mfs, err := iceberg.ReadManifestList(bytes.NewReader(data), t.Metadata.FormatVersion, snap)
+			if err != nil {
+				return nil, 0, fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
+			}
+			return mfs, manifestListSize(mfs), nil
+		})
 		if err != nil {
-			return nil, fmt.Errorf("manifest list: %w", err)
+			return nil, err
 		}
-		mfs, err := iceberg.ReadManifestList(bytes.NewReader(data), t.Metadata.FormatVersion, snap)
-		if err != nil {
-			return nil, fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
-		}
-		return mfs, nil
+		return v.([]iceberg.ManifestFile), nil
 	}
 	// A v1 snapshot lists its manifests directly; only their headers are
 	// read here, for the partition spec id.
@@ -57,19 +66,19 @@ func (p *Planner) liveFiles(ctx context.Context, t Table, snap *iceberg.Snapshot
 	results := make([][]liveFile, len(mfs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.concurrency)
+	var hits atomic.Int64
 	for i, mf := range mfs {
 		g.Go(func() error {
 			spec, ok := t.Metadata.SpecByID(mf.SpecID)
 			if !ok {
 				return fmt.Errorf("manifest %s: %w: partition spec %d not in table metadata", mf.Path, iceberg.ErrInvalidMetadata, mf.SpecID)
 			}
-			data, err := fileio.ReadAll(gctx, t.IO, mf.Path)
+			entries, hit, err := p.manifest(gctx, t, mf, spec)
 			if err != nil {
-				return fmt.Errorf("manifest: %w", err)
+				return err
 			}
-			entries, err := iceberg.ReadManifest(bytes.NewReader(data), mf, partitionType(t.Metadata, spec))
-			if err != nil {
-				return fmt.Errorf("manifest %s: %w", mf.Path, err)
+			if hit {
+				hits.Add(1)
 			}
 			live := make([]liveFile, 0, len(entries))
 			for _, e := range entries {
@@ -85,6 +94,7 @@ func (p *Planner) liveFiles(ctx context.Context, t Table, snap *iceberg.Snapshot
 		return nil, err
 	}
 	stats.ManifestsRead = len(mfs)
+	stats.ManifestCacheHits = int(hits.Load())
 	var out []liveFile
 	for _, r := range results {
 		out = append(out, r...)
@@ -117,4 +127,53 @@ func findField(md *iceberg.TableMetadata, id int) (iceberg.NestedField, bool) {
 		}
 	}
 	return iceberg.NestedField{}, false
+}
+
+// manifest returns a manifest's decoded entries, from the cache when it
+// has them. Entries depend on the manifest file's inherited values, which
+// are fixed for a given path and length.
+func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile, spec iceberg.PartitionSpec) ([]iceberg.ManifestEntry, bool, error) {
+	key := cacheKey(fmt.Sprintf("manifest/%d/%d", mf.SequenceNumber, mf.AddedSnapshotID), mf.Path, mf.Length)
+	v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
+		data, err := fileio.ReadAll(ctx, t.IO, mf.Path)
+		if err != nil {
+			return nil, 0, fmt.Errorf("manifest: %w", err)
+		}
+		entries, err := iceberg.ReadManifest(bytes.NewReader(data), mf, partitionType(t.Metadata, spec))
+		if err != nil {
+			return nil, 0, fmt.Errorf("manifest %s: %w", mf.Path, err)
+		}
+		return entries, manifestSize(entries), nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return v.([]iceberg.ManifestEntry), hit, nil
+}
+
+// manifestSize estimates the memory decoded entries hold, for the cache's
+// byte bound: fixed parts plus paths, bounds and metric maps.
+func manifestSize(entries []iceberg.ManifestEntry) int64 {
+	const entryOverhead, mapEntry = 400, 48
+	n := int64(0)
+	for i := range entries {
+		df := &entries[i].DataFile
+		n += entryOverhead + int64(len(df.Path)) + int64(len(df.Partition))*32 + int64(len(df.SplitOffsets))*8
+		n += int64(len(df.ColumnSizes)+len(df.ValueCounts)+len(df.NullValueCounts)+len(df.NaNValueCounts)) * mapEntry
+		for _, b := range df.LowerBounds {
+			n += mapEntry + int64(len(b))
+		}
+		for _, b := range df.UpperBounds {
+			n += mapEntry + int64(len(b))
+		}
+	}
+	return n
+}
+
+func manifestListSize(mfs []iceberg.ManifestFile) int64 {
+	n := int64(0)
+	for i := range mfs {
+		n += 200 + int64(len(mfs[i].Path)) + int64(len(mfs[i].Partitions))*64
+	}
+	return n
 }

@@ -89,6 +89,7 @@ type Endpoint struct {
 // Planner plans scans.
 type Planner struct {
 	concurrency int
+	cache       *cache
 }
 
 // Option configures a Planner.
@@ -103,14 +104,23 @@ func WithConcurrency(n int) Option {
 	}
 }
 
+// WithCacheBytes bounds the cache of decoded manifests and manifest lists;
+// 0 disables it.
+func WithCacheBytes(n int64) Option {
+	return func(p *Planner) { p.cache = newCache(n) }
+}
+
 // New returns a Planner.
 func New(opts ...Option) *Planner {
-	p := &Planner{concurrency: 4 * runtime.GOMAXPROCS(0)}
+	p := &Planner{concurrency: 4 * runtime.GOMAXPROCS(0), cache: newCache(DefaultCacheBytes)}
 	for _, o := range opts {
 		o(p)
 	}
 	return p
 }
+
+// CacheStats reports the manifest cache's use.
+func (p *Planner) CacheStats() CacheStats { return p.cache.stats() }
 
 var tracer = otel.Tracer("github.com/iceflight/iceflight/planner")
 
@@ -177,14 +187,16 @@ func millisSince(t time.Time) float64 {
 // Stats describes what planning read and chose; it is sent to clients as
 // FlightInfo app_metadata.
 type Stats struct {
-	SnapshotID       int64   `json:"snapshot_id"`
-	ManifestsRead    int     `json:"manifests_read"`
-	ManifestsSkipped int     `json:"manifests_skipped"`
-	DataFiles        int     `json:"data_files"`
-	DeleteFiles      int     `json:"delete_files"`
-	Records          int64   `json:"records"`
-	Bytes            int64   `json:"bytes"`
-	Tasks            int     `json:"tasks"`
-	Endpoints        int     `json:"endpoints"`
-	PlanningMillis   float64 `json:"planning_ms"`
+	SnapshotID       int64 `json:"snapshot_id"`
+	ManifestsRead    int   `json:"manifests_read"`
+	ManifestsSkipped int   `json:"manifests_skipped"`
+	// ManifestCacheHits counts manifests served decoded from the cache.
+	ManifestCacheHits int     `json:"manifest_cache_hits"`
+	DataFiles         int     `json:"data_files"`
+	DeleteFiles       int     `json:"delete_files"`
+	Records           int64   `json:"records"`
+	Bytes             int64   `json:"bytes"`
+	Tasks             int     `json:"tasks"`
+	Endpoints         int     `json:"endpoints"`
+	PlanningMillis    float64 `json:"planning_ms"`
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/flight"
+	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -27,6 +28,7 @@ type serveConfig struct {
 	logLevel      string
 	drainTimeout  time.Duration
 	refresh       time.Duration
+	cacheBytes    int64
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -36,6 +38,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flight.DefaultTicketTTL, "how long a ticket stays redeemable")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
+	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish before they are cut")
 }
 
@@ -113,5 +116,6 @@ func newService(ctx context.Context, cfg serveConfig, log *slog.Logger) (*flight
 		return nil, 0, err
 	}
 	rd := reader.New(fileio.NewResolver())
-	return flight.NewService(cat, rd, signer, flight.WithLogger(log)), len(tables), nil
+	pl := planner.New(planner.WithCacheBytes(cfg.cacheBytes))
+	return flight.NewService(cat, rd, signer, flight.WithLogger(log), flight.WithPlanner(pl)), len(tables), nil
 }

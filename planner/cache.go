@@ -1,0 +1,108 @@
+package planner
+
+import (
+	"container/list"
+	"context"
+	"fmt"
+	"sync"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// DefaultCacheBytes bounds the manifest cache when no size is given.
+const DefaultCacheBytes = 256 << 20
+
+// cache is a byte-bounded LRU of decoded manifest lists and manifests.
+// Both are immutable once written, so an entry never goes stale; keys
+// include the file's length so a file rewritten in place (which no Iceberg
+// writer does) is not confused with the one cached.
+type cache struct {
+	mu       sync.Mutex
+	capacity int64
+	size     int64
+	order    *list.List // front = most recently used
+	entries  map[string]*list.Element
+	loads    singleflight.Group
+
+	hits, misses int64
+}
+
+type cacheEntry struct {
+	key   string
+	value any
+	size  int64
+}
+
+func newCache(capacity int64) *cache {
+	return &cache{capacity: capacity, order: list.New(), entries: map[string]*list.Element{}}
+}
+
+// get returns the cached value for key, or loads it once however many
+// callers ask at the same time. A value larger than the whole cache is
+// returned but not kept.
+func (c *cache) get(ctx context.Context, key string, load func(context.Context) (any, int64, error)) (any, bool, error) {
+	if c == nil || c.capacity <= 0 {
+		v, _, err := load(ctx)
+		return v, false, err
+	}
+	c.mu.Lock()
+	if el, ok := c.entries[key]; ok {
+		c.order.MoveToFront(el)
+		c.hits++
+		c.mu.Unlock()
+		return el.Value.(*cacheEntry).value, true, nil
+	}
+	c.misses++
+	c.mu.Unlock()
+	v, err, _ := c.loads.Do(key, func() (any, error) {
+		// Other callers may wait on this load: one caller going away must
+		// not fail theirs, and the work is bounded (one file).
+		v, size, err := load(context.WithoutCancel(ctx))
+		if err != nil {
+			return nil, err
+		}
+		c.put(key, v, size)
+		return v, nil
+	})
+	return v, false, err
+}
+
+func (c *cache) put(key string, v any, size int64) {
+	if size > c.capacity {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[key]; ok {
+		c.order.MoveToFront(el)
+		return
+	}
+	c.entries[key] = c.order.PushFront(&cacheEntry{key: key, value: v, size: size})
+	c.size += size
+	for c.size > c.capacity {
+		last := c.order.Back()
+		e := last.Value.(*cacheEntry)
+		c.order.Remove(last)
+		delete(c.entries, e.key)
+		c.size -= e.size
+	}
+}
+
+// CacheStats reports the manifest cache's use.
+type CacheStats struct {
+	Entries       int   `json:"entries"`
+	Bytes         int64 `json:"bytes"`
+	CapacityBytes int64 `json:"capacity_bytes"`
+	Hits          int64 `json:"hits"`
+	Misses        int64 `json:"misses"`
+}
+
+func (c *cache) stats() CacheStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return CacheStats{Entries: len(c.entries), Bytes: c.size, CapacityBytes: c.capacity, Hits: c.hits, Misses: c.misses}
+}
+
+func cacheKey(kind, location string, length int64) string {
+	return fmt.Sprintf("%s\x00%d\x00%s", kind, length, location)
+}
