@@ -101,26 +101,6 @@ func (s *Schema) FindColumn(name string, caseSensitive bool) (NestedField, bool)
 	return NestedField{}, false
 }
 
-// Select returns a schema holding only the named top-level columns, in the
-// order given. An unknown name is an error that wraps ErrFieldNotFound and
-// lists the names that exist.
-func (s *Schema) Select(caseSensitive bool, names ...string) (*Schema, error) {
-	fields := make([]NestedField, 0, len(names))
-	seen := make(map[int]bool)
-	for _, name := range names {
-		f, ok := s.FindColumn(name, caseSensitive)
-		if !ok {
-			return nil, fmt.Errorf("%w: column %q (columns are %s)", ErrFieldNotFound, name, strings.Join(s.ColumnNames(), ", "))
-		}
-		if seen[f.ID] {
-			return nil, fmt.Errorf("column %q selected twice", name)
-		}
-		seen[f.ID] = true
-		fields = append(fields, f)
-	}
-	return NewSchema(s.ID, fields...), nil
-}
-
 // ColumnNames returns the names of the top-level columns in order.
 func (s *Schema) ColumnNames() []string {
 	names := make([]string, len(s.Fields))

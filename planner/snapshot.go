@@ -69,7 +69,10 @@ func (s Selection) Resolve(md *iceberg.TableMetadata) (*iceberg.Snapshot, *icebe
 }
 
 // ProjectedSchema returns the schema a scan for req reads with, without
-// reading any manifest.
+// reading any manifest. Columns are top-level names, dotted paths into
+// structs, or metadata columns (_file, _pos, _spec_id, _partition,
+// _row_id, _last_updated_sequence_number); a table column of the same name
+// wins over a metadata column.
 func ProjectedSchema(md *iceberg.TableMetadata, req Request) (*iceberg.Schema, error) {
 	_, schema, err := req.Resolve(md)
 	if err != nil {
@@ -78,9 +81,48 @@ func ProjectedSchema(md *iceberg.TableMetadata, req Request) (*iceberg.Schema, e
 	if len(req.Columns) == 0 {
 		return schema, nil
 	}
-	s, err := schema.Select(req.CaseSensitive, req.Columns...)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	var fields []iceberg.NestedField
+	placed := map[int]int{} // top-level field id -> index in fields
+	for _, name := range req.Columns {
+		sel, err := schema.Select(req.CaseSensitive, name)
+		if err != nil {
+			meta, ok := metadataColumn(md, name)
+			if !ok {
+				return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+			}
+			sel = iceberg.NewSchema(schema.ID, meta)
+		}
+		f := sel.Fields[0]
+		if i, ok := placed[f.ID]; ok {
+			// A second path into the same column: select them together.
+			merged, err := schema.Select(req.CaseSensitive, namesOf(req.Columns, schema, req.CaseSensitive, f.ID)...)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+			}
+			fields[i] = merged.Fields[0]
+			continue
+		}
+		placed[f.ID] = len(fields)
+		fields = append(fields, f)
 	}
-	return s, nil
+	return iceberg.NewSchema(schema.ID, fields...), nil
+}
+
+// namesOf returns the requested names that select the top-level field id.
+func namesOf(columns []string, schema *iceberg.Schema, caseSensitive bool, id int) []string {
+	var out []string
+	for _, name := range columns {
+		if sel, err := schema.Select(caseSensitive, name); err == nil && sel.Fields[0].ID == id {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func metadataColumn(md *iceberg.TableMetadata, name string) (iceberg.NestedField, bool) {
+	if name == "_partition" {
+		return iceberg.NestedField{ID: iceberg.FieldIDPartition, Name: "_partition", Type: md.PartitionUnionType(),
+			Required: true, Doc: "Partition to which a row belongs"}, true
+	}
+	return iceberg.MetadataColumn(name)
 }

@@ -1,0 +1,74 @@
+package iceberg
+
+// Reserved field ids of metadata columns (spec: Reserved Field IDs). A
+// reader fills these columns itself; they are never stored in data files,
+// except the v3 row-lineage columns, which writers may store.
+const (
+	FieldIDFilePath                  = 2147483646
+	FieldIDRowPosition               = 2147483645
+	FieldIDIsDeleted                 = 2147483644
+	FieldIDSpecID                    = 2147483643
+	FieldIDPartition                 = 2147483642
+	FieldIDRowID                     = 2147483540
+	FieldIDLastUpdatedSequenceNumber = 2147483539
+	// FieldIDDeleteFilePath and FieldIDDeletePosition are the columns of
+	// position delete files.
+	FieldIDDeleteFilePath = 2147483546
+	FieldIDDeletePosition = 2147483545
+)
+
+var metadataColumns = []NestedField{
+	{ID: FieldIDFilePath, Name: "_file", Type: StringType{}, Required: true, Doc: "Path of the file in which a row is stored"},
+	{ID: FieldIDRowPosition, Name: "_pos", Type: LongType{}, Required: true, Doc: "Ordinal position of a row in the source data file"},
+	{ID: FieldIDSpecID, Name: "_spec_id", Type: IntType{}, Required: true, Doc: "Spec ID used to track the file containing a row"},
+	{ID: FieldIDRowID, Name: "_row_id", Type: LongType{}, Doc: "Implicit row ID that is automatically assigned"},
+	{ID: FieldIDLastUpdatedSequenceNumber, Name: "_last_updated_sequence_number", Type: LongType{}, Doc: "Sequence number when the row was last updated"},
+}
+
+// MetadataColumn returns the metadata column with the given name. The
+// _partition column is not among them: its type depends on the table (see
+// TableMetadata.PartitionUnionType).
+func MetadataColumn(name string) (NestedField, bool) {
+	for _, f := range metadataColumns {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return NestedField{}, false
+}
+
+// IsMetadataColumnID reports whether id is a reserved metadata column id.
+func IsMetadataColumnID(id int) bool {
+	switch id {
+	case FieldIDFilePath, FieldIDRowPosition, FieldIDIsDeleted, FieldIDSpecID, FieldIDPartition,
+		FieldIDRowID, FieldIDLastUpdatedSequenceNumber:
+		return true
+	}
+	return false
+}
+
+// PartitionUnionType returns the type of the _partition metadata column:
+// a struct of every partition field of every spec, by partition field id
+// in order of first appearance, each optional since files of other specs
+// have no value for it.
+func (md *TableMetadata) PartitionUnionType() *StructType {
+	seen := map[int]bool{}
+	var fields []NestedField
+	for _, spec := range md.Specs {
+		for _, f := range spec.Fields {
+			if seen[f.FieldID] {
+				continue
+			}
+			seen[f.FieldID] = true
+			var t Type = UnknownType{}
+			for i := len(md.Schemas) - 1; i >= 0; i-- {
+				if src, ok := md.Schemas[i].FieldByID(f.SourceID); ok {
+					t = f.Transform.ResultType(src.Type)
+					break
+				}
+			}
+			fields = append(fields, NestedField{ID: f.FieldID, Name: f.Name, Type: t})
+		}
+	}
+	return &StructType{Fields: fields}
+}
