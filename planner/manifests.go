@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -56,34 +55,33 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 	})
 }
 
-// liveFiles reads every manifest of the snapshot in parallel and returns the
-// entries that are not DELETED, in manifest order.
-func (p *Planner) liveFiles(ctx context.Context, t Table, snap *iceberg.Snapshot, stats *Stats) ([]liveFile, error) {
-	mfs, err := p.manifests(ctx, t, snap)
-	if err != nil {
-		return nil, err
-	}
+// readEntries reads manifests in parallel with a bounded pool and returns,
+// in manifest order, the entries that are not DELETED and that keep
+// accepts. The first error cancels the remaining reads.
+func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.ManifestFile, c *counters,
+	keep func(spec iceberg.PartitionSpec, e *iceberg.ManifestEntry) bool) ([]liveFile, error) {
 	results := make([][]liveFile, len(mfs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.concurrency)
-	var hits atomic.Int64
 	for i, mf := range mfs {
 		g.Go(func() error {
-			spec, ok := t.Metadata.SpecByID(mf.SpecID)
-			if !ok {
-				return fmt.Errorf("manifest %s: %w: partition spec %d not in table metadata", mf.Path, iceberg.ErrInvalidMetadata, mf.SpecID)
+			spec, err := specOf(t.Metadata, mf)
+			if err != nil {
+				return err
 			}
 			entries, hit, err := p.manifest(gctx, t, mf, spec)
 			if err != nil {
 				return err
 			}
+			c.manifestsRead.Add(1)
 			if hit {
-				hits.Add(1)
+				c.cacheHits.Add(1)
 			}
 			live := make([]liveFile, 0, len(entries))
-			for _, e := range entries {
-				if e.Status != iceberg.EntryDeleted {
-					live = append(live, liveFile{entry: e, spec: spec})
+			for k := range entries {
+				e := &entries[k]
+				if e.Status != iceberg.EntryDeleted && keep(spec, e) {
+					live = append(live, liveFile{entry: *e, spec: spec})
 				}
 			}
 			results[i] = live
@@ -93,13 +91,19 @@ func (p *Planner) liveFiles(ctx context.Context, t Table, snap *iceberg.Snapshot
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	stats.ManifestsRead = len(mfs)
-	stats.ManifestCacheHits = int(hits.Load())
 	var out []liveFile
 	for _, r := range results {
 		out = append(out, r...)
 	}
 	return out, nil
+}
+
+func specOf(md *iceberg.TableMetadata, mf iceberg.ManifestFile) (iceberg.PartitionSpec, error) {
+	spec, ok := md.SpecByID(mf.SpecID)
+	if !ok {
+		return spec, fmt.Errorf("manifest %s: %w: partition spec %d not in table metadata", mf.Path, iceberg.ErrInvalidMetadata, mf.SpecID)
+	}
+	return spec, nil
 }
 
 // partitionType resolves a spec's partition tuple type. A source column may

@@ -15,6 +15,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -58,6 +59,11 @@ type Request struct {
 	// TargetSplitBytes is the size large files are split to; 0 means
 	// DefaultTargetSplitBytes.
 	TargetSplitBytes int64
+	// Filter selects rows; nil reads all. It is bound to the scan's schema.
+	Filter expr.Expr
+	// Limit caps the rows read; 0 means no limit. A limited scan is planned
+	// into one endpoint whose ticket stops the stream at the limit.
+	Limit int64
 }
 
 // Plan is a planned scan.
@@ -76,7 +82,9 @@ type Plan struct {
 	EqualitySchema *iceberg.Schema
 	// Endpoints holds the tasks of each endpoint.
 	Endpoints []Endpoint
-	Stats     Stats
+	// Limit is the row limit each endpoint's stream stops at; 0 for none.
+	Limit int64
+	Stats Stats
 }
 
 // Endpoint is a group of tasks served by one DoGet.
@@ -155,7 +163,12 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	plan.Stats.SnapshotID = snap.SnapshotID
 	span.SetAttributes(attribute.Int64("iceflight.snapshot_id", snap.SnapshotID))
 
-	files, err := p.liveFiles(ctx, t, snap, &plan.Stats)
+	_, readSchema, _ := req.Resolve(md)
+	filter, err := newScanFilter(md, readSchema, req.Filter, req.CaseSensitive)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w: %w", t.Name, ErrInvalidRequest, err)
+	}
+	data, deletes, err := p.collect(ctx, t, snap, filter, req.Limit, &plan.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
@@ -163,7 +176,7 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if target <= 0 {
 		target = DefaultTargetSplitBytes
 	}
-	tasks, err := p.tasks(t, files, target, &plan.Stats)
+	tasks, err := p.tasks(t, data, deletes, filter, target, &plan.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
@@ -171,6 +184,10 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	maxEndpoints := req.MaxEndpoints
 	if maxEndpoints <= 0 {
 		maxEndpoints = DefaultMaxEndpoints
+	}
+	if req.Limit > 0 {
+		maxEndpoints = 1
+		plan.Limit = req.Limit
 	}
 	plan.Endpoints = groupEndpoints(tasks, maxEndpoints)
 	plan.Stats.Tasks = len(tasks)
@@ -190,6 +207,11 @@ type Stats struct {
 	SnapshotID       int64 `json:"snapshot_id"`
 	ManifestsRead    int   `json:"manifests_read"`
 	ManifestsSkipped int   `json:"manifests_skipped"`
+	// Data files skipped by their partition values and by column metrics,
+	// and delete files skipped by partition.
+	FilesSkippedByPartition int `json:"data_files_skipped_by_partition"`
+	FilesSkippedByMetrics   int `json:"data_files_skipped_by_metrics"`
+	DeleteFilesSkipped      int `json:"delete_files_skipped"`
 	// ManifestCacheHits counts manifests served decoded from the cache.
 	ManifestCacheHits int     `json:"manifest_cache_hits"`
 	DataFiles         int     `json:"data_files"`

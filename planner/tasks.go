@@ -24,16 +24,8 @@ var supportedFormats = map[iceflightv1.FileFormat]bool{
 
 // tasks turns live files into one task per data file, each carrying the
 // delete files that apply to it.
-func (p *Planner) tasks(t Table, files []liveFile, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
+func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
 	mapper, _ := t.IO.(Mapper)
-	var data, deletes []liveFile
-	for _, lf := range files {
-		if lf.entry.DataFile.Content == iceberg.FileContentData {
-			data = append(data, lf)
-		} else {
-			deletes = append(deletes, lf)
-		}
-	}
 	stats.DeleteFiles = len(deletes)
 	index := newDeleteIndex(deletes, mapper)
 	var tasks []*iceflightv1.Task
@@ -49,6 +41,10 @@ func (p *Planner) tasks(t Table, files []liveFile, targetSplit int64, stats *Sta
 			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
 		}
 		partJSON, err := partitionJSON(lf.spec, df.Partition)
+		if err != nil {
+			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+		}
+		residual, err := filter.residual(lf.spec, df)
 		if err != nil {
 			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
 		}
@@ -69,6 +65,7 @@ func (p *Planner) tasks(t Table, files []liveFile, targetSplit int64, stats *Sta
 			FirstRowId:         df.FirstRowID,
 			PartitionJson:      partJSON,
 			Deletes:            index.forDataFile(lf),
+			ResidualJson:       residual,
 		}
 		tasks = append(tasks, splitTask(task, df.SplitOffsets, targetSplit)...)
 		stats.DataFiles++

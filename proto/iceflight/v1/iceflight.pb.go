@@ -461,7 +461,11 @@ type Task struct {
 	PartitionJson string `protobuf:"bytes,14,opt,name=partition_json,json=partitionJson,proto3" json:"partition_json,omitempty"`
 	// file_path is the data file's path as recorded in metadata, which
 	// position deletes name and _file reports; path is where it is read.
-	FilePath      string `protobuf:"bytes,15,opt,name=file_path,json=filePath,proto3" json:"file_path,omitempty"`
+	FilePath string `protobuf:"bytes,15,opt,name=file_path,json=filePath,proto3" json:"file_path,omitempty"`
+	// residual_json is the part of the scan filter that the file's partition
+	// and metrics do not settle, as Iceberg REST Expression JSON bound to the
+	// ticket's schema by name; empty means every row matches.
+	ResidualJson  string `protobuf:"bytes,16,opt,name=residual_json,json=residualJson,proto3" json:"residual_json,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -601,6 +605,13 @@ func (x *Task) GetFilePath() string {
 	return ""
 }
 
+func (x *Task) GetResidualJson() string {
+	if x != nil {
+		return x.ResidualJson
+	}
+	return ""
+}
+
 // Ticket is everything a worker needs to stream a slice of a scan, with no
 // coordinator state.
 type Ticket struct {
@@ -612,10 +623,7 @@ type Ticket struct {
 	// schema_json is the projected Iceberg schema in the spec's JSON form.
 	SchemaJson string `protobuf:"bytes,4,opt,name=schema_json,json=schemaJson,proto3" json:"schema_json,omitempty"`
 	// name_mapping_json is the table's schema.name-mapping.default.
-	NameMappingJson string `protobuf:"bytes,5,opt,name=name_mapping_json,json=nameMappingJson,proto3" json:"name_mapping_json,omitempty"`
-	// residual_json is the filter still to apply to rows, as Iceberg REST
-	// Expression JSON; empty means none.
-	ResidualJson    string  `protobuf:"bytes,6,opt,name=residual_json,json=residualJson,proto3" json:"residual_json,omitempty"`
+	NameMappingJson string  `protobuf:"bytes,5,opt,name=name_mapping_json,json=nameMappingJson,proto3" json:"name_mapping_json,omitempty"`
 	Tasks           []*Task `protobuf:"bytes,7,rep,name=tasks,proto3" json:"tasks,omitempty"`
 	IssuedAtUnixMs  int64   `protobuf:"varint,8,opt,name=issued_at_unix_ms,json=issuedAtUnixMs,proto3" json:"issued_at_unix_ms,omitempty"`
 	ExpiresAtUnixMs int64   `protobuf:"varint,9,opt,name=expires_at_unix_ms,json=expiresAtUnixMs,proto3" json:"expires_at_unix_ms,omitempty"`
@@ -691,13 +699,6 @@ func (x *Ticket) GetSchemaJson() string {
 func (x *Ticket) GetNameMappingJson() string {
 	if x != nil {
 		return x.NameMappingJson
-	}
-	return ""
-}
-
-func (x *Ticket) GetResidualJson() string {
-	if x != nil {
-		return x.ResidualJson
 	}
 	return ""
 }
@@ -845,7 +846,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x11PartitionConstant\x12\x19\n" +
 	"\bfield_id\x18\x01 \x01(\x05R\afieldId\x12\x19\n" +
 	"\x05value\x18\x02 \x01(\fH\x00R\x05value\x88\x01\x01B\b\n" +
-	"\x06_value\"\xc5\x04\n" +
+	"\x06_value\"\xea\x04\n" +
 	"\x04Task\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x18.iceflight.v1.FileFormatR\x06format\x12\x1b\n" +
@@ -864,8 +865,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"firstRowId\x88\x01\x01\x122\n" +
 	"\adeletes\x18\r \x03(\v2\x18.iceflight.v1.DeleteFileR\adeletes\x12%\n" +
 	"\x0epartition_json\x18\x0e \x01(\tR\rpartitionJson\x12\x1b\n" +
-	"\tfile_path\x18\x0f \x01(\tR\bfilePathB\x0f\n" +
-	"\r_first_row_id\"\xcf\x03\n" +
+	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
+	"\rresidual_json\x18\x10 \x01(\tR\fresidualJsonB\x0f\n" +
+	"\r_first_row_id\"\xb0\x03\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -873,15 +875,14 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"snapshotId\x12\x1f\n" +
 	"\vschema_json\x18\x04 \x01(\tR\n" +
 	"schemaJson\x12*\n" +
-	"\x11name_mapping_json\x18\x05 \x01(\tR\x0fnameMappingJson\x12#\n" +
-	"\rresidual_json\x18\x06 \x01(\tR\fresidualJson\x12(\n" +
+	"\x11name_mapping_json\x18\x05 \x01(\tR\x0fnameMappingJson\x12(\n" +
 	"\x05tasks\x18\a \x03(\v2\x12.iceflight.v1.TaskR\x05tasks\x12)\n" +
 	"\x11issued_at_unix_ms\x18\b \x01(\x03R\x0eissuedAtUnixMs\x12+\n" +
 	"\x12expires_at_unix_ms\x18\t \x01(\x03R\x0fexpiresAtUnixMs\x12\x14\n" +
 	"\x05limit\x18\n" +
 	" \x01(\x03R\x05limit\x12%\n" +
 	"\x0eformat_version\x18\v \x01(\x05R\rformatVersion\x120\n" +
-	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJson\"Q\n" +
+	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJsonJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +

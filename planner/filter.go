@@ -1,0 +1,109 @@
+package planner
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
+)
+
+// ParseFilter reads a filter in either form the command accepts: the
+// Iceberg REST catalog's Expression JSON (an object, or true/false), or
+// the SQL-like string syntax of package expr.
+func ParseFilter(s string) (expr.Expr, error) {
+	trimmed := bytes.TrimSpace([]byte(s))
+	if len(trimmed) > 0 && (trimmed[0] == '{' || string(trimmed) == "true" || string(trimmed) == "false") {
+		return expr.ParseJSON(trimmed)
+	}
+	return expr.Parse(s)
+}
+
+// scanFilter is a row filter bound to the scan's schema, with the
+// evaluators of each partition spec built once per plan.
+type scanFilter struct {
+	bound     expr.Expr
+	inclusive *expr.MetricsEvaluator
+	strict    *expr.MetricsEvaluator
+	specs     map[int]*specFilter
+	md        *iceberg.TableMetadata
+}
+
+type specFilter struct {
+	manifest  *expr.ManifestEvaluator
+	partition *expr.PartitionEvaluator
+}
+
+// newScanFilter binds a filter; nil means no filter.
+func newScanFilter(md *iceberg.TableMetadata, schema *iceberg.Schema, filter expr.Expr, caseSensitive bool) (*scanFilter, error) {
+	if filter == nil {
+		return nil, nil
+	}
+	bound, err := expr.Bind(filter, schema, caseSensitive)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := bound.(expr.TrueExpr); ok {
+		return nil, nil
+	}
+	inclusive, err := expr.NewMetricsEvaluator(schema, bound, true)
+	if err != nil {
+		return nil, err
+	}
+	strict, err := expr.NewMetricsEvaluator(schema, bound, false)
+	if err != nil {
+		return nil, err
+	}
+	f := &scanFilter{bound: bound, inclusive: inclusive, strict: strict, specs: map[int]*specFilter{}, md: md}
+	if err := f.prepare(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// prepare builds the evaluators of every spec up front, so the parallel
+// manifest readers only read the map.
+func (f *scanFilter) prepare() error {
+	for _, spec := range f.md.Specs {
+		pt := partitionType(f.md, spec)
+		m, err := expr.NewManifestEvaluator(spec, pt, f.bound)
+		if err != nil {
+			return fmt.Errorf("partition spec %d: %w", spec.ID, err)
+		}
+		p, err := expr.NewPartitionEvaluator(spec, pt, f.bound)
+		if err != nil {
+			return fmt.Errorf("partition spec %d: %w", spec.ID, err)
+		}
+		f.specs[spec.ID] = &specFilter{manifest: m, partition: p}
+	}
+	return nil
+}
+
+// forSpec returns a spec's evaluators; nil for no filter.
+func (f *scanFilter) forSpec(id int) *specFilter {
+	if f == nil {
+		return nil
+	}
+	return f.specs[id]
+}
+
+// residual returns the filter still to apply to a data file's rows as JSON,
+// or "" when its partition or its metrics prove that every row matches.
+func (f *scanFilter) residual(spec iceberg.PartitionSpec, df *iceberg.DataFile) (string, error) {
+	if f == nil {
+		return "", nil
+	}
+	r := expr.Residual(spec, df.Partition, f.bound)
+	if _, ok := r.(expr.TrueExpr); ok {
+		return "", nil
+	}
+	if all, err := f.strict.Eval(df); err == nil && all {
+		return "", nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("encode residual %s: %w", r, err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,138 @@
+package planner
+
+import (
+	"context"
+	"math"
+	"sync/atomic"
+
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// counters are the statistics gathered while manifests are read in
+// parallel; they end up in Stats.
+type counters struct {
+	manifestsRead, cacheHits atomic.Int64
+	skippedByPartition       atomic.Int64
+	skippedByMetrics         atomic.Int64
+	deleteFilesSkipped       atomic.Int64
+}
+
+// collect returns the snapshot's live data and delete files that can hold
+// rows matching the filter, pruning in order: manifests by their partition
+// summaries and counts, then entries by partition values, then data files
+// by column metrics. With a limit and no filter, data manifests are read
+// in order only until enough rows are planned.
+func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, f *scanFilter, limit int64, stats *Stats) (data, deletes []liveFile, err error) {
+	mfs, err := p.manifests(ctx, t, snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	var dataMfs, deleteMfs []iceberg.ManifestFile
+	minDataSeq := int64(math.MaxInt64)
+	for _, mf := range mfs {
+		// Spec: counts of -1 are unknown (v1 lists may omit them).
+		if mf.AddedFilesCount == 0 && mf.ExistingFilesCount == 0 {
+			stats.ManifestsSkipped++
+			continue
+		}
+		if mf.Content == iceberg.ManifestContentDeletes {
+			deleteMfs = append(deleteMfs, mf)
+			continue
+		}
+		if sf := f.forSpec(mf.SpecID); sf != nil {
+			if ok, err := sf.manifest.Eval(&mf); err != nil {
+				return nil, nil, err
+			} else if !ok {
+				stats.ManifestsSkipped++
+				continue
+			}
+		}
+		dataMfs = append(dataMfs, mf)
+		minDataSeq = min(minDataSeq, mf.MinSequenceNumber)
+	}
+	// A delete manifest whose every delete is older than every data file
+	// can apply to none of them (position deletes need data seq <= delete
+	// seq, equality deletes data seq < delete seq).
+	relevant := deleteMfs[:0:0]
+	for _, mf := range deleteMfs {
+		if len(dataMfs) == 0 || mf.SequenceNumber < minDataSeq {
+			stats.ManifestsSkipped++
+			continue
+		}
+		relevant = append(relevant, mf)
+	}
+
+	var c counters
+	if deletes, err = p.readEntries(ctx, t, relevant, &c, f.keepDelete(&c)); err != nil {
+		return nil, nil, err
+	}
+	keep := f.keepData(&c)
+	if limit > 0 && f == nil && len(deletes) == 0 {
+		data, err = p.readUntil(ctx, t, dataMfs, &c, keep, limit)
+	} else {
+		data, err = p.readEntries(ctx, t, dataMfs, &c, keep)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	stats.ManifestsRead = int(c.manifestsRead.Load())
+	stats.ManifestCacheHits = int(c.cacheHits.Load())
+	stats.ManifestsSkipped += len(dataMfs) + len(relevant) - stats.ManifestsRead
+	stats.FilesSkippedByPartition = int(c.skippedByPartition.Load())
+	stats.FilesSkippedByMetrics = int(c.skippedByMetrics.Load())
+	stats.DeleteFilesSkipped = int(c.deleteFilesSkipped.Load())
+	return data, deletes, nil
+}
+
+// readUntil reads data manifests one at a time, in list order, until the
+// live data files hold at least limit rows. Only called when the snapshot
+// has no applicable deletes, so record counts are row counts.
+func (p *Planner) readUntil(ctx context.Context, t Table, mfs []iceberg.ManifestFile, c *counters,
+	keep func(iceberg.PartitionSpec, *iceberg.ManifestEntry) bool, limit int64) ([]liveFile, error) {
+	var out []liveFile
+	var rows int64
+	for _, mf := range mfs {
+		files, err := p.readEntries(ctx, t, []iceberg.ManifestFile{mf}, c, keep)
+		if err != nil {
+			return nil, err
+		}
+		for _, lf := range files {
+			out = append(out, lf)
+			if rows += lf.entry.DataFile.RecordCount; rows >= limit {
+				return out, nil
+			}
+		}
+	}
+	return out, nil
+}
+
+// keepData returns the entry filter for data manifests: partition values,
+// then column metrics. A nil filter keeps everything.
+func (f *scanFilter) keepData(c *counters) func(iceberg.PartitionSpec, *iceberg.ManifestEntry) bool {
+	return func(spec iceberg.PartitionSpec, e *iceberg.ManifestEntry) bool {
+		if f == nil {
+			return true
+		}
+		if sf := f.forSpec(spec.ID); sf != nil && !sf.partition.Eval(e.DataFile.Partition) {
+			c.skippedByPartition.Add(1)
+			return false
+		}
+		if ok, err := f.inclusive.Eval(&e.DataFile); err == nil && !ok {
+			c.skippedByMetrics.Add(1)
+			return false
+		}
+		return true
+	}
+}
+
+// keepDelete returns the entry filter for delete manifests: a delete file
+// in a partition the filter excludes cannot touch a matching row.
+func (f *scanFilter) keepDelete(c *counters) func(iceberg.PartitionSpec, *iceberg.ManifestEntry) bool {
+	return func(spec iceberg.PartitionSpec, e *iceberg.ManifestEntry) bool {
+		if sf := f.forSpec(spec.ID); sf != nil && !sf.partition.Eval(e.DataFile.Partition) {
+			c.deleteFilesSkipped.Add(1)
+			return false
+		}
+		return true
+	}
+}
