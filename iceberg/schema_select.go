@@ -2,6 +2,7 @@ package iceberg
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -103,4 +104,48 @@ func merge(a, b, original NestedField) NestedField {
 	}
 	a.Type = &StructType{Fields: fields}
 	return a
+}
+
+// SelectIDs returns a schema of the fields with the given ids, each inside
+// its enclosing structs, looked up in the schemas in order (so a field
+// dropped from the first is found in an older one). Top-level fields come
+// in ascending id order; ids found nowhere are left out.
+func SelectIDs(schemas []*Schema, ids ...int) *Schema {
+	var out []NestedField
+	index := map[int]int{}
+	for _, id := range ids {
+		for _, s := range schemas {
+			path := pathTo(s.Fields, id)
+			if path == nil {
+				continue
+			}
+			top := path[0]
+			pruned := prune(top, path[1:])
+			if i, ok := index[top.ID]; ok {
+				out[i] = merge(out[i], pruned, top)
+			} else {
+				index[top.ID] = len(out)
+				out = append(out, pruned)
+			}
+			break
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return NewSchema(0, out...)
+}
+
+// pathTo returns the fields from a top-level field down to the field with
+// the given id, through structs only.
+func pathTo(fields []NestedField, id int) []NestedField {
+	for _, f := range fields {
+		if f.ID == id {
+			return []NestedField{f}
+		}
+		if st, ok := f.Type.(*StructType); ok {
+			if tail := pathTo(st.Fields, id); tail != nil {
+				return append([]NestedField{f}, tail...)
+			}
+		}
+	}
+	return nil
 }

@@ -1,0 +1,292 @@
+// Package avro reads Avro Object Container Files: the header, the block
+// framing with its codecs, and each record as a goavro native value.
+//
+// The container framing is read here rather than by goavro.OCFReader because
+// goavro only knows the null, deflate and snappy codecs, while Iceberg writers
+// also use zstandard (and the Avro spec allows bzip2). goavro decodes every
+// datum.
+package avro
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/linkedin/goavro/v2"
+)
+
+// ErrInvalid marks bytes that are not a well-formed Avro container file.
+var ErrInvalid = errors.New("invalid avro container")
+
+const (
+	syncSize      = 16
+	maxHeaderItem = 64 << 20  // a metadata key or value
+	maxBlock      = 512 << 20 // one block, compressed or not
+)
+
+var magic = []byte("Obj\x01")
+
+// Container reads the records of an Avro Object Container File in order.
+// It is not safe for concurrent use.
+type Container struct {
+	r        *bufio.Reader
+	counter  *countingReader
+	meta     map[string][]byte
+	codec    string
+	sync     [syncSize]byte
+	dec      *goavro.Codec
+	physical bool
+
+	// A block is read when the sync marker before it starts in
+	// [start, end); end < 0 means no end.
+	start, end int64
+
+	block     []byte // undecoded rest of the current block
+	remaining int64  // records left in the current block
+	next      int64  // file row position of the next record in the block
+	syncAt    int64  // offset of the sync marker before the next block
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// offset is the file offset of the next byte the container will read.
+func (c *Container) offset() int64 { return c.counter.n - int64(c.r.Buffered()) }
+
+// Open reads the container header (magic, metadata and sync marker) from r.
+// It decodes no further; the datum decoder is built by the first Next.
+func Open(r io.Reader) (*Container, error) {
+	counter := &countingReader{r: r}
+	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1}
+	m := make([]byte, len(magic))
+	if _, err := io.ReadFull(c.r, m); err != nil || !bytes.Equal(m, magic) {
+		return nil, fmt.Errorf("%w: not an Avro container file (magic %q)", ErrInvalid, m)
+	}
+	meta, err := c.readMetadata()
+	if err != nil {
+		return nil, err
+	}
+	c.meta = meta
+	c.syncAt = c.offset()
+	if _, err := io.ReadFull(c.r, c.sync[:]); err != nil {
+		return nil, fmt.Errorf("%w: header: sync marker: %v", ErrInvalid, err)
+	}
+	c.codec = string(meta["avro.codec"])
+	return c, nil
+}
+
+// DecodePhysical makes Next return every value as its underlying Avro
+// type, ignoring logical types: a date as int32 days, a timestamp as int64
+// ticks, a decimal as its two's-complement bytes, a uuid as its string or
+// fixed bytes. It must be called before the first Next.
+func (c *Container) DecodePhysical() { c.physical = true }
+
+// SetRange restricts reading to a split of the file, as Avro's own readers
+// split files: a block is read when the sync marker that precedes it
+// starts at an offset in [start, end). Row positions still count the
+// records of the blocks skipped. It must be called before the first Next.
+func (c *Container) SetRange(start, end int64) { c.start, c.end = start, end }
+
+// Position returns the file row position (0-based, counting every record
+// of the file) of the record the last Next returned.
+func (c *Container) Position() int64 { return c.next - 1 }
+
+func (c *Container) readMetadata() (map[string][]byte, error) {
+	meta := map[string][]byte{}
+	for {
+		n, err := binary.ReadVarint(c.r)
+		if err != nil {
+			return nil, fmt.Errorf("%w: header: %v", ErrInvalid, err)
+		}
+		if n == 0 {
+			return meta, nil
+		}
+		if n < 0 { // a negative count is followed by the block's byte size
+			n = -n
+			if _, err := binary.ReadVarint(c.r); err != nil {
+				return nil, fmt.Errorf("%w: header: %v", ErrInvalid, err)
+			}
+		}
+		for ; n > 0; n-- {
+			k, err := c.readBytes()
+			if err != nil {
+				return nil, err
+			}
+			v, err := c.readBytes()
+			if err != nil {
+				return nil, err
+			}
+			meta[string(k)] = v
+		}
+	}
+}
+
+func (c *Container) readBytes() ([]byte, error) {
+	n, err := binary.ReadVarint(c.r)
+	if err != nil || n < 0 || n > maxHeaderItem {
+		return nil, fmt.Errorf("%w: header: bad length %d (%v)", ErrInvalid, n, err)
+	}
+	b, err := readExactly(c.r, n)
+	if err != nil {
+		return nil, fmt.Errorf("%w: header: %v", ErrInvalid, err)
+	}
+	return b, nil
+}
+
+// readExactly reads n bytes, growing the buffer as data arrives rather than
+// trusting a length read from a possibly damaged file.
+func readExactly(r io.Reader, n int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, n))
+	if err == nil && int64(len(b)) != n {
+		err = io.ErrUnexpectedEOF
+	}
+	return b, err
+}
+
+// Metadata returns the header's key/value pairs as strings.
+func (c *Container) Metadata() map[string]string {
+	out := make(map[string]string, len(c.meta))
+	for k, v := range c.meta {
+		out[k] = string(v)
+	}
+	return out
+}
+
+// MetadataValue returns one header value and whether it is present.
+func (c *Container) MetadataValue(key string) ([]byte, bool) {
+	v, ok := c.meta[key]
+	return v, ok
+}
+
+// SchemaJSON returns the writer's schema, the header's "avro.schema".
+func (c *Container) SchemaJSON() ([]byte, error) {
+	raw, ok := c.meta["avro.schema"]
+	if !ok {
+		return nil, fmt.Errorf("%w: header has no avro.schema", ErrInvalid)
+	}
+	return raw, nil
+}
+
+// Codec returns the block codec named in the header ("" means null).
+func (c *Container) Codec() string { return c.codec }
+
+// prepare builds the goavro codec from the writer's schema.
+func (c *Container) prepare() error {
+	raw, err := c.SchemaJSON()
+	if err != nil {
+		return err
+	}
+	if c.physical {
+		if raw, err = withoutLogicalTypes(raw); err != nil {
+			return err
+		}
+	}
+	codec, err := newCodec(string(raw))
+	if err != nil {
+		return fmt.Errorf("%w: schema: %v", ErrInvalid, err)
+	}
+	c.dec = codec
+	return nil
+}
+
+// newCodec builds a goavro codec, turning a panic inside goavro (it has a
+// few on malformed schemas) into an error.
+func newCodec(schema string) (codec *goavro.Codec, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("goavro: %v", r)
+		}
+	}()
+	return goavro.NewCodec(schema)
+}
+
+// Next returns the next record as a goavro native value (a record is a
+// map[string]any, a non-null union branch a one-key map naming the branch),
+// or io.EOF after the last record.
+func (c *Container) Next() (v any, err error) {
+	if c.dec == nil {
+		if err := c.prepare(); err != nil {
+			return nil, err
+		}
+	}
+	for c.remaining == 0 {
+		if err := c.readBlock(); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: datum: goavro: %v", ErrInvalid, r)
+		}
+	}()
+	v, rest, err := c.dec.NativeFromBinary(c.block)
+	if err != nil {
+		return nil, fmt.Errorf("%w: datum: %v", ErrInvalid, err)
+	}
+	c.block = rest
+	c.remaining--
+	c.next++
+	return v, nil
+}
+
+// readBlock reads the next block that lies in the range, skipping the
+// others without decompressing them.
+func (c *Container) readBlock() error {
+	for {
+		at := c.syncAt
+		count, data, err := c.readRawBlock()
+		if err != nil {
+			return err
+		}
+		if at < c.start {
+			c.next += count
+			continue
+		}
+		if c.end >= 0 && at >= c.end {
+			return io.EOF
+		}
+		if c.block, err = decompress(c.codec, data); err != nil {
+			return fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
+		}
+		c.remaining = count
+		return nil
+	}
+}
+
+// readRawBlock reads one block's record count and compressed bytes, and
+// the sync marker after it.
+func (c *Container) readRawBlock() (int64, []byte, error) {
+	count, err := binary.ReadVarint(c.r)
+	if err == io.EOF {
+		return 0, nil, io.EOF
+	}
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: block: %v", ErrInvalid, err)
+	}
+	size, err := binary.ReadVarint(c.r)
+	if err != nil || count < 0 || size < 0 || size > maxBlock {
+		return 0, nil, fmt.Errorf("%w: block: %d records in %d bytes (%v)", ErrInvalid, count, size, err)
+	}
+	data, err := readExactly(c.r, size)
+	if err != nil {
+		return 0, nil, fmt.Errorf("%w: block truncated: %v", ErrInvalid, err)
+	}
+	c.syncAt = c.offset()
+	var sync [syncSize]byte
+	if _, err := io.ReadFull(c.r, sync[:]); err != nil || sync != c.sync {
+		return 0, nil, fmt.Errorf("%w: block: sync marker mismatch", ErrInvalid)
+	}
+	return count, data, nil
+}
