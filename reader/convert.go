@@ -60,7 +60,8 @@ func canConvert(from arrow.DataType, to iceberg.Type) bool {
 	case iceberg.DateType:
 		return id == arrow.DATE32
 	case iceberg.TimeType:
-		return id == arrow.TIME32 || id == arrow.TIME64
+		// ORC has no time type: Iceberg writes microseconds as a bigint.
+		return id == arrow.TIME32 || id == arrow.TIME64 || id == arrow.INT64
 	case iceberg.TimestampType, iceberg.TimestampTzType, iceberg.TimestampNsType, iceberg.TimestampTzNsType:
 		return id == arrow.TIMESTAMP
 	case iceberg.StringType:
@@ -68,11 +69,13 @@ func canConvert(from arrow.DataType, to iceberg.Type) bool {
 	case iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
 		return id == arrow.BINARY || id == arrow.STRING || id == arrow.FIXED_SIZE_BINARY
 	case iceberg.UUIDType:
+		// ORC has no fixed type: Iceberg writes uuid and fixed as binary,
+		// whose values must then have the right length.
 		f, ok := from.(*arrow.FixedSizeBinaryType)
-		return ok && f.ByteWidth == 16
+		return ok && f.ByteWidth == 16 || id == arrow.BINARY
 	case iceberg.FixedType:
 		f, ok := from.(*arrow.FixedSizeBinaryType)
-		return ok && f.ByteWidth == t.Length
+		return ok && f.ByteWidth == t.Length || id == arrow.BINARY
 	}
 	return false
 }
@@ -234,6 +237,11 @@ func (c *converter) asType(arr arrow.Array, target arrow.DataType) (arrow.Array,
 		return compute.CastArray(compute.WithAllocator(c.ctx, c.mem), arr, compute.SafeCastOptions(target))
 	case *arrow.Time64Type:
 		switch f := from.(type) {
+		case *arrow.Int64Type:
+			if to.Unit != arrow.Microsecond {
+				break
+			}
+			return relabel(arr, target), nil
 		case *arrow.Time32Type:
 			return scaleInts(c.mem, arr, target, unitFactor(f.Unit), unitFactor(to.Unit))
 		case *arrow.Time64Type:
@@ -253,9 +261,14 @@ func (c *converter) asType(arr arrow.Array, target arrow.DataType) (arrow.Array,
 		case *arrow.FixedSizeBinaryType:
 			return fixedToBinary(c.mem, arr.(*array.FixedSizeBinary)), nil
 		}
-	case *arrow.Decimal128Type, *arrow.FixedSizeBinaryType:
-		// Same layout: a wider decimal precision, or a plain fixed[16] read
-		// as uuid.
+	case *arrow.FixedSizeBinaryType:
+		if b, ok := arr.(*array.Binary); ok {
+			return binaryToFixed(c.mem, b, to)
+		}
+		// Same layout: a plain fixed[16] read as uuid.
+		return relabel(arr, target), nil
+	case *arrow.Decimal128Type:
+		// Same layout, a wider precision.
 		return relabel(arr, target), nil
 	}
 	return nil, fmt.Errorf("%w: no conversion from %s to %s", ErrSchemaMismatch, from, target)
@@ -345,6 +358,26 @@ func fixedToBinary(mem memory.Allocator, arr *array.FixedSizeBinary) arrow.Array
 		}
 	}
 	return b.NewArray()
+}
+
+// binaryToFixed copies binary values into fixed-size ones, refusing a value
+// of another length.
+func binaryToFixed(mem memory.Allocator, arr *array.Binary, to *arrow.FixedSizeBinaryType) (arrow.Array, error) {
+	b := array.NewFixedSizeBinaryBuilder(mem, to)
+	defer b.Release()
+	b.Reserve(arr.Len())
+	for i := 0; i < arr.Len(); i++ {
+		if arr.IsNull(i) {
+			b.AppendNull()
+			continue
+		}
+		v := arr.Value(i)
+		if len(v) != to.ByteWidth {
+			return nil, fmt.Errorf("%w: a value of %d bytes cannot be read as %s", ErrSchemaMismatch, len(v), to)
+		}
+		b.Append(v)
+	}
+	return b.NewArray(), nil
 }
 
 // alignedValidity returns d's validity bitmap starting at bit 0, or nil when

@@ -2,7 +2,6 @@ package reader
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -30,14 +29,18 @@ const (
 	kindVariant
 )
 
-// fileField is one node of the data file's schema as pqarrow reads it, with
-// the Iceberg field id used for projection (-1 when it has none).
+// fileField is one node of a data file's schema as its source reads it
+// into Arrow, with the Iceberg field id used for projection (-1 when it has
+// none). Every format is projected from this one tree: Parquet builds it
+// from pqarrow's schema manifest, Avro and ORC from an Arrow schema whose
+// fields carry PARQUET:field_id metadata.
 type fileField struct {
-	sf       *pqarrow.SchemaField
 	name     string
 	id       int
 	kind     nodeKind
-	children []*fileField // struct fields; list element; map key, value
+	typ      arrow.DataType // the Arrow type the source produces
+	col      int            // Parquet leaf column index; -1 elsewhere
+	children []*fileField   // struct fields; list element; map key, value
 }
 
 // fileTree converts pqarrow's schema manifest into fileFields carrying the
@@ -50,17 +53,22 @@ func fileTree(m *pqarrow.SchemaManifest) []*fileField {
 	return roots
 }
 
-func newFileField(sf *pqarrow.SchemaField) *fileField {
-	ff := &fileField{sf: sf, name: sf.Field.Name, id: -1}
-	if v, ok := sf.Field.Metadata.GetValue(iceberg.ArrowFieldIDKey); ok {
+func fieldIDOf(md arrow.Metadata) int {
+	if v, ok := md.GetValue(iceberg.ArrowFieldIDKey); ok {
 		if id, err := strconv.Atoi(v); err == nil && id >= 0 {
-			ff.id = id
+			return id
 		}
 	}
+	return -1
+}
+
+func newFileField(sf *pqarrow.SchemaField) *fileField {
+	ff := &fileField{name: sf.Field.Name, id: fieldIDOf(sf.Field.Metadata), typ: sf.Field.Type, col: -1}
 	dt := sf.Field.Type
 	switch {
 	case sf.IsLeaf():
 		ff.kind = kindLeaf
+		ff.col = sf.ColIndex
 		return ff
 	case dt.ID() == arrow.EXTENSION && dt.(arrow.ExtensionType).StorageType().ID() == arrow.STRUCT:
 		ff.kind = kindVariant
@@ -79,6 +87,34 @@ func newFileField(sf *pqarrow.SchemaField) *fileField {
 	}
 	for i := range sf.Children {
 		ff.children = append(ff.children, newFileField(&sf.Children[i]))
+	}
+	return ff
+}
+
+// arrowTree converts the fields of an Arrow schema (as Avro and ORC sources
+// describe their files) into fileFields.
+func arrowTree(fields []arrow.Field) []*fileField {
+	roots := make([]*fileField, len(fields))
+	for i, f := range fields {
+		roots[i] = arrowFileField(f)
+	}
+	return roots
+}
+
+func arrowFileField(f arrow.Field) *fileField {
+	ff := &fileField{name: f.Name, id: fieldIDOf(f.Metadata), typ: f.Type, col: -1}
+	switch t := f.Type.(type) {
+	case *arrow.StructType:
+		ff.kind = kindStruct
+		ff.children = arrowTree(t.Fields())
+	case *arrow.MapType:
+		ff.kind = kindMap
+		ff.children = []*fileField{arrowFileField(t.KeyField()), arrowFileField(t.ItemField())}
+	case *arrow.ListType:
+		ff.kind = kindList
+		ff.children = []*fileField{arrowFileField(t.ElemField())}
+	default:
+		ff.kind = kindLeaf
 	}
 	return ff
 }
@@ -219,7 +255,8 @@ type fieldPlan struct {
 	// children are the plans of struct fields, of a list's element and of a
 	// map's key and value; set only when src is set.
 	children []*fieldPlan
-	// pos is src's index among the columns pqarrow reads at its level.
+	// pos is src's index among the columns the source returns at its
+	// level.
 	pos int
 	// int96 marks a top-level INT96 column read by int96Column.
 	int96 bool
@@ -231,7 +268,8 @@ type fieldPlan struct {
 type planner struct {
 	path      string
 	constants map[int]any
-	// physical returns the physical type of a Parquet leaf column.
+	// physical returns the physical type of a Parquet leaf column; nil for
+	// other formats.
 	physical func(col int) parquet.Type
 }
 
@@ -275,7 +313,7 @@ func (pl *planner) planField(f iceberg.NestedField, src *fileField, topLevel boo
 	p.src = src
 	mismatch := func() error {
 		return fmt.Errorf("%w: column %q (id %d) of %s has type %s, which cannot be read as %s",
-			ErrSchemaMismatch, src.name, f.ID, pl.path, src.sf.Field.Type, f.Type)
+			ErrSchemaMismatch, src.name, f.ID, pl.path, src.typ, f.Type)
 	}
 	switch t := f.Type.(type) {
 	case *iceberg.StructType:
@@ -312,10 +350,10 @@ func (pl *planner) planField(f iceberg.NestedField, src *fileField, topLevel boo
 			return nil, mismatch()
 		}
 	default:
-		if src.kind != kindLeaf || !canConvert(src.sf.Field.Type, f.Type) {
+		if src.kind != kindLeaf || !canConvert(src.typ, f.Type) {
 			return nil, mismatch()
 		}
-		if topLevel && pl.physical(src.sf.ColIndex) == parquet.Types.Int96 {
+		if topLevel && pl.physical != nil && pl.physical(src.col) == parquet.Types.Int96 {
 			p.int96 = true
 		}
 	}
@@ -331,127 +369,13 @@ func (pl *planner) planStructural(f iceberg.NestedField, src *fileField) (*field
 	return pl.planField(f, src, false)
 }
 
-// selectLeaves adds the Parquet leaf columns p reads. Every plan with a
-// source selects at least one leaf: a struct none of whose projected fields
-// is in the file still reads one of its columns, for the struct's nulls.
-func (p *fieldPlan) selectLeaves(add func(col int)) {
-	if p.src == nil || p.int96 {
-		return
-	}
-	if _, ok := p.field.Type.(iceberg.VariantType); ok {
-		allLeaves(p.src, add)
-		return
-	}
-	switch p.src.kind {
-	case kindLeaf:
-		add(p.src.sf.ColIndex)
-	case kindStruct:
-		before := 0
-		count := func(col int) { before++; add(col) }
-		for _, c := range p.children {
-			c.selectLeaves(count)
-		}
-		if before == 0 {
-			add(firstLeaf(p.src))
-		}
-	case kindList:
-		p.children[0].selectLeaves(add)
-	case kindMap, kindVariant:
-		// pqarrow reads every column below a map whatever is selected.
-		allLeaves(p.src, add)
-	}
-}
-
-func firstLeaf(n *fileField) int {
-	if n.kind == kindLeaf {
-		return n.sf.ColIndex
-	}
-	return firstLeaf(n.children[0])
-}
-
-func allLeaves(n *fileField, add func(int)) {
-	if n.kind == kindLeaf {
-		add(n.sf.ColIndex)
-		return
-	}
-	for _, c := range n.children {
-		allLeaves(c, add)
-	}
-}
-
-// hasLeaf reports whether any column below n is selected.
-func hasLeaf(n *fileField, selected map[int]bool) bool {
-	if n.kind == kindLeaf {
-		return selected[n.sf.ColIndex]
-	}
-	for _, c := range n.children {
-		if hasLeaf(c, selected) {
-			return true
-		}
-	}
-	return false
-}
-
-// setPositions records where each source column lands in what pqarrow
-// returns: it drops struct fields (and top-level columns) with no selected
-// leaf and keeps the rest in file order, except below a map, which it reads
-// whole.
-func setPositions(plans []*fieldPlan, siblings []*fileField, selected map[int]bool, whole bool) {
+// releasePlans frees the fill arrays that plans cache.
+func releasePlans(plans []*fieldPlan) {
 	for _, p := range plans {
-		if p.src == nil || p.int96 {
-			continue
+		if p.cache != nil {
+			p.cache.Release()
+			p.cache = nil
 		}
-		pos := 0
-		for _, s := range siblings {
-			if s == p.src {
-				break
-			}
-			if whole || hasLeaf(s, selected) {
-				pos++
-			}
-		}
-		p.pos = pos
-		switch p.src.kind {
-		case kindStruct:
-			setPositions(p.children, p.src.children, selected, whole)
-		case kindList:
-			setPositions(p.children, p.src.children, selected, whole)
-		case kindMap:
-			setPositions(p.children, p.src.children, selected, true)
-		}
+		releasePlans(p.children)
 	}
-}
-
-// projection is the plan of one data file.
-type projection struct {
-	fields []*fieldPlan
-	// leaves are the Parquet columns pqarrow reads, ascending, so that the
-	// columns it returns come in file order.
-	leaves []int
-}
-
-func planProjection(fr *pqarrow.FileReader, scan Scan, constants map[int]any, path string) (*projection, error) {
-	roots := fileTree(fr.Manifest)
-	assignIDs(roots, scan.NameMapping, scan.Schema)
-	descr := fr.ParquetReader().MetaData().Schema
-	pl := &planner{
-		path:      path,
-		constants: constants,
-		physical:  func(col int) parquet.Type { return descr.Column(col).PhysicalType() },
-	}
-	plans, err := pl.planFields(scan.Schema.Fields, roots, true)
-	if err != nil {
-		return nil, err
-	}
-	selected := make(map[int]bool)
-	for _, p := range plans {
-		p.selectLeaves(func(col int) { selected[col] = true })
-	}
-	leaves := make([]int, 0, len(selected))
-	for col := range selected {
-		leaves = append(leaves, col)
-	}
-	sort.Ints(leaves)
-	setPositions(plans, roots, selected, false)
-	return &projection{fields: plans, leaves: leaves}, nil
 }

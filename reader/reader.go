@@ -1,13 +1,16 @@
 // Package reader turns one scan task (a slice of one data file) into a stream
 // of Arrow record batches in the projected Iceberg schema: columns are chosen
-// by field id, evolved types are promoted, and missing columns are filled
-// from identity-partition constants, initial-defaults or nulls.
+// by field id, evolved types are promoted, missing columns are filled from
+// identity-partition constants, initial-defaults or nulls, the task's
+// position deletes, deletion vectors and equality deletes remove rows, and
+// metadata columns (_file, _pos, _spec_id, _partition, _row_id,
+// _last_updated_sequence_number) are computed. Data files may be Parquet or
+// Avro; delete files Parquet or Avro (deletion vectors: Puffin).
 package reader
 
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -29,9 +32,11 @@ const DefaultBatchSize = 64 * 1024
 // Reader reads scan tasks. It is safe for concurrent use; each Read call
 // keeps its own state.
 type Reader struct {
-	fio       fileio.FileIO
-	mem       memory.Allocator
-	batchSize int
+	fio        fileio.FileIO
+	mem        memory.Allocator
+	batchSize  int
+	cacheBytes int64
+	deletes    *deleteCache
 }
 
 // Option configures a Reader.
@@ -57,23 +62,46 @@ func WithBatchSize(rows int) Option {
 	}
 }
 
-// New returns a Reader that opens data files through fio.
+// WithDeleteCacheBytes bounds the memory of the equality delete sets the
+// reader keeps between tasks; 0 keeps none, negative values keep the
+// default.
+func WithDeleteCacheBytes(n int64) Option {
+	return func(r *Reader) {
+		if n >= 0 {
+			r.cacheBytes = n
+		}
+	}
+}
+
+// New returns a Reader that opens data and delete files through fio.
 func New(fio fileio.FileIO, opts ...Option) *Reader {
-	r := &Reader{fio: fio, mem: memory.DefaultAllocator, batchSize: DefaultBatchSize}
+	r := &Reader{fio: fio, mem: memory.DefaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes}
 	for _, o := range opts {
 		o(r)
 	}
+	r.deletes = newDeleteCache(r.cacheBytes)
 	return r
 }
 
-// Scan is what every task of one scan shares: the projected schema and the
-// table's name mapping for data files written without field ids.
+// Scan is what every task of one scan shares: the projected schema, the
+// table's name mapping for data files written without field ids, and the
+// fields equality deletes compare on.
 type Scan struct {
 	// Schema is the projected schema; batches have the Arrow schema
-	// iceberg.ArrowSchema(Schema).
+	// iceberg.ArrowSchema(Schema). Metadata columns are asked for by their
+	// reserved field ids (iceberg.MetadataColumn).
 	Schema *iceberg.Schema
 	// NameMapping is the table's schema.name-mapping.default, or nil.
 	NameMapping iceberg.NameMapping
+	// EqualitySchema holds every field the tasks' equality deletes compare
+	// on, with the type to compare as, including fields dropped from the
+	// table since; nil when no task has equality deletes. Fields it lacks
+	// are looked up in Schema.
+	EqualitySchema *iceberg.Schema
+	// FilterSchema holds every field the tasks' residual filters test,
+	// inside their enclosing structs; residuals bind to it by name. Nil
+	// binds them to Schema.
+	FilterSchema *iceberg.Schema
 }
 
 // Read streams the task's rows as batches whose schema is
@@ -87,17 +115,23 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 	}
 	ctx, span := tracer.Start(ctx, "reader.Read", trace.WithAttributes(
 		attribute.String("iceflight.file", task.GetPath()),
-		attribute.Int64("iceflight.file_bytes", task.GetFileSize())))
+		attribute.Int64("iceflight.file_bytes", task.GetFileSize()),
+		attribute.Int("iceflight.delete_files", len(task.GetDeletes()))))
 	defer span.End()
 	if scan.Schema == nil {
 		return fmt.Errorf("%w: read %s: no projected schema", ErrInvalidTask, task.GetPath())
 	}
-	if err := checkSupported(task); err != nil {
+	if err := checkFormat(task.GetFormat(), task.GetPath()); err != nil {
 		return err
 	}
-	outSchema, err := iceberg.ArrowSchema(scan.Schema)
+	plan, err := newReadPlan(scan, task)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", task.GetPath(), err)
+		return err
+	}
+	defer plan.release()
+	constants, err := partitionConstants(plan.read, task)
+	if err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -107,52 +141,29 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 		return fmt.Errorf("open data file %s: %w", task.GetPath(), err)
 	}
 	defer f.Close()
-
-	pr := &parquetRead{
-		mem:       r.mem,
+	src, err := openSource(ctx, f, task.GetFormat(), &sourceConfig{
+		path:      task.GetPath(),
+		schema:    plan.read,
+		mapping:   scan.NameMapping,
+		constants: constants,
+		rowGroups: task.GetRowGroups(),
+		start:     task.GetStart(),
+		length:    task.GetLength(),
 		batchSize: r.batchSize,
-		scan:      scan,
-		task:      task,
-		outSchema: outSchema,
+		mem:       r.mem,
+	})
+	if err != nil {
+		return err
 	}
-	return pr.run(ctx, f, emit)
+	defer src.close()
+	return r.run(ctx, scan, plan, src, emit)
 }
 
-// checkSupported rejects what a later issue implements: delete files and
-// data files that are not Parquet.
-func checkSupported(task *iceflightv1.Task) error {
-	if len(task.GetDeletes()) > 0 {
-		seen := make(map[iceflightv1.DeleteKind]bool)
-		var kinds []string
-		for _, d := range task.GetDeletes() {
-			if seen[d.GetKind()] {
-				continue
-			}
-			seen[d.GetKind()] = true
-			kinds = append(kinds, deleteKindName(d.GetKind()))
-		}
-		return fmt.Errorf("%w: %s for data file %s", ErrUnsupported, strings.Join(kinds, ", "), task.GetPath())
-	}
-	switch task.GetFormat() {
-	case iceflightv1.FileFormat_FILE_FORMAT_PARQUET:
+// checkFormat rejects a file format that no source reads.
+func checkFormat(format iceflightv1.FileFormat, path string) error {
+	switch format {
+	case iceflightv1.FileFormat_FILE_FORMAT_PARQUET, iceflightv1.FileFormat_FILE_FORMAT_AVRO, iceflightv1.FileFormat_FILE_FORMAT_ORC:
 		return nil
-	case iceflightv1.FileFormat_FILE_FORMAT_ORC:
-		return fmt.Errorf("%w: ORC data file %s", ErrUnsupported, task.GetPath())
-	case iceflightv1.FileFormat_FILE_FORMAT_AVRO:
-		return fmt.Errorf("%w: Avro data file %s", ErrUnsupported, task.GetPath())
-	default:
-		return fmt.Errorf("%w: data file %s has format %v", ErrInvalidTask, task.GetPath(), task.GetFormat())
 	}
-}
-
-func deleteKindName(k iceflightv1.DeleteKind) string {
-	switch k {
-	case iceflightv1.DeleteKind_DELETE_KIND_POSITION:
-		return "position deletes"
-	case iceflightv1.DeleteKind_DELETE_KIND_EQUALITY:
-		return "equality deletes"
-	case iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR:
-		return "deletion vectors"
-	}
-	return "delete files of kind " + k.String()
+	return fmt.Errorf("%w: file %s has format %v", ErrInvalidTask, path, format)
 }

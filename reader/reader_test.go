@@ -312,24 +312,16 @@ func TestReadCancelledBeforeStart(t *testing.T) {
 	}
 }
 
-func TestReadUnsupported(t *testing.T) {
+func TestReadInvalidFiles(t *testing.T) {
 	t.Parallel()
-	del := func(kind iceflightv1.DeleteKind) *iceflightv1.Task {
-		task := parquetTask("data.parquet")
-		task.Deletes = []*iceflightv1.DeleteFile{{Path: "del", Kind: kind}}
-		return task
-	}
 	tests := []struct {
 		name    string
 		task    *iceflightv1.Task
 		wantErr error
 		errHas  []string
 	}{
-		{"ORC data files", &iceflightv1.Task{Path: "d.orc", Format: iceflightv1.FileFormat_FILE_FORMAT_ORC}, ErrUnsupported, []string{"ORC", "d.orc"}},
-		{"Avro data files", &iceflightv1.Task{Path: "d.avro", Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO}, ErrUnsupported, []string{"Avro", "d.avro"}},
-		{"position deletes", del(iceflightv1.DeleteKind_DELETE_KIND_POSITION), ErrUnsupported, []string{"position deletes", "data.parquet"}},
-		{"equality deletes", del(iceflightv1.DeleteKind_DELETE_KIND_EQUALITY), ErrUnsupported, []string{"equality deletes"}},
-		{"deletion vectors", del(iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR), ErrUnsupported, []string{"deletion vectors"}},
+		{"a file that is not ORC", &iceflightv1.Task{Path: "junk", Format: iceflightv1.FileFormat_FILE_FORMAT_ORC}, ErrInvalidTask, []string{"junk", "ORC"}},
+		{"a file that is not Avro", &iceflightv1.Task{Path: "junk", Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO}, ErrInvalidTask, []string{"junk", "avro"}},
 		{"an unspecified format", &iceflightv1.Task{Path: "d"}, ErrInvalidTask, []string{"d"}},
 		{"a file that is not parquet", parquetTask("junk"), ErrInvalidTask, []string{"junk", "not a parquet file"}},
 	}

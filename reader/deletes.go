@@ -1,0 +1,191 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow-go/v18/arrow"
+	"golang.org/x/sync/errgroup"
+
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+// Spec: Row-level Deletes. The planner attaches to each task exactly the
+// delete files that apply to its data file (by sequence number, partition
+// and spec); the reader applies every one of them. A row is deleted when
+// its file position is in a position delete file or deletion vector for
+// this data file, or when its equality key is in an equality delete file.
+
+// maxDeleteLoaders bounds the delete files one task loads at once.
+const maxDeleteLoaders = 4
+
+// deleteFilter holds the deletes that apply to one data file.
+type deleteFilter struct {
+	// positions are the deleted file positions; nil when none.
+	positions *roaring64.Bitmap
+	// equality are the equality delete sets, grouped by their equality ids
+	// so that a row's key is built once per group.
+	equality []equalityGroup
+}
+
+// equalityGroup is the equality delete files of one list of equality ids
+// (as idsKey spells it).
+type equalityGroup struct {
+	ids  string
+	sets []*keySet
+}
+
+// idsKey spells a list of equality field ids as a map key.
+func idsKey(ids []int32) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(int(id)))
+	}
+	return b.String()
+}
+
+// loadDeletes reads the task's delete files, a few at a time. A deletion
+// vector replaces the position delete files of its data file (spec:
+// Deletion Vectors); position deletes and DVs that reference another data
+// file are ignored.
+func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.Task) (*deleteFilter, error) {
+	target := recordedPath(task)
+	var dvs, positional, equality []*iceflightv1.DeleteFile
+	for _, d := range task.GetDeletes() {
+		switch d.GetKind() {
+		case iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR:
+			if ref := d.GetReferencedDataFile(); ref == "" || ref == target {
+				dvs = append(dvs, d)
+			}
+		case iceflightv1.DeleteKind_DELETE_KIND_POSITION:
+			if ref := d.GetReferencedDataFile(); ref == "" || ref == target {
+				positional = append(positional, d)
+			}
+		case iceflightv1.DeleteKind_DELETE_KIND_EQUALITY:
+			equality = append(equality, d)
+		default:
+			return nil, fmt.Errorf("%w: delete file %s for %s has kind %v", ErrInvalidTask, d.GetPath(), task.GetPath(), d.GetKind())
+		}
+	}
+	if len(dvs) > 0 {
+		positional = dvs
+	}
+	bitmaps := make([]*roaring64.Bitmap, len(positional))
+	sets := make([]*keySet, len(equality))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxDeleteLoaders)
+	for i, d := range positional {
+		g.Go(func() error {
+			var err error
+			if d.GetKind() == iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR {
+				bitmaps[i], err = r.loadDeletionVector(gctx, d)
+			} else {
+				bitmaps[i], err = r.loadPositionDeletes(gctx, scan, d, target)
+			}
+			return err
+		})
+	}
+	for i, d := range equality {
+		g.Go(func() error {
+			var err error
+			sets[i], err = r.equalitySet(gctx, scan, d)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	f := &deleteFilter{}
+	for _, bm := range bitmaps {
+		if bm.IsEmpty() {
+			continue
+		}
+		if f.positions == nil {
+			f.positions = bm
+		} else {
+			f.positions.Or(bm)
+		}
+	}
+	groups := make(map[string]int)
+	for i, set := range sets {
+		if len(set.keys) == 0 {
+			continue
+		}
+		ids := idsKey(equality[i].GetEqualityIds())
+		g, ok := groups[ids]
+		if !ok {
+			g = len(f.equality)
+			groups[ids] = g
+			f.equality = append(f.equality, equalityGroup{ids: ids})
+		}
+		f.equality[g].sets = append(f.equality[g].sets, set)
+	}
+	if f.positions == nil && len(f.equality) == 0 {
+		return nil, nil
+	}
+	return f, nil
+}
+
+// keep returns the indices of the batch's rows that no delete removes:
+// nil when every row is kept, an empty slice when none is. pos is the file
+// position of the batch's first row; keys locates each equality key in the
+// batch.
+func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string][]keyPath) ([]int32, error) {
+	n := int(batch.NumRows())
+	deleted := make([]bool, n)
+	some := false
+	if f.positions != nil {
+		end := uint64(pos) + uint64(n)
+		it := f.positions.Iterator()
+		it.AdvanceIfNeeded(uint64(pos))
+		for it.HasNext() {
+			v := it.PeekNext()
+			if v >= end {
+				break
+			}
+			deleted[v-uint64(pos)] = true
+			some = true
+			it.Next()
+		}
+	}
+	var buf []byte
+	for _, g := range f.equality {
+		paths, found := keys[g.ids]
+		if !found {
+			return nil, fmt.Errorf("no key columns for equality ids %s (internal error)", g.ids)
+		}
+		enc, err := newKeyEncoder(batch, paths)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i < n; i++ {
+			if deleted[i] {
+				continue
+			}
+			buf = enc.appendKey(buf[:0], i)
+			for _, set := range g.sets {
+				if set.contains(buf) {
+					deleted[i] = true
+					some = true
+					break
+				}
+			}
+		}
+	}
+	if !some {
+		return nil, nil
+	}
+	keep := make([]int32, 0, n)
+	for i, d := range deleted {
+		if !d {
+			keep = append(keep, int32(i))
+		}
+	}
+	return keep, nil
+}

@@ -1,0 +1,81 @@
+package reader
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/RoaringBitmap/roaring/v2/roaring64"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/iceflight/iceflight/iceberg"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+// Spec: Position Delete Files. A position delete file lists (file_path,
+// pos) pairs, optionally with the deleted row, sorted by file_path then
+// pos. One file may cover many data files, so only the entries whose
+// file_path is the data file's path as recorded in metadata apply. Paths
+// are compared as strings, as Iceberg Java does: a delete file that spells
+// the path differently (another scheme or authority) deletes nothing.
+
+// positionDeleteSchema is the part of a position delete file the reader
+// reads.
+var positionDeleteSchema = iceberg.NewSchema(0,
+	iceberg.NestedField{ID: iceberg.FieldIDDeleteFilePath, Name: "file_path", Type: iceberg.StringType{}, Required: true},
+	iceberg.NestedField{ID: iceberg.FieldIDDeletePosition, Name: "pos", Type: iceberg.LongType{}, Required: true},
+)
+
+// loadPositionDeletes reads the positions that delete file d deletes from
+// the data file recorded as target.
+func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, target string) (*roaring64.Bitmap, error) {
+	f, err := r.fio.Open(ctx, d.GetPath())
+	if err != nil {
+		return nil, fmt.Errorf("open position delete file %s: %w", d.GetPath(), err)
+	}
+	defer f.Close()
+	src, err := openSource(ctx, f, d.GetFormat(), &sourceConfig{
+		path:      d.GetPath(),
+		schema:    positionDeleteSchema,
+		mapping:   scan.NameMapping,
+		pathStats: target,
+		batchSize: r.batchSize,
+		mem:       r.mem,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read position delete file %s: %w", d.GetPath(), err)
+	}
+	defer src.close()
+	bm := roaring64.New()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch, _, err := src.next(ctx)
+		if errors.Is(err, io.EOF) {
+			return bm, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read position delete file %s: %w", d.GetPath(), err)
+		}
+		paths, okPath := batch.Column(0).(*array.String)
+		poss, okPos := batch.Column(1).(*array.Int64)
+		if !okPath || !okPos {
+			batch.Release()
+			return nil, fmt.Errorf("read position delete file %s: columns are %s and %s (internal error)",
+				d.GetPath(), batch.Column(0).DataType(), batch.Column(1).DataType())
+		}
+		for i := 0; i < paths.Len(); i++ {
+			if paths.IsNull(i) || paths.Value(i) != target {
+				continue
+			}
+			if poss.IsNull(i) || poss.Value(i) < 0 {
+				batch.Release()
+				return nil, fmt.Errorf("%w: position delete file %s: row %d has no valid pos", ErrInvalidTask, d.GetPath(), i)
+			}
+			bm.Add(uint64(poss.Value(i)))
+		}
+		batch.Release()
+	}
+}

@@ -1,0 +1,103 @@
+package reader
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+// A source reads one file of any format as record batches in a read
+// schema: its fields are matched to the file's columns by field id,
+// promoted to the schema's types and, when the file lacks them, filled from
+// partition constants, initial-defaults or nulls. The rows of one batch are
+// consecutive rows of the file, so a batch's file position is that of its
+// first row. Data files and delete files are both read through sources.
+type source interface {
+	// next returns the next batch and the file position (0-based row
+	// ordinal) of its first row, or io.EOF after the last batch. The caller
+	// releases the batch.
+	next(ctx context.Context) (arrow.RecordBatch, int64, error)
+	// close frees what the source holds; the file itself is closed by its
+	// opener.
+	close()
+}
+
+// sourceConfig is what a source reads.
+type sourceConfig struct {
+	// path names the file in messages.
+	path string
+	// schema is the read schema; batches have iceberg.ArrowSchema(schema).
+	schema *iceberg.Schema
+	// mapping gives field ids to files written without them.
+	mapping iceberg.NameMapping
+	// constants are identity-partition values by field id.
+	constants map[int]any
+	// rowGroups, start and length select a slice of the file (see Task).
+	rowGroups     []int32
+	start, length int64
+	// pathStats, when set, lets a Parquet source skip row groups whose
+	// file_path statistics exclude it (position delete files).
+	pathStats string
+	batchSize int
+	mem       memory.Allocator
+	// out is iceberg.ArrowSchema(schema), set by openSource.
+	out *arrow.Schema
+}
+
+// openSource opens f, of the given format, as a source.
+func openSource(ctx context.Context, f fileio.File, format iceflightv1.FileFormat, cfg *sourceConfig) (source, error) {
+	out, err := iceberg.ArrowSchema(cfg.schema)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", cfg.path, err)
+	}
+	cfg.out = out
+	if err := checkFormat(format, cfg.path); err != nil {
+		return nil, err
+	}
+	switch format {
+	case iceflightv1.FileFormat_FILE_FORMAT_AVRO:
+		return newAvroSource(ctx, f, cfg)
+	case iceflightv1.FileFormat_FILE_FORMAT_ORC:
+		return newORCSource(ctx, f, cfg)
+	}
+	return newParquetSource(ctx, f, cfg)
+}
+
+// assemble builds one batch of n rows in the read schema from the planned
+// fields: get returns the converted column of a field read from the file.
+func assemble(mem memory.Allocator, out *arrow.Schema, path string, plans []*fieldPlan, n int, get func(*fieldPlan) (arrow.Array, error)) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, 0, len(plans))
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	for i, p := range plans {
+		var (
+			col arrow.Array
+			err error
+		)
+		if p.src != nil {
+			col, err = get(p)
+		} else {
+			col, err = fillArray(mem, p, n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, col)
+		want := out.Field(i)
+		if !arrow.TypeEqual(col.DataType(), want.Type, arrow.CheckMetadata()) || col.Len() != n {
+			return nil, fmt.Errorf("read %s: column %q came out as %s with %d rows, want %s with %d (internal error)",
+				path, want.Name, col.DataType(), col.Len(), want.Type, n)
+		}
+	}
+	return array.NewRecordBatch(out, cols, int64(n)), nil
+}

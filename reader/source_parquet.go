@@ -1,0 +1,246 @@
+package reader
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// parquetSource reads a Parquet file row group by row group, so that every
+// batch lies within one row group and its rows have consecutive file
+// positions even when the task skips row groups.
+type parquetSource struct {
+	cfg    *sourceConfig
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	proj   *projection
+	groups []int   // row groups to read, in file order
+	starts []int64 // file position of each row group's first row
+
+	nextGroup int // index into groups of the next row group to open
+	rr        pqarrow.RecordReader
+	int96     map[*fieldPlan]*int96Column
+	left      int64 // rows left in the open row group
+	pos       int64 // file position of the next row
+}
+
+func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (source, error) {
+	pf, err := openParquet(f, cfg.mem, cfg.path)
+	if err != nil {
+		return nil, err
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, cfg.mem)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet schema of %s: %w", cfg.path, err)
+	}
+	s := &parquetSource{cfg: cfg, pf: pf, fr: fr}
+	if err := s.selectRowGroups(); err != nil {
+		return nil, err
+	}
+	if s.proj, err = planProjection(fr, cfg); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// selectRowGroups decides the row groups the source reads: those the task
+// names; else, for a byte-range split, those whose midpoint falls in the
+// range (as parquet-mr assigns row groups to splits for Iceberg Java), so
+// that splits of one file never read a row twice; else all. Row groups
+// whose file_path statistics rule out cfg.pathStats are dropped.
+func (s *parquetSource) selectRowGroups() error {
+	md := s.pf.MetaData()
+	s.starts = make([]int64, md.NumRowGroups())
+	var pos int64
+	for i := range s.starts {
+		s.starts[i] = pos
+		pos += md.RowGroup(i).NumRows()
+	}
+	cfg := s.cfg
+	switch {
+	case len(cfg.rowGroups) == 0 && cfg.length > 0:
+		start, end := cfg.start, cfg.start+cfg.length
+		for i := 0; i < md.NumRowGroups(); i++ {
+			mid, err := rowGroupMidpoint(md.RowGroup(i))
+			if err != nil {
+				return fmt.Errorf("read row group %d of %s: %w", i, cfg.path, err)
+			}
+			if start <= mid && mid < end {
+				s.groups = append(s.groups, i)
+			}
+		}
+	case len(cfg.rowGroups) == 0:
+		for i := 0; i < md.NumRowGroups(); i++ {
+			s.groups = append(s.groups, i)
+		}
+	default:
+		for _, g := range cfg.rowGroups {
+			if g < 0 || int(g) >= md.NumRowGroups() {
+				return fmt.Errorf("%w: row group %d of %s, which has %d", ErrInvalidTask, g, cfg.path, md.NumRowGroups())
+			}
+			s.groups = append(s.groups, int(g))
+		}
+	}
+	if cfg.pathStats != "" {
+		kept := s.groups[:0]
+		for _, g := range s.groups {
+			if mayHoldPath(md.RowGroup(g), cfg.pathStats) {
+				kept = append(kept, g)
+			}
+		}
+		s.groups = kept
+	}
+	return nil
+}
+
+// mayHoldPath reads the min/max statistics of a position delete file's
+// file_path column: position delete files are sorted by file_path (spec:
+// Position Delete Files), so most row groups name other data files.
+func mayHoldPath(rg *metadata.RowGroupMetaData, path string) bool {
+	schema := rg.Schema
+	for c := 0; c < rg.NumColumns(); c++ {
+		if schema.Column(c).SchemaNode().FieldID() != iceberg.FieldIDDeleteFilePath {
+			continue
+		}
+		cc, err := rg.ColumnChunk(c)
+		if err != nil {
+			return true
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil || !st.HasMinMax() {
+			return true
+		}
+		bs, ok := st.(*metadata.ByteArrayStatistics)
+		if !ok {
+			return true
+		}
+		p := []byte(path)
+		// A truncated max is a prefix of the true one, so a path it
+		// prefixes may still be in the row group.
+		return bytes.Compare(bs.Min(), p) <= 0 && (bytes.Compare(p, bs.Max()) <= 0 || bytes.HasPrefix(p, bs.Max()))
+	}
+	return true
+}
+
+// rowGroupMidpoint is the byte offset halfway through a row group's column
+// chunks.
+func rowGroupMidpoint(rg *metadata.RowGroupMetaData) (int64, error) {
+	var start, size int64 = -1, 0
+	for c := 0; c < rg.NumColumns(); c++ {
+		cc, err := rg.ColumnChunk(c)
+		if err != nil {
+			return 0, err
+		}
+		off := cc.DataPageOffset()
+		if d := cc.DictionaryPageOffset(); d > 0 && d < off {
+			off = d
+		}
+		if start < 0 || off < start {
+			start = off
+		}
+		size += cc.TotalCompressedSize()
+	}
+	return start + size/2, nil
+}
+
+// openGroup starts reading the next selected row group.
+func (s *parquetSource) openGroup(ctx context.Context) error {
+	s.closeGroup()
+	g := s.groups[s.nextGroup]
+	s.nextGroup++
+	s.left = s.pf.MetaData().RowGroup(g).NumRows()
+	s.pos = s.starts[g]
+	if s.left == 0 {
+		return nil
+	}
+	if len(s.proj.leaves) > 0 {
+		rr, err := s.fr.GetRecordReader(ctx, s.proj.leaves, []int{g})
+		if err != nil {
+			return fmt.Errorf("read %s: %w", s.cfg.path, err)
+		}
+		s.rr = rr
+	}
+	for _, p := range s.proj.fields {
+		if !p.int96 {
+			continue
+		}
+		c, err := newInt96Column(s.pf, p.src.col, []int{g}, p.target, s.cfg.path, p.src.name)
+		if err != nil {
+			return err
+		}
+		if s.int96 == nil {
+			s.int96 = make(map[*fieldPlan]*int96Column)
+		}
+		s.int96[p] = c
+	}
+	return nil
+}
+
+func (s *parquetSource) closeGroup() {
+	if s.rr != nil {
+		s.rr.Release()
+		s.rr = nil
+	}
+	for p, c := range s.int96 {
+		c.close()
+		delete(s.int96, p)
+	}
+}
+
+func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, error) {
+	for s.left == 0 {
+		if s.nextGroup == len(s.groups) {
+			return nil, 0, io.EOF
+		}
+		if err := s.openGroup(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
+	path := s.cfg.path
+	n := min(int64(s.cfg.batchSize), s.left)
+	var rec arrow.RecordBatch
+	if s.rr != nil {
+		if !s.rr.Next() {
+			if err := s.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+				return nil, 0, fmt.Errorf("read %s: %w", path, err)
+			}
+			return nil, 0, fmt.Errorf("%w: %s ended %d rows early", ErrInvalidTask, path, s.left)
+		}
+		rec = s.rr.RecordBatch()
+		if n = rec.NumRows(); n <= 0 || n > s.left {
+			return nil, 0, fmt.Errorf("%w: %s: batch of %d rows with %d left to read", ErrInvalidTask, path, n, s.left)
+		}
+	}
+	conv := &converter{ctx: ctx, mem: s.cfg.mem, path: path}
+	out, err := assemble(s.cfg.mem, s.cfg.out, path, s.proj.fields, int(n), func(p *fieldPlan) (arrow.Array, error) {
+		if p.int96 {
+			return s.int96[p].read(s.cfg.mem, int(n))
+		}
+		if rec == nil || p.pos >= int(rec.NumCols()) || rec.Schema().Field(p.pos).Name != p.src.name {
+			return nil, fmt.Errorf("read %s: column %q not where expected (internal error)", path, p.src.name)
+		}
+		return conv.convert(p, rec.Column(p.pos))
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	pos := s.pos
+	s.pos += n
+	s.left -= n
+	return out, pos, nil
+}
+
+func (s *parquetSource) close() {
+	s.closeGroup()
+	s.proj.release()
+}
