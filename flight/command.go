@@ -128,10 +128,6 @@ func validateCommand(cmd *iceflightv1.Command) error {
 		return fmt.Errorf("%w: target_split_bytes %d is negative", errBadCommand, cmd.TargetSplitBytes)
 	case cmd.Limit != nil && *cmd.Limit < 0:
 		return fmt.Errorf("%w: limit %d is negative", errBadCommand, *cmd.Limit)
-	case cmd.Filter != "":
-		return fmt.Errorf("%w: filter (scan filters arrive with the planning release)", errNotYet)
-	case cmd.Limit != nil:
-		return fmt.Errorf("%w: limit (limit pushdown arrives with the planning release)", errNotYet)
 	}
 	for _, c := range cmd.Columns {
 		if c == "" {

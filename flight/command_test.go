@@ -13,7 +13,7 @@ import (
 func TestParseDescriptor(t *testing.T) {
 	t.Parallel()
 	pb, _ := proto.Marshal(&iceflightv1.Command{Table: "db.t", Columns: []string{"a"}})
-	id := int64(7)
+	id, five := int64(7), int64(5)
 	cases := []struct {
 		name string
 		desc *flight.FlightDescriptor
@@ -35,10 +35,12 @@ func TestParseDescriptor(t *testing.T) {
 		{"missing table is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"columns":["a"]}`)},
 			nil, errBadCommand},
 		{"empty path is an error", &flight.FlightDescriptor{Type: flight.DescriptorPATH}, nil, errBadCommand},
-		{"filter is not implemented yet", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","filter":"a > 1"}`)},
-			nil, errNotYet},
-		{"limit is not implemented yet", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","limit":5}`)},
-			nil, errNotYet},
+		{"a filter string is kept as text", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","filter":"a > 1","limit":5}`)},
+			&iceflightv1.Command{Table: "db.t", Filter: "a > 1", Limit: &five}, nil},
+		{"a filter object is kept as JSON text", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","filter":{"type":"eq","term":"a","value":1}}`)},
+			&iceflightv1.Command{Table: "db.t", Filter: `{"type":"eq","term":"a","value":1}`}, nil},
+		{"negative limit is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","limit":-1}`)},
+			nil, errBadCommand},
 		{"negative max_endpoints is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","max_endpoints":-1}`)},
 			nil, errBadCommand},
 	}

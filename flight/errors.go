@@ -10,6 +10,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
 )
@@ -48,7 +49,8 @@ func codeOf(err error) codes.Code {
 		errors.Is(err, iceberg.ErrUnsupportedVersion), errors.Is(err, fileio.ErrUnsupportedScheme):
 		return codes.Unimplemented
 	case errors.Is(err, errBadCommand), errors.Is(err, catalog.ErrInvalidIdentifier),
-		errors.Is(err, planner.ErrInvalidRequest), errors.Is(err, iceberg.ErrFieldNotFound):
+		errors.Is(err, planner.ErrInvalidRequest), errors.Is(err, iceberg.ErrFieldNotFound),
+		errors.Is(err, expr.ErrInvalidFilter):
 		return codes.InvalidArgument
 	case errors.Is(err, catalog.ErrTableNotFound), errors.Is(err, iceberg.ErrSnapshotNotFound),
 		errors.Is(err, fileio.ErrNotFound):

@@ -6,6 +6,7 @@ package flight
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -75,14 +76,23 @@ func plannerTable(t *catalog.Table) planner.Table {
 	return planner.Table{Name: t.Identifier.String(), MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO}
 }
 
-func request(cmd *iceflightv1.Command) planner.Request {
-	return planner.Request{
+func request(cmd *iceflightv1.Command) (planner.Request, error) {
+	req := planner.Request{
 		Selection:        planner.Selection{SnapshotID: cmd.SnapshotId, AsOfTimestamp: cmd.AsOfTimestampMs, Ref: cmd.Ref},
 		Columns:          cmd.Columns,
 		CaseSensitive:    cmd.CaseSensitive == nil || *cmd.CaseSensitive,
 		MaxEndpoints:     int(cmd.MaxEndpoints),
 		TargetSplitBytes: cmd.TargetSplitBytes,
+		Limit:            cmd.GetLimit(),
 	}
+	if cmd.Filter != "" {
+		f, err := planner.ParseFilter(cmd.Filter)
+		if err != nil {
+			return req, fmt.Errorf("table %s: filter: %w", cmd.Table, err)
+		}
+		req.Filter = f
+	}
+	return req, nil
 }
 
 // GetFlightInfo plans a scan and returns one signed ticket per endpoint.
@@ -106,7 +116,11 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := s.planner.Plan(ctx, plannerTable(tbl), request(cmd))
+	req, err := request(cmd)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := s.planner.Plan(ctx, plannerTable(tbl), req)
 	if err != nil {
 		return nil, err
 	}
@@ -153,13 +167,20 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 		NameMappingJson:  plan.NameMappingJSON,
 		Tasks:            ep.Tasks,
 		FormatVersion:    int32(plan.FormatVersion),
+		Limit:            plan.Limit,
 	}
-	if plan.EqualitySchema != nil {
-		b, err := json.Marshal(plan.EqualitySchema)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: encode equality schema: %w", plan.Table, err)
+	for _, extra := range []struct {
+		schema *iceberg.Schema
+		dst    *string
+	}{{plan.EqualitySchema, &t.EqualitySchemaJson}, {plan.FilterSchema, &t.FilterSchemaJson}} {
+		if extra.schema == nil {
+			continue
 		}
-		t.EqualitySchemaJson = string(b)
+		b, err := json.Marshal(extra.schema)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: encode schema: %w", plan.Table, err)
+		}
+		*extra.dst = string(b)
 	}
 	ticket, err := s.signer.Sign(t)
 	if err != nil {
@@ -199,7 +220,11 @@ func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*a
 	if err != nil {
 		return nil, err
 	}
-	schema, err := planner.ProjectedSchema(tbl.Metadata, request(cmd))
+	req, err := request(cmd)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := planner.ProjectedSchema(tbl.Metadata, req)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)
 	}
@@ -278,6 +303,18 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
 	}
 	scan := reader.Scan{Schema: &schema}
+	for _, extra := range []struct {
+		src string
+		dst **iceberg.Schema
+	}{{t.EqualitySchemaJson, &scan.EqualitySchema}, {t.FilterSchemaJson, &scan.FilterSchema}} {
+		if extra.src == "" {
+			continue
+		}
+		*extra.dst = new(iceberg.Schema)
+		if err := json.Unmarshal([]byte(extra.src), *extra.dst); err != nil {
+			return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
+		}
+	}
 	if t.NameMappingJson != "" {
 		if scan.NameMapping, err = iceberg.ParseNameMapping([]byte(t.NameMappingJson)); err != nil {
 			return fmt.Errorf("table %s: %w", t.Table, err)
@@ -288,14 +325,50 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		return fmt.Errorf("table %s: %w", t.Table, err)
 	}
 	w := flight.NewRecordWriter(stream, ipcOptions(arrowSchema, s.mem)...)
+	emit := limitRows(t.Limit, w.Write)
 	for _, task := range t.Tasks {
-		err := s.reader.Read(ctx, scan, task, func(rec arrow.RecordBatch) error {
-			return w.Write(rec)
-		})
+		err := s.reader.Read(ctx, scan, task, emit)
+		if errors.Is(err, errLimitReached) {
+			break
+		}
 		if err != nil {
 			w.Close()
 			return fmt.Errorf("table %s: %w", t.Table, err)
 		}
 	}
 	return w.Close()
+}
+
+// errLimitReached stops a read once a ticket's row limit is served.
+var errLimitReached = errors.New("row limit reached")
+
+// limitRows wraps write so that at most limit rows pass (all when limit is
+// 0); past the limit it returns errLimitReached to stop the reader.
+func limitRows(limit int64, write func(arrow.RecordBatch) error) func(arrow.RecordBatch) error {
+	if limit <= 0 {
+		return write
+	}
+	remaining := limit
+	return func(rec arrow.RecordBatch) error {
+		if remaining <= 0 {
+			return errLimitReached
+		}
+		if n := rec.NumRows(); n > remaining {
+			part := rec.NewSlice(0, remaining)
+			defer part.Release()
+			remaining = 0
+			if err := write(part); err != nil {
+				return err
+			}
+			return errLimitReached
+		}
+		remaining -= rec.NumRows()
+		if err := write(rec); err != nil {
+			return err
+		}
+		if remaining == 0 {
+			return errLimitReached
+		}
+		return nil
+	}
 }

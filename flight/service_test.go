@@ -240,7 +240,8 @@ func TestErrorCodes(t *testing.T) {
 		{"unknown ref is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "ref": "nope"}), codes.NotFound},
 		{"unknown column is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"nope"}}), codes.InvalidArgument},
 		{"unknown key is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "colums": []string{"id"}}), codes.InvalidArgument},
-		{"filter is Unimplemented", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id > 1"}), codes.Unimplemented},
+		{"a filter syntax error is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id >"}), codes.InvalidArgument},
+		{"a filter on an unknown column is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "nope = 1"}), codes.InvalidArgument},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -378,5 +379,32 @@ func TestActions(t *testing.T) {
 	}
 	if _, err := do(ActionSnapshots, `{"table": "samples.history", "x": 1}`); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("unknown body key: %v, want InvalidArgument", err)
+	}
+}
+
+func TestLimitStopsTheStream(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		cmd    map[string]any
+		maxRow int64
+	}{
+		{"a limit below one batch", map[string]any{"table": "samples.trips", "limit": 7}, 7},
+		{"a limit across batches and files", map[string]any{"table": "samples.trips", "limit": 12345}, 12345},
+		{"a limit with a filter", map[string]any{"table": "samples.trips", "limit": 10, "filter": "passengers >= 2"}, 10},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, tc.cmd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(info.Endpoint) != 1 {
+				t.Fatalf("a limited scan has %d endpoints, want 1", len(info.Endpoint))
+			}
+			if rows := h.readAll(ctx, t, info); rows != tc.maxRow {
+				t.Fatalf("read %d rows, want %d", rows, tc.maxRow)
+			}
+		})
 	}
 }

@@ -199,27 +199,25 @@ func deleteProto(lf *liveFile, mapper Mapper) *iceflightv1.DeleteFile {
 }
 
 // equalitySchema gathers the fields every equality delete of the plan
-// compares on. A field may since have been dropped from the table, so
-// older schemas are searched too.
+// compares on, nested ones inside their enclosing structs. A field may
+// since have been dropped from the table, so older schemas are searched
+// too.
 func equalitySchema(md *iceberg.TableMetadata, tasks []*iceflightv1.Task) *iceberg.Schema {
 	seen := map[int]bool{}
-	var fields []iceberg.NestedField
+	var ids []int
 	for _, t := range tasks {
 		for _, d := range t.Deletes {
 			for _, id := range d.EqualityIds {
-				if seen[int(id)] {
-					continue
-				}
-				seen[int(id)] = true
-				if f, ok := findField(md, int(id)); ok {
-					fields = append(fields, f)
+				if !seen[int(id)] {
+					seen[int(id)] = true
+					ids = append(ids, int(id))
 				}
 			}
 		}
 	}
-	if len(fields) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
-	sort.Slice(fields, func(i, j int) bool { return fields[i].ID < fields[j].ID })
-	return iceberg.NewSchema(0, fields...)
+	schemas := append([]*iceberg.Schema{md.CurrentSchema()}, md.Schemas...)
+	return iceberg.SelectIDs(schemas, ids...)
 }

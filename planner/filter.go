@@ -7,6 +7,7 @@ import (
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // ParseFilter reads a filter in either form the command accepts: the
@@ -18,6 +19,24 @@ func ParseFilter(s string) (expr.Expr, error) {
 		return expr.ParseJSON(trimmed)
 	}
 	return expr.Parse(s)
+}
+
+// filterSchema returns the fields the tasks' residuals test, inside their
+// enclosing structs, or nil when no task has a residual.
+func (f *scanFilter) filterSchema(schema *iceberg.Schema, tasks []*iceflightv1.Task) *iceberg.Schema {
+	if f == nil {
+		return nil
+	}
+	residual := false
+	for _, t := range tasks {
+		residual = residual || t.ResidualJson != ""
+	}
+	if !residual {
+		return nil
+	}
+	var ids []int
+	expr.Walk(f.bound, func(p expr.Predicate) { ids = append(ids, p.Ref.ID) })
+	return iceberg.SelectIDs([]*iceberg.Schema{schema}, ids...)
 }
 
 // scanFilter is a row filter bound to the scan's schema, with the

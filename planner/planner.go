@@ -80,6 +80,9 @@ type Plan struct {
 	// EqualitySchema holds the fields the plan's equality deletes compare
 	// on; nil when there are none.
 	EqualitySchema *iceberg.Schema
+	// FilterSchema holds the fields the tasks' residual filters test; nil
+	// when no task has a residual.
+	FilterSchema *iceberg.Schema
 	// Endpoints holds the tasks of each endpoint.
 	Endpoints []Endpoint
 	// Limit is the row limit each endpoint's stream stops at; 0 for none.
@@ -181,6 +184,7 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
 	plan.EqualitySchema = equalitySchema(md, tasks)
+	plan.FilterSchema = filter.filterSchema(readSchema, tasks)
 	maxEndpoints := req.MaxEndpoints
 	if maxEndpoints <= 0 {
 		maxEndpoints = DefaultMaxEndpoints

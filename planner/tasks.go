@@ -40,7 +40,7 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, t
 		if err != nil {
 			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
 		}
-		partJSON, err := partitionJSON(lf.spec, df.Partition)
+		partJSON, err := partitionJSON(t.Metadata, lf.spec, df.Partition)
 		if err != nil {
 			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
 		}
@@ -100,30 +100,27 @@ func partitionConstants(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, p
 	return out, nil
 }
 
-// partitionJSON renders the partition tuple keyed by partition field name,
-// for endpoint metadata and the _partition column.
-func partitionJSON(spec iceberg.PartitionSpec, partition []any) (string, error) {
+// partitionJSON renders the partition tuple as a JSON object keyed by
+// partition field name, values in the spec's JSON single-value form, for
+// endpoint metadata and the _partition column.
+func partitionJSON(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, partition []any) (string, error) {
 	if len(spec.Fields) == 0 {
 		return "", nil
 	}
-	m := make(map[string]any, len(spec.Fields))
-	for i, f := range spec.Fields {
-		if i < len(partition) {
-			m[f.Name] = jsonLiteral(partition[i])
+	pt := partitionType(md, spec)
+	m := make(map[string]json.RawMessage, len(spec.Fields))
+	for i, f := range pt.Fields {
+		if i >= len(partition) {
+			break
 		}
+		v, err := iceberg.FormatJSONValue(f.Type, partition[i])
+		if err != nil {
+			return "", fmt.Errorf("partition field %s: %w", f.Name, err)
+		}
+		m[f.Name] = v
 	}
 	b, err := json.Marshal(m)
 	return string(b), err
-}
-
-func jsonLiteral(v any) any {
-	switch v := v.(type) {
-	case [16]byte:
-		return iceberg.FormatUUID(v)
-	case fmt.Stringer:
-		return v.String()
-	}
-	return v
 }
 
 // groupEndpoints packs tasks into at most max endpoints of similar byte

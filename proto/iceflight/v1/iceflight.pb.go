@@ -634,8 +634,12 @@ type Ticket struct {
 	// tasks' equality deletes compare on, including columns since dropped
 	// from the table; empty when there are none.
 	EqualitySchemaJson string `protobuf:"bytes,12,opt,name=equality_schema_json,json=equalitySchemaJson,proto3" json:"equality_schema_json,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// filter_schema_json is an Iceberg schema holding every field the tasks'
+	// residual filters test, which residuals bind to by name; empty when no
+	// task has a residual.
+	FilterSchemaJson string `protobuf:"bytes,13,opt,name=filter_schema_json,json=filterSchemaJson,proto3" json:"filter_schema_json,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -741,6 +745,13 @@ func (x *Ticket) GetFormatVersion() int32 {
 func (x *Ticket) GetEqualitySchemaJson() string {
 	if x != nil {
 		return x.EqualitySchemaJson
+	}
+	return ""
+}
+
+func (x *Ticket) GetFilterSchemaJson() string {
+	if x != nil {
+		return x.FilterSchemaJson
 	}
 	return ""
 }
@@ -867,7 +878,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x0epartition_json\x18\x0e \x01(\tR\rpartitionJson\x12\x1b\n" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJsonB\x0f\n" +
-	"\r_first_row_id\"\xb0\x03\n" +
+	"\r_first_row_id\"\xde\x03\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -882,7 +893,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x05limit\x18\n" +
 	" \x01(\x03R\x05limit\x12%\n" +
 	"\x0eformat_version\x18\v \x01(\x05R\rformatVersion\x120\n" +
-	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJsonJ\x04\b\x06\x10\a\"Q\n" +
+	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJson\x12,\n" +
+	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJsonJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
