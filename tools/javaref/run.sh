@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Regenerates the Java reference data (ready for a `make fixtures` target):
+# Regenerates the Java reference data (`make fixtures`):
 #   1. builds tools/javaref/target/javaref.jar if it is missing or older than its sources;
 #   2. fixturegen: rewrites testdata/warehouse from scratch (the old one is deleted first);
-#   3. oracle on testdata/warehouse      -> testdata/expected;
-#   4. oracle on the conformance corpus  -> testdata/conformance (skipped if the corpus is absent).
+#   3. oracle on testdata/warehouse                              -> testdata/expected;
+#   4. oracle queries testdata/queries/warehouse.json            -> testdata/expected-queries;
+#   5. oracle on the conformance corpus                          -> testdata/conformance;
+#   6. oracle queries testdata/queries/conformance.json (corpus) -> testdata/conformance-queries
+#      (5 and 6 are skipped if the corpus is absent).
 # Environment: CONFORMANCE_ROOT (default ../shared/conformance/tables from the repo root),
 #              ORACLE_FLAGS (extra oracle flags, e.g. --match-delete-paths-by-location).
 set -euo pipefail
@@ -24,9 +27,15 @@ cd "$repo"
 javaref fixturegen --warehouse testdata/warehouse
 # shellcheck disable=SC2086
 javaref oracle --root testdata/warehouse --out testdata/expected ${ORACLE_FLAGS:-}
+# shellcheck disable=SC2086
+javaref oracle queries --root testdata/warehouse --queries testdata/queries/warehouse.json \
+  --out testdata/expected-queries ${ORACLE_FLAGS:-}
 if [[ -d "$corpus" ]]; then
   # shellcheck disable=SC2086
   javaref oracle --root "$corpus" --out testdata/conformance ${ORACLE_FLAGS:-}
+  # shellcheck disable=SC2086
+  javaref oracle queries --root "$corpus" --queries testdata/queries/conformance.json \
+    --out testdata/conformance-queries ${ORACLE_FLAGS:-}
 else
-  echo "conformance corpus not found at $corpus: testdata/conformance left as is"
+  echo "conformance corpus not found at $corpus: testdata/conformance{,-queries} left as is"
 fi

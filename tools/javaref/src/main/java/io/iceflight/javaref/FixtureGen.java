@@ -92,20 +92,34 @@ final class FixtureGen {
       gen.allTypes();
       gen.history();
       gen.evolved();
+      DeleteSamples deletes = new DeleteSamples(gen);
+      deletes.eqDeletesEvolved();
+      deletes.posDeletesRowGroups();
+      deletes.dvManyFiles();
+      EvolutionSamples evolution = new EvolutionSamples(gen);
+      evolution.readdedColumn();
+      evolution.truncated();
+      evolution.v3Lineage();
     } finally {
       catalog.close();
     }
-    System.out.println("fixturegen: wrote 6 tables under " + warehouse);
+    System.out.println("fixturegen: wrote 12 tables under " + warehouse);
     return 0;
   }
 
   // ---------------------------------------------------------------- helpers
 
   /** Creates samples.NAME (format v2) and returns it with seeded snapshot ids. */
-  private Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,
+  Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,
       Map<String, String> props) {
+    return create(name, schema, spec, props, 2);
+  }
+
+  /** Creates samples.NAME in the given format version, with seeded snapshot ids. */
+  Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,
+      Map<String, String> props, int formatVersion) {
     Map<String, String> all = new TreeMap<>(props);
-    all.put("format-version", "2");
+    all.put("format-version", Integer.toString(formatVersion));
     TableIdentifier id = TableIdentifier.of(Namespace.of("samples"), name);
     Table created =
         catalog.buildTable(id, schema).withPartitionSpec(spec.apply(schema)).withProperties(all)
@@ -115,12 +129,9 @@ final class FixtureGen {
   }
 
   /** Writes one Parquet data file at data/[partition path/]FILE_NAME. */
-  private static DataFile write(Table table, String fileName, StructLike partition,
+  static DataFile write(Table table, String fileName, StructLike partition,
       List<Record> rows, Map<String, String> writeProps) throws IOException {
-    String location =
-        partition == null
-            ? table.locationProvider().newDataLocation(fileName)
-            : table.locationProvider().newDataLocation(table.spec(), partition, fileName);
+    String location = dataLocation(table, fileName, partition);
     DataWriter<Record> writer =
         Parquet.writeData(table.io().newOutputFile(location))
             .forTable(table)
@@ -140,22 +151,29 @@ final class FixtureGen {
     return writer.toDataFile();
   }
 
-  private static DataFile write(Table table, String fileName, StructLike partition,
+  /** data/[partition path of the table's current spec/]FILE_NAME. */
+  static String dataLocation(Table table, String fileName, StructLike partition) {
+    return partition == null || table.spec().isUnpartitioned()
+        ? table.locationProvider().newDataLocation(fileName)
+        : table.locationProvider().newDataLocation(table.spec(), partition, fileName);
+  }
+
+  static DataFile write(Table table, String fileName, StructLike partition,
       List<Record> rows) throws IOException {
     return write(table, fileName, partition, rows, Map.of());
   }
 
-  private static PartitionKey partitionOf(Table table, Record row) {
+  static PartitionKey partitionOf(Table table, Record row) {
     PartitionKey key = new PartitionKey(table.spec(), table.schema());
     key.partition(new InternalRecordWrapper(table.schema().asStruct()).wrap(row));
     return key.copy();
   }
 
-  private static Record record(Schema schema, Object... values) {
+  static Record record(Schema schema, Object... values) {
     return record(schema.asStruct(), values);
   }
 
-  private static Record record(Types.StructType struct, Object... values) {
+  static Record record(Types.StructType struct, Object... values) {
     GenericRecord r = GenericRecord.create(struct);
     for (int i = 0; i < values.length; i++) {
       r.set(i, values[i]);

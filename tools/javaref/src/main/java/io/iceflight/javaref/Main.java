@@ -2,7 +2,7 @@ package io.iceflight.javaref;
 
 import java.util.Arrays;
 
-/** Entry point: {@code java -jar javaref.jar <oracle|fixturegen> [options]}. */
+/** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen> [options]}. */
 public final class Main {
   private Main() {}
 
@@ -22,7 +22,11 @@ public final class Main {
     int rc;
     switch (args[0]) {
       case "oracle":
-        rc = Oracle.run(rest);
+        if (rest.length > 0 && rest[0].equals("queries")) {
+          rc = QueryOracle.run(Arrays.copyOfRange(rest, 1, rest.length));
+        } else {
+          rc = Oracle.run(rest);
+        }
         break;
       case "fixturegen":
         rc = FixtureGen.run(rest);
@@ -36,7 +40,12 @@ public final class Main {
 
   static void usage() {
     System.err.println("usage:");
-    System.err.println("  oracle --root DIR --out OUTDIR [--table NAME] [--match-delete-paths-by-location]");
+    System.err.println(
+        "  oracle --root DIR --out OUTDIR [--table NAME] [--filter EXPR_JSON] [--columns a,b]"
+            + " [--match-delete-paths-by-location]");
+    System.err.println(
+        "  oracle queries --root DIR --queries FILE --out OUTDIR"
+            + " [--match-delete-paths-by-location]");
     System.err.println("  fixturegen --warehouse DIR");
   }
 }

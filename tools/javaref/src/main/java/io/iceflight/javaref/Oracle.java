@@ -1,20 +1,15 @@
 package io.iceflight.javaref;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.StreamWriteFeature;
-import com.fasterxml.jackson.core.json.JsonWriteFeature;
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
-import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,42 +27,20 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.BaseTable;
-import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.Schema;
 import org.apache.iceberg.SchemaParser;
 import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.StaticTableOperations;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
-import org.apache.iceberg.TableProperties;
-import org.apache.iceberg.TableScan;
-import org.apache.iceberg.data.DeleteFilter;
-import org.apache.iceberg.data.GenericDeleteFilter;
-import org.apache.iceberg.data.IdentityPartitionConverters;
-import org.apache.iceberg.data.Record;
-import org.apache.iceberg.encryption.EncryptingFileIO;
-import org.apache.iceberg.formats.FormatModelRegistry;
-import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.hadoop.HadoopFileIO;
-import org.apache.iceberg.io.CloseableIterable;
-import org.apache.iceberg.io.FileIO;
-import org.apache.iceberg.mapping.NameMapping;
-import org.apache.iceberg.mapping.NameMappingParser;
-import org.apache.iceberg.util.PartitionUtil;
 
 /**
  * Reads every Iceberg table under a root folder with Iceberg Java's generic reader and writes the
  * rows as canonical JSON lines (see testdata/conformance/README.md).
  */
 final class Oracle {
-  private static final ObjectMapper MAPPER = new ObjectMapper();
-  private static final JsonFactory JSON =
-      JsonFactory.builder()
-          .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
-          .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
-          .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
-          .build();
+  static final ObjectMapper MAPPER = new ObjectMapper();
   private static final int MAX_ERROR_CHARS = 2000;
 
   private final Path root;
@@ -77,17 +50,26 @@ final class Oracle {
   private final List<String> failures = new ArrayList<>();
 
   private final boolean matchByLocation;
+  /** --filter: REST expression JSON applied to every scan, or null. */
+  private final JsonNode filter;
+  /** --columns: the selected columns of every scan, or null for all. */
+  private final List<String> columns;
 
-  private Oracle(Path root, Path out, boolean matchByLocation) {
+  private Oracle(
+      Path root, Path out, boolean matchByLocation, JsonNode filter, List<String> columns) {
     this.root = root;
     this.out = out;
     this.matchByLocation = matchByLocation;
+    this.filter = filter;
+    this.columns = columns;
   }
 
   static int run(String[] args) throws IOException {
     String rootArg = null;
     String outArg = null;
     String only = null;
+    String filterArg = null;
+    String columnsArg = null;
     boolean matchByLocation = false;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -108,6 +90,12 @@ final class Oracle {
           break;
         case "--table":
           only = args[++i];
+          break;
+        case "--filter":
+          filterArg = args[++i];
+          break;
+        case "--columns":
+          columnsArg = args[++i];
           break;
         default:
           System.err.println("unknown option " + a);
@@ -135,7 +123,17 @@ final class Oracle {
       removeStaleOutputs(out, found);
     }
     Files.createDirectories(out);
-    Oracle oracle = new Oracle(root, out, matchByLocation);
+    JsonNode filter = filterArg == null ? null : MAPPER.readTree(filterArg);
+    List<String> columns = null;
+    if (columnsArg != null) {
+      columns = new ArrayList<>();
+      for (String c : columnsArg.split(",", -1)) {
+        if (!c.isBlank()) {
+          columns.add(c.trim());
+        }
+      }
+    }
+    Oracle oracle = new Oracle(root, out, matchByLocation, filter, columns);
     for (Map.Entry<String, Path> e : found.entrySet()) {
       oracle.processTable(e.getKey(), e.getValue());
     }
@@ -176,6 +174,21 @@ final class Oracle {
     }
   }
 
+  /** Opens a table read-only from its folder: current metadata file, paths remapped. */
+  static Table openTable(String name, Path tableDir, Path metadataFile) {
+    Configuration conf = new Configuration();
+    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
+    conf.setBoolean("fs.file.impl.disable.cache", true);
+    RemappingFileIO io = new RemappingFileIO(new HadoopFileIO(conf), tableDir);
+    TableMetadata metadata = TableMetadataParser.read(io, metadataFile.toString());
+    try {
+      io.setRecordedLocation(metadata.location());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return new BaseTable(new StaticTableOperations(metadata, io), name);
+  }
+
   private void processTable(String name, Path tableDir) throws IOException {
     tables++;
     Path tableOut = out.resolve(name);
@@ -196,15 +209,9 @@ final class Oracle {
     }
     index.put("metadata_file", tableDir.relativize(metadataFile).toString());
 
-    Configuration conf = new Configuration();
-    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-    conf.setBoolean("fs.file.impl.disable.cache", true);
-    RemappingFileIO io = new RemappingFileIO(new HadoopFileIO(conf), tableDir);
     Table table;
     try {
-      TableMetadata metadata = TableMetadataParser.read(io, metadataFile.toString());
-      io.setRecordedLocation(metadata.location());
-      table = new BaseTable(new StaticTableOperations(metadata, io), name);
+      table = openTable(name, tableDir, metadataFile);
     } catch (Exception e) {
       index.put("error", describe(e, tableDir));
       index.putArray("scans");
@@ -248,19 +255,15 @@ final class Oracle {
     Path target = tableOut.resolve(file);
     Path tmp = tableOut.resolve(file + ".tmp");
     try {
-      TableScan tableScan = table.newScan();
-      if (snapshotId != null) {
-        tableScan = tableScan.useSnapshot(snapshotId);
-      }
-      Snapshot snapshot = tableScan.snapshot();
+      ScanRows scan = ScanRows.prepare(table, snapshotId, columns, filter, true);
+      Snapshot snapshot = scan.scan.snapshot();
       if (snapshot == null) {
         node.putNull("snapshot_id");
       } else {
         node.put("snapshot_id", snapshot.snapshotId());
       }
-      Schema schema = tableScan.schema();
-      node.set("schema", MAPPER.readTree(SchemaParser.toJson(schema)));
-      long rows = writeRows(table, tableScan, schema, tmp);
+      node.set("schema", MAPPER.readTree(SchemaParser.toJson(scan.output)));
+      long rows = scan.write(ScanRows.plan(scan.scan), matchByLocation, tmp).rows;
       String digest = sha256(tmp);
       String same = filesByDigest.get(digest);
       if (same != null) {
@@ -285,74 +288,7 @@ final class Oracle {
     return node;
   }
 
-  /**
-   * The same reading path as {@code IcebergGenerics.read(table)} (GenericReader): plan the scan,
-   * apply deletes with GenericDeleteFilter, read each file through the generic format model with
-   * identity-partition constants. Two differences: the table's default name mapping is passed to
-   * the file readers (GenericReader does not, so files without field ids would read as nulls),
-   * and files are read whole, one task per file, sorted by path so the output is stable.
-   */
-  private long writeRows(Table table, TableScan scan, Schema projection, Path target)
-      throws IOException {
-    String mappingJson = table.properties().get(TableProperties.DEFAULT_NAME_MAPPING);
-    NameMapping mapping = mappingJson == null ? null : NameMappingParser.fromJson(mappingJson);
-    Schema tableSchema = table.schema();
-    // As Iceberg's engine readers do: data and delete files are opened through the table's
-    // encryption manager (plaintext for these tables, so key metadata is only logged).
-    FileIO io = EncryptingFileIO.combine(table.io(), table.encryption());
-
-    List<FileScanTask> tasks = new ArrayList<>();
-    if (scan.snapshot() != null) {
-      try (CloseableIterable<FileScanTask> planned = scan.planFiles()) {
-        for (FileScanTask task : planned) {
-          tasks.add(task);
-        }
-      }
-    }
-    tasks.sort(
-        Comparator.comparing((FileScanTask t) -> t.file().location())
-            .thenComparingLong(FileScanTask::start));
-
-    long rows = 0;
-    try (OutputStream os = Files.newOutputStream(target);
-        JsonGenerator gen = JSON.createGenerator(os, JsonEncoding.UTF8)) {
-      gen.setPrettyPrinter(new MinimalPrettyPrinter("\n"));
-      for (FileScanTask task : tasks) {
-        DeleteFilter<Record> deletes =
-            matchByLocation
-                ? new LocationMatchingDeleteFilter(
-                    io, (RemappingFileIO) table.io(), task, tableSchema, projection)
-                : new GenericDeleteFilter(io, task, tableSchema, projection);
-        Schema readSchema = deletes.requiredSchema();
-        Map<Integer, ?> constants =
-            PartitionUtil.constantsMap(task, IdentityPartitionConverters::convertConstant);
-        ReadBuilder<Record, ?> builder =
-            FormatModelRegistry.readBuilder(
-                task.file().format(), Record.class, io.newInputFile(task.file()));
-        builder
-            .project(readSchema)
-            .idToConstant(constants)
-            .split(task.start(), task.length())
-            .caseSensitive(true)
-            .filter(task.residual());
-        if (mapping != null) {
-          builder.withNameMapping(mapping);
-        }
-        try (CloseableIterable<Record> records = deletes.filter(builder.build())) {
-          for (Record record : records) {
-            RowJson.writeRow(gen, projection, record);
-            rows++;
-          }
-        }
-      }
-      if (rows > 0) {
-        gen.writeRaw('\n');
-      }
-    }
-    return rows;
-  }
-
-  private static String sha256(Path file) throws IOException {
+  static String sha256(Path file) throws IOException {
     try {
       MessageDigest md = MessageDigest.getInstance("SHA-256");
       try (InputStream in = Files.newInputStream(file)) {
@@ -368,7 +304,7 @@ final class Oracle {
     }
   }
 
-  private static void writeIndex(Path tableOut, ObjectNode index) throws IOException {
+  static void writeIndex(Path tableOut, ObjectNode index) throws IOException {
     DefaultIndenter indenter = new DefaultIndenter("  ", "\n");
     DefaultPrettyPrinter printer =
         new DefaultPrettyPrinter()
