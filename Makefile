@@ -54,3 +54,15 @@ fixtures:
 
 clean:
 	rm -rf bin $(VENV)
+
+## bench-plan: scan planning benchmark, iceflight vs PyIceberg on a 100,000-file table (bench/README.md).
+BENCH_VENV := bench/.venv
+
+$(BENCH_VENV)/.installed: bench/requirements.txt
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/pip install -q -r bench/requirements.txt
+	touch $@
+
+.PHONY: bench-plan
+bench-plan: build $(BENCH_VENV)/.installed
+	cd bench && .venv/bin/python -m planbench --flightd $(abspath $(BIN))
