@@ -1,0 +1,449 @@
+package expr
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// reserved words cannot be bare column names; quote such columns ("in").
+var reserved = map[string]bool{
+	"AND": true, "OR": true, "NOT": true, "IN": true, "IS": true, "NULL": true,
+	"LIKE": true, "TRUE": true, "FALSE": true,
+}
+
+func isReserved(word string) bool { return reserved[strings.ToUpper(word)] }
+
+// Parse reads a filter in the SQL-like syntax described in the package
+// documentation and returns it unbound. Errors are *SyntaxError.
+func Parse(s string) (Expr, error) {
+	toks, err := lex(s)
+	if err != nil {
+		return nil, err
+	}
+	p := &parser{toks: toks}
+	if p.peek().kind == tokEOF {
+		return nil, &SyntaxError{0, "empty filter"}
+	}
+	e, err := p.parseOr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.kind != tokEOF {
+		return nil, &SyntaxError{t.pos, fmt.Sprintf("unexpected %s (expected AND, OR or end of filter)", t.describe())}
+	}
+	return e, nil
+}
+
+type parser struct {
+	toks []token
+	i    int
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+func (p *parser) peekN(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tokEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) errorf(t token, format string, args ...any) error {
+	return &SyntaxError{t.pos, fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) expectWord(kw, context string) error {
+	if t := p.peek(); !t.is(kw) {
+		return p.errorf(t, "expected %s %s, found %s", kw, context, t.describe())
+	}
+	p.next()
+	return nil
+}
+
+func (p *parser) parseOr() (Expr, error) {
+	left, err := p.parseAnd()
+	if err != nil {
+		return nil, err
+	}
+	for p.peek().is("OR") {
+		p.next()
+		right, err := p.parseAnd()
+		if err != nil {
+			return nil, err
+		}
+		left = OrExpr{Left: left, Right: right}
+	}
+	return left, nil
+}
+
+func (p *parser) parseAnd() (Expr, error) {
+	left, err := p.parseNot()
+	if err != nil {
+		return nil, err
+	}
+	for p.peek().is("AND") {
+		p.next()
+		right, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		left = AndExpr{Left: left, Right: right}
+	}
+	return left, nil
+}
+
+func (p *parser) parseNot() (Expr, error) {
+	if p.peek().is("NOT") {
+		p.next()
+		child, err := p.parseNot()
+		if err != nil {
+			return nil, err
+		}
+		return NotExpr{Child: child}, nil
+	}
+	return p.parsePrimary()
+}
+
+func (p *parser) parsePrimary() (Expr, error) {
+	t := p.peek()
+	switch {
+	case t.kind == tokLParen:
+		p.next()
+		e, err := p.parseOr()
+		if err != nil {
+			return nil, err
+		}
+		if c := p.peek(); c.kind != tokRParen {
+			return nil, p.errorf(c, "expected ')' to close '(' at byte %d, found %s", t.pos, c.describe())
+		}
+		p.next()
+		return e, nil
+	case t.is("TRUE") && !p.startsComparison(1):
+		p.next()
+		return TrueExpr{}, nil
+	case t.is("FALSE") && !p.startsComparison(1):
+		p.next()
+		return FalseExpr{}, nil
+	case t.kind == tokEOF:
+		return nil, p.errorf(t, "expected a predicate, found end of filter")
+	}
+	if p.startsLiteral() {
+		return p.parseFlipped()
+	}
+	return p.parsePredicate()
+}
+
+func (p *parser) startsComparison(n int) bool { return p.peekN(n).kind == tokOp }
+
+// startsLiteral reports whether the next tokens are a literal rather than a
+// column, for comparisons written value-first ("5 < x").
+func (p *parser) startsLiteral() bool {
+	t := p.peek()
+	switch t.kind {
+	case tokNumber, tokString, tokMinus, tokHex:
+		return true
+	case tokWord:
+		if t.is("TRUE") || t.is("FALSE") {
+			return true
+		}
+		return isTypeKeyword(t) && p.peekN(1).kind == tokString
+	}
+	return false
+}
+
+func isTypeKeyword(t token) bool {
+	return t.is("DATE") || t.is("TIME") || t.is("TIMESTAMP") || t.is("TIMESTAMPTZ")
+}
+
+// parseFlipped reads "literal op column" as "column flipped-op literal".
+func (p *parser) parseFlipped() (Expr, error) {
+	v, err := p.parseValue()
+	if err != nil {
+		return nil, err
+	}
+	opTok := p.next()
+	if opTok.kind != tokOp {
+		return nil, p.errorf(opTok, "expected a comparison after the literal, found %s", opTok.describe())
+	}
+	ref, err := p.parseRef()
+	if err != nil {
+		return nil, err
+	}
+	return Predicate{Op: comparisonOp(opTok.text).flip(), Ref: ref, Values: []any{v}}, nil
+}
+
+func comparisonOp(s string) Op {
+	switch s {
+	case "=":
+		return OpEq
+	case "!=", "<>":
+		return OpNotEq
+	case "<":
+		return OpLt
+	case "<=":
+		return OpLtEq
+	case ">":
+		return OpGt
+	}
+	return OpGtEq
+}
+
+// parseRef reads a column: bare or "quoted" names joined by dots.
+func (p *parser) parseRef() (Ref, error) {
+	var parts []string
+	for {
+		t := p.next()
+		switch {
+		case t.kind == tokQuoted:
+			parts = append(parts, t.text)
+		case t.kind == tokWord && !isReserved(t.text):
+			parts = append(parts, t.text)
+		case t.kind == tokWord:
+			return Ref{}, p.errorf(t, "expected a column, found keyword %s (quote it as \"%s\" to use it as a name)", strings.ToUpper(t.text), t.text)
+		default:
+			return Ref{}, p.errorf(t, "expected a column, found %s", t.describe())
+		}
+		if p.peek().kind != tokDot {
+			return Ref{Name: strings.Join(parts, ".")}, nil
+		}
+		p.next()
+	}
+}
+
+func (p *parser) parsePredicate() (Expr, error) {
+	ref, err := p.parseRef()
+	if err != nil {
+		return nil, err
+	}
+	t := p.next()
+	switch {
+	case t.kind == tokOp:
+		v, err := p.parseValue()
+		if err != nil {
+			return nil, err
+		}
+		return Predicate{Op: comparisonOp(t.text), Ref: ref, Values: []any{v}}, nil
+	case t.is("IS"):
+		negated := false
+		if p.peek().is("NOT") {
+			p.next()
+			negated = true
+		}
+		switch k := p.next(); {
+		case k.is("NULL"):
+			return Predicate{Op: pick(negated, OpNotNull, OpIsNull), Ref: ref}, nil
+		case k.is("NAN"):
+			return Predicate{Op: pick(negated, OpNotNaN, OpIsNaN), Ref: ref}, nil
+		default:
+			return nil, p.errorf(k, "expected NULL or NAN after IS, found %s", k.describe())
+		}
+	case t.is("NOT"):
+		k := p.next()
+		switch {
+		case k.is("IN"):
+			return p.parseIn(OpNotIn, ref)
+		case k.is("LIKE"):
+			return p.parseLike(true, ref)
+		case k.is("STARTS"):
+			return p.parseStartsWith(OpNotStartsWith, ref)
+		}
+		return nil, p.errorf(k, "expected IN, LIKE or STARTS WITH after NOT, found %s", k.describe())
+	case t.is("IN"):
+		return p.parseIn(OpIn, ref)
+	case t.is("LIKE"):
+		return p.parseLike(false, ref)
+	case t.is("STARTS"):
+		return p.parseStartsWith(OpStartsWith, ref)
+	}
+	return nil, p.errorf(t, "expected an operator after column %s (=, !=, <, <=, >, >=, IN, IS, LIKE, STARTS WITH), found %s", ref.Name, t.describe())
+}
+
+func pick(cond bool, yes, no Op) Op {
+	if cond {
+		return yes
+	}
+	return no
+}
+
+func (p *parser) parseIn(op Op, ref Ref) (Expr, error) {
+	if t := p.next(); t.kind != tokLParen {
+		return nil, p.errorf(t, "expected '(' after IN, found %s", t.describe())
+	}
+	if t := p.peek(); t.kind == tokRParen {
+		return nil, p.errorf(t, "IN needs at least one value")
+	}
+	var vals []any
+	for {
+		v, err := p.parseValue()
+		if err != nil {
+			return nil, err
+		}
+		vals = append(vals, v)
+		t := p.next()
+		if t.kind == tokRParen {
+			return Predicate{Op: op, Ref: ref, Values: vals}, nil
+		}
+		if t.kind != tokComma {
+			return nil, p.errorf(t, "expected ',' or ')' in the IN list, found %s", t.describe())
+		}
+	}
+}
+
+func (p *parser) parseStartsWith(op Op, ref Ref) (Expr, error) {
+	if err := p.expectWord("WITH", "after STARTS"); err != nil {
+		return nil, err
+	}
+	t := p.next()
+	if t.kind != tokString {
+		return nil, p.errorf(t, "expected a string after STARTS WITH, found %s", t.describe())
+	}
+	return Predicate{Op: op, Ref: ref, Values: []any{t.text}}, nil
+}
+
+// parseLike accepts the LIKE patterns that are prefixes: literal text and
+// one trailing %, with \%, \_ and \\ as escapes. A pattern without
+// wildcards is an equality.
+func (p *parser) parseLike(negated bool, ref Ref) (Expr, error) {
+	t := p.next()
+	if t.kind != tokString {
+		return nil, p.errorf(t, "expected a pattern string after LIKE, found %s", t.describe())
+	}
+	var prefix strings.Builder
+	pat := t.text
+	for i := 0; i < len(pat); i++ {
+		switch c := pat[i]; c {
+		case '\\':
+			if i+1 == len(pat) || !strings.ContainsRune(`%_\`, rune(pat[i+1])) {
+				return nil, p.errorf(t, `LIKE escape \ must precede %%, _ or \`)
+			}
+			prefix.WriteByte(pat[i+1])
+			i++
+		case '%':
+			if i != len(pat)-1 {
+				return nil, p.errorf(t, "LIKE supports only prefix patterns ending in a single %% ('abc%%')")
+			}
+			return Predicate{Op: pick(negated, OpNotStartsWith, OpStartsWith), Ref: ref, Values: []any{prefix.String()}}, nil
+		case '_':
+			return nil, p.errorf(t, "LIKE supports only prefix patterns; _ is not supported (escape it as \\_)")
+		default:
+			prefix.WriteByte(c)
+		}
+	}
+	return Predicate{Op: pick(negated, OpNotEq, OpEq), Ref: ref, Values: []any{prefix.String()}}, nil
+}
+
+// parseValue reads one literal.
+func (p *parser) parseValue() (any, error) {
+	t := p.next()
+	switch t.kind {
+	case tokMinus:
+		n := p.next()
+		switch {
+		case n.kind == tokNumber:
+			return numberLiteral("-" + n.text), nil
+		case n.is("INFINITY"):
+			return math.Inf(-1), nil
+		}
+		return nil, p.errorf(n, "expected a number after '-', found %s", n.describe())
+	case tokNumber:
+		return numberLiteral(t.text), nil
+	case tokString:
+		return t.text, nil
+	case tokHex:
+		b, err := hex.DecodeString(t.text)
+		if err != nil {
+			return nil, p.errorf(t, "invalid hex in binary literal X'%s'", t.text)
+		}
+		return Typed{Type: iceberg.BinaryType{}, Value: b}, nil
+	case tokWord:
+		switch {
+		case t.is("TRUE"):
+			return true, nil
+		case t.is("FALSE"):
+			return false, nil
+		case t.is("NAN"):
+			return math.NaN(), nil
+		case t.is("INFINITY"):
+			return math.Inf(1), nil
+		case t.is("NULL"):
+			return nil, p.errorf(t, "NULL is not a value; use IS NULL or IS NOT NULL")
+		case isTypeKeyword(t) && p.peek().kind == tokString:
+			return p.parseTyped(t, p.next())
+		}
+		return nil, p.errorf(t, "expected a literal value, found %s (comparing two columns is not supported)", t.describe())
+	}
+	return nil, p.errorf(t, "expected a literal value, found %s", t.describe())
+}
+
+// numberLiteral keeps integers that fit an int64 as int64 and everything
+// else as exact Number text.
+func numberLiteral(text string) any {
+	if i, err := strconv.ParseInt(text, 10, 64); err == nil {
+		return i
+	}
+	return Number(text)
+}
+
+// parseTyped reads DATE, TIME, TIMESTAMP and TIMESTAMPTZ literals. TIMESTAMP
+// with more than six fractional digits is a nanosecond timestamp.
+func (p *parser) parseTyped(kw, str token) (any, error) {
+	bad := func(err error) (any, error) {
+		return nil, p.errorf(str, "invalid %s literal: %v", strings.ToUpper(kw.text), err)
+	}
+	switch {
+	case kw.is("TIME"):
+		ns, err := parseTimeOfDay(str.text)
+		if err != nil {
+			return bad(err)
+		}
+		if ns%1000 != 0 {
+			return bad(fmt.Errorf("time has microsecond precision"))
+		}
+		return Typed{Type: iceberg.TimeType{}, Value: ns / 1000}, nil
+	case kw.is("DATE"):
+		in, err := parseDateTime(str.text)
+		if err != nil {
+			return bad(err)
+		}
+		d, exact := in.days()
+		if !exact || strings.ContainsAny(str.text, ":") {
+			return bad(fmt.Errorf("%q has a time of day", str.text))
+		}
+		return Typed{Type: iceberg.DateType{}, Value: int32(d)}, nil
+	}
+	in, err := parseDateTime(str.text)
+	if err != nil {
+		return bad(err)
+	}
+	zoned := kw.is("TIMESTAMPTZ")
+	if in.hasZone && !zoned {
+		return bad(fmt.Errorf("TIMESTAMP has no zone; write TIMESTAMPTZ '%s'", str.text))
+	}
+	if in.nsec%1000 != 0 {
+		ns, rng := in.nanos()
+		if rng != 0 {
+			return bad(fmt.Errorf("nanosecond timestamps must lie between 1677 and 2262"))
+		}
+		if zoned {
+			return Typed{Type: iceberg.TimestampTzNsType{}, Value: ns}, nil
+		}
+		return Typed{Type: iceberg.TimestampNsType{}, Value: ns}, nil
+	}
+	us, _ := in.micros()
+	if zoned {
+		return Typed{Type: iceberg.TimestampTzType{}, Value: us}, nil
+	}
+	return Typed{Type: iceberg.TimestampType{}, Value: us}, nil
+}

@@ -1,0 +1,238 @@
+package expr
+
+import (
+	"encoding/hex"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// String returns "TRUE".
+func (TrueExpr) String() string { return "TRUE" }
+
+// String returns "FALSE".
+func (FalseExpr) String() string { return "FALSE" }
+
+// String returns "NOT child", parenthesizing AND and OR children.
+func (e NotExpr) String() string {
+	switch e.Child.(type) {
+	case AndExpr, OrExpr:
+		return "NOT (" + e.Child.String() + ")"
+	}
+	return "NOT " + e.Child.String()
+}
+
+// String returns "left AND right". Parentheses keep the tree's shape: OR
+// operands and a right-hand AND are wrapped, so Parse rebuilds the same tree.
+func (e AndExpr) String() string {
+	return operand(e.Left, false, true) + " AND " + operand(e.Right, true, true)
+}
+
+// String returns "left OR right", wrapping a right-hand OR.
+func (e OrExpr) String() string {
+	return operand(e.Left, false, false) + " OR " + operand(e.Right, true, false)
+}
+
+func operand(e Expr, right, inAnd bool) string {
+	switch e.(type) {
+	case OrExpr:
+		if inAnd || right {
+			return "(" + e.String() + ")"
+		}
+	case AndExpr:
+		if inAnd && right {
+			return "(" + e.String() + ")"
+		}
+	}
+	return e.String()
+}
+
+// String writes the predicate in the filter syntax, its literals formatted
+// for the bound column's type when bound.
+func (p Predicate) String() string {
+	name := quoteName(p.Ref.Name)
+	lit := func(v any) string { return formatLiteral(p.Ref.Type, v) }
+	one := func() string {
+		if len(p.Values) == 0 {
+			return "<missing>"
+		}
+		return lit(p.Values[0])
+	}
+	list := func() string {
+		parts := make([]string, len(p.Values))
+		for i, v := range p.Values {
+			parts[i] = lit(v)
+		}
+		return "(" + strings.Join(parts, ", ") + ")"
+	}
+	switch p.Op {
+	case OpIsNull:
+		return name + " IS NULL"
+	case OpNotNull:
+		return name + " IS NOT NULL"
+	case OpIsNaN:
+		return name + " IS NAN"
+	case OpNotNaN:
+		return name + " IS NOT NAN"
+	case OpLt:
+		return name + " < " + one()
+	case OpLtEq:
+		return name + " <= " + one()
+	case OpGt:
+		return name + " > " + one()
+	case OpGtEq:
+		return name + " >= " + one()
+	case OpEq:
+		return name + " = " + one()
+	case OpNotEq:
+		return name + " != " + one()
+	case OpIn:
+		return name + " IN " + list()
+	case OpNotIn:
+		return name + " NOT IN " + list()
+	case OpStartsWith:
+		return name + " STARTS WITH " + one()
+	case OpNotStartsWith:
+		return name + " NOT STARTS WITH " + one()
+	}
+	return name + " " + p.Op.String() + " " + list()
+}
+
+var bareName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_$]*$`)
+
+// quoteName writes a column name bare when every dotted part is a plain
+// identifier and not a keyword, and double-quoted otherwise.
+func quoteName(name string) string {
+	parts := strings.Split(name, ".")
+	for _, part := range parts {
+		if !bareName.MatchString(part) || isReserved(part) {
+			return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
+		}
+	}
+	return name
+}
+
+func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+// formatLiteral writes a literal so that Parse and Bind read back the same
+// value: bound values by their column type t, unbound ones by their Go type.
+func formatLiteral(t iceberg.Type, v any) string {
+	if t != nil {
+		if s, ok := formatTyped(t, v); ok {
+			return s
+		}
+	}
+	switch v := v.(type) {
+	case nil:
+		return "NULL"
+	case bool:
+		if v {
+			return "TRUE"
+		}
+		return "FALSE"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case int32:
+		return strconv.FormatInt(int64(v), 10)
+	case Number:
+		return string(v)
+	case float64:
+		return formatFloat(v, 64)
+	case float32:
+		return formatFloat(float64(v), 32)
+	case string:
+		return quoteString(v)
+	case Typed:
+		if s, ok := formatTyped(v.Type, v.Value); ok {
+			return s
+		}
+	}
+	return quoteString(fmt.Sprint(v))
+}
+
+func formatFloat(f float64, bits int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "Infinity"
+	case math.IsInf(f, -1):
+		return "-Infinity"
+	}
+	return strconv.FormatFloat(f, 'g', -1, bits)
+}
+
+// formatTyped writes a value of type t; ok is false when v is not of t's
+// Go representation.
+func formatTyped(t iceberg.Type, v any) (string, bool) {
+	switch t.(type) {
+	case iceberg.DecimalType:
+		d, ok := v.(decimal128.Num)
+		if !ok {
+			return "", false
+		}
+		return iceberg.FormatDecimal(d, t.(iceberg.DecimalType).Scale), true
+	case iceberg.DateType:
+		d, ok := v.(int32)
+		if !ok {
+			return "", false
+		}
+		ts := time.Unix(int64(d)*86400, 0).UTC()
+		if ts.Year() < 0 || ts.Year() > 9999 {
+			return strconv.FormatInt(int64(d), 10), true
+		}
+		return "DATE '" + ts.Format("2006-01-02") + "'", true
+	case iceberg.TimeType:
+		us, ok := v.(int64)
+		if !ok || us < 0 || us >= 86400*1_000_000 {
+			return "", false
+		}
+		return "TIME '" + time.UnixMicro(us).UTC().Format("15:04:05.999999") + "'", true
+	case iceberg.TimestampType, iceberg.TimestampTzType, iceberg.TimestampNsType, iceberg.TimestampTzNsType:
+		i, ok := v.(int64)
+		if !ok {
+			return "", false
+		}
+		return formatTimestamp(t, i), true
+	case iceberg.UUIDType:
+		u, ok := v.([16]byte)
+		if !ok {
+			return "", false
+		}
+		return quoteString(iceberg.FormatUUID(u)), true
+	case iceberg.BinaryType, iceberg.FixedType:
+		b, ok := v.([]byte)
+		if !ok {
+			return "", false
+		}
+		return "X'" + hex.EncodeToString(b) + "'", true
+	}
+	return "", false
+}
+
+func formatTimestamp(t iceberg.Type, v int64) string {
+	var ts time.Time
+	switch t.(type) {
+	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
+		ts = time.Unix(0, v).UTC()
+	default:
+		ts = time.UnixMicro(v).UTC()
+	}
+	if ts.Year() < 0 || ts.Year() > 9999 {
+		// Outside four-digit years, write microseconds, which Bind reads
+		// back as such; nanosecond values never get here (1677 to 2262).
+		return strconv.FormatInt(v, 10)
+	}
+	s := ts.Format("2006-01-02 15:04:05.999999999")
+	switch t.(type) {
+	case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
+		return "TIMESTAMPTZ '" + s + "+00:00'"
+	}
+	return "TIMESTAMP '" + s + "'"
+}
