@@ -1,6 +1,7 @@
 # iceflight — make targets. `make run` and `make test` are the two set-up
 # commands of the README; everything else is for developers.
 
+SHELL     := /bin/bash
 GO        ?= go
 BIN       := bin/flightd
 WAREHOUSE ?= testdata/warehouse
@@ -9,7 +10,7 @@ PYTHON    ?= python3
 VENV      := .venv
 GOBIN     := $(shell $(GO) env GOPATH)/bin
 
-.PHONY: all build run test test-go test-python lint vet staticcheck proto fixtures clean
+.PHONY: all build run test test-go conformance test-python lint vet staticcheck proto fixtures clean
 
 all: build
 
@@ -21,7 +22,7 @@ run: build
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
 ## test: vet, staticcheck, the Go suite with the race detector, and the pyarrow end-to-end test.
-test: vet staticcheck test-go test-python
+test: vet staticcheck test-go conformance test-python
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
@@ -33,6 +34,10 @@ staticcheck:
 
 test-go:
 	$(GO) test -race -count=1 ./...
+
+## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go).
+conformance:
+	@$(GO) test -count=1 -v -run 'Conformance|Sample' ./cmd/flightd | grep -E '^(conformance|sample warehouse)' ; test $${PIPESTATUS[0]} -eq 0
 
 $(VENV)/.installed: tests/e2e/requirements.txt
 	$(PYTHON) -m venv $(VENV)

@@ -106,6 +106,7 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		MaxEndpoints:     jc.MaxEndpoints,
 		TargetSplitBytes: jc.TargetSplitBytes,
 		CaseSensitive:    jc.CaseSensitive,
+		NoColumns:        jc.Columns != nil && len(jc.Columns) == 0,
 	}
 	if f := bytes.TrimSpace(jc.Filter); len(f) > 0 && string(f) != "null" {
 		var s string

@@ -85,6 +85,9 @@ func request(cmd *iceflightv1.Command) (planner.Request, error) {
 		TargetSplitBytes: cmd.TargetSplitBytes,
 		Limit:            cmd.GetLimit(),
 	}
+	if cmd.NoColumns {
+		req.Columns = []string{}
+	}
 	if cmd.Filter != "" {
 		f, err := planner.ParseFilter(cmd.Filter)
 		if err != nil {

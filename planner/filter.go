@@ -42,6 +42,10 @@ func (f *scanFilter) filterSchema(schema *iceberg.Schema, tasks []*iceflightv1.T
 // scanFilter is a row filter bound to the scan's schema, with the
 // evaluators of each partition spec built once per plan.
 type scanFilter struct {
+	// defaulted lists the filter's fields that have an initial-default: a
+	// file written before such a field existed has no metrics for it, yet
+	// its rows hold the default, not null, so metrics cannot judge them.
+	defaulted []int
 	bound     expr.Expr
 	inclusive *expr.MetricsEvaluator
 	strict    *expr.MetricsEvaluator
@@ -75,10 +79,28 @@ func newScanFilter(md *iceberg.TableMetadata, schema *iceberg.Schema, filter exp
 		return nil, err
 	}
 	f := &scanFilter{bound: bound, inclusive: inclusive, strict: strict, specs: map[int]*specFilter{}, md: md}
+	expr.Walk(bound, func(p expr.Predicate) {
+		if field, ok := schema.FieldByID(p.Ref.ID); ok && field.InitialDefault != nil {
+			f.defaulted = append(f.defaulted, p.Ref.ID)
+		}
+	})
 	if err := f.prepare(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// metricsApply reports whether a data file's metrics describe every field
+// the filter tests; see defaulted.
+func (f *scanFilter) metricsApply(df *iceberg.DataFile) bool {
+	for _, id := range f.defaulted {
+		_, values := df.ValueCounts[id]
+		_, nulls := df.NullValueCounts[id]
+		if !values && !nulls {
+			return false
+		}
+	}
+	return true
 }
 
 // prepare builds the evaluators of every spec up front, so the parallel
@@ -117,7 +139,7 @@ func (f *scanFilter) residual(spec iceberg.PartitionSpec, df *iceberg.DataFile) 
 	if _, ok := r.(expr.TrueExpr); ok {
 		return "", nil
 	}
-	if all, err := f.strict.Eval(df); err == nil && all {
+	if all, err := f.strict.Eval(df); err == nil && all && f.metricsApply(df) {
 		return "", nil
 	}
 	b, err := json.Marshal(r)

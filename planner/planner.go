@@ -51,7 +51,8 @@ type Mapper interface {
 // Request is a scan request.
 type Request struct {
 	Selection
-	// Columns selects top-level columns by name; empty means all.
+	// Columns selects columns by name; nil means all, an empty non-nil
+	// slice none (the scan then yields only row counts).
 	Columns       []string
 	CaseSensitive bool
 	// MaxEndpoints caps the number of endpoints; 0 means DefaultMaxEndpoints.

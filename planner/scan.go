@@ -117,7 +117,7 @@ func (f *scanFilter) keepData(c *counters) func(iceberg.PartitionSpec, *iceberg.
 			c.skippedByPartition.Add(1)
 			return false
 		}
-		if ok, err := f.inclusive.Eval(&e.DataFile); err == nil && !ok {
+		if ok, err := f.inclusive.Eval(&e.DataFile); err == nil && !ok && f.metricsApply(&e.DataFile) {
 			c.skippedByMetrics.Add(1)
 			return false
 		}

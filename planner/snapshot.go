@@ -78,7 +78,7 @@ func ProjectedSchema(md *iceberg.TableMetadata, req Request) (*iceberg.Schema, e
 	if err != nil {
 		return nil, err
 	}
-	if len(req.Columns) == 0 {
+	if req.Columns == nil {
 		return schema, nil
 	}
 	var fields []iceberg.NestedField

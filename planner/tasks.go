@@ -17,11 +17,6 @@ var fileFormats = map[string]iceflightv1.FileFormat{
 	"PUFFIN":  iceflightv1.FileFormat_FILE_FORMAT_PUFFIN,
 }
 
-// supportedFormats are the data file formats the reader decodes today.
-var supportedFormats = map[iceflightv1.FileFormat]bool{
-	iceflightv1.FileFormat_FILE_FORMAT_PARQUET: true,
-}
-
 // tasks turns live files into one task per data file, each carrying the
 // delete files that apply to it.
 func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
@@ -33,7 +28,7 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, t
 		lf := &data[i]
 		df := &lf.entry.DataFile
 		format, ok := fileFormats[strings.ToUpper(df.Format)]
-		if !ok || !supportedFormats[format] {
+		if !ok || format == iceflightv1.FileFormat_FILE_FORMAT_PUFFIN {
 			return nil, fmt.Errorf("%w: %s data file %s", ErrUnsupported, df.Format, df.Path)
 		}
 		constants, err := partitionConstants(t.Metadata, lf.spec, df.Partition)

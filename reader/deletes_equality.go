@@ -54,9 +54,6 @@ func equalityField(scan Scan, id int) ([]iceberg.NestedField, error) {
 	if chain == nil {
 		return nil, fmt.Errorf("%w: equality field %d is in neither the equality or filter schema nor the projection", ErrInvalidTask, id)
 	}
-	if _, prim := chain[len(chain)-1].Type.(iceberg.PrimitiveType); !prim {
-		return nil, fmt.Errorf("%w: equality field %d has type %s, not a primitive", ErrUnsupported, id, chain[len(chain)-1].Type)
-	}
 	return chain, nil
 }
 
@@ -74,6 +71,19 @@ func fieldChain(fields []iceberg.NestedField, id int) []iceberg.NestedField {
 	return nil
 }
 
+// addEqualityKeyField is addKeyField for an equality delete's key, which
+// must be a primitive.
+func addEqualityKeyField(fields []iceberg.NestedField, id int, scan Scan) ([]iceberg.NestedField, keyPath, error) {
+	chain, err := equalityField(scan, id)
+	if err != nil {
+		return fields, nil, err
+	}
+	if _, prim := chain[len(chain)-1].Type.(iceberg.PrimitiveType); !prim {
+		return fields, nil, fmt.Errorf("%w: equality field %d has type %s, not a primitive", ErrUnsupported, id, chain[len(chain)-1].Type)
+	}
+	return addKeyField(fields, id, scan)
+}
+
 // addKeyField returns the path of equality field id among fields, adding
 // to fields what the path needs when they do not already hold the field
 // with the equality schema's type.
@@ -86,9 +96,10 @@ func addKeyField(fields []iceberg.NestedField, id int, scan Scan) ([]iceberg.Nes
 		return fields, path, nil
 	}
 	// An extra field: the chain's top-level field pruned to the path, all
-	// optional so that a file that lacks it reads nulls rather than failing.
+	// optional so that a file that lacks it reads its initial-default or
+	// nulls rather than failing.
 	f := chain[len(chain)-1]
-	f.Required, f.InitialDefault = false, nil
+	f.Required = false
 	path := keyPath{len(fields)}
 	for i := len(chain) - 2; i >= 0; i-- {
 		parent := chain[i]
@@ -161,7 +172,7 @@ func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *iceflightv1.Dele
 	var types strings.Builder
 	for i, id := range d.GetEqualityIds() {
 		var err error
-		if fields, paths[i], err = addKeyField(fields, int(id), scan); err != nil {
+		if fields, paths[i], err = addEqualityKeyField(fields, int(id), scan); err != nil {
 			return nil, fmt.Errorf("equality delete file %s: %w", d.GetPath(), err)
 		}
 		chain, _ := equalityField(scan, int(id))

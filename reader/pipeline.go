@@ -105,7 +105,7 @@ func newReadPlan(scan Scan, task *iceflightv1.Task) (*readPlan, error) {
 		}
 		paths := make([]keyPath, len(d.GetEqualityIds()))
 		for i, id := range d.GetEqualityIds() {
-			if fields, paths[i], err = addKeyField(fields, int(id), scan); err != nil {
+			if fields, paths[i], err = addEqualityKeyField(fields, int(id), scan); err != nil {
 				return nil, fmt.Errorf("equality delete file %s for %s: %w", d.GetPath(), task.GetPath(), err)
 			}
 		}

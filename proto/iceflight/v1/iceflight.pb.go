@@ -149,6 +149,9 @@ type Command struct {
 	// JSON as text.
 	Filter        string `protobuf:"bytes,9,opt,name=filter,proto3" json:"filter,omitempty"`
 	CaseSensitive *bool  `protobuf:"varint,10,opt,name=case_sensitive,json=caseSensitive,proto3,oneof" json:"case_sensitive,omitempty"`
+	// no_columns asks for no columns at all, only the count of matching
+	// rows (JSON: "columns": []); an empty columns list otherwise means all.
+	NoColumns     bool `protobuf:"varint,11,opt,name=no_columns,json=noColumns,proto3" json:"no_columns,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -249,6 +252,13 @@ func (x *Command) GetFilter() string {
 func (x *Command) GetCaseSensitive() bool {
 	if x != nil && x.CaseSensitive != nil {
 		return *x.CaseSensitive
+	}
+	return false
+}
+
+func (x *Command) GetNoColumns() bool {
+	if x != nil {
+		return x.NoColumns
 	}
 	return false
 }
@@ -822,7 +832,7 @@ var File_proto_iceflight_v1_iceflight_proto protoreflect.FileDescriptor
 
 const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
-	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\x99\x03\n" +
+	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\xb8\x03\n" +
 	"\aCommand\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x18\n" +
 	"\acolumns\x18\x02 \x03(\tR\acolumns\x12$\n" +
@@ -835,7 +845,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x12target_split_bytes\x18\b \x01(\x03R\x10targetSplitBytes\x12\x16\n" +
 	"\x06filter\x18\t \x01(\tR\x06filter\x12*\n" +
 	"\x0ecase_sensitive\x18\n" +
-	" \x01(\bH\x03R\rcaseSensitive\x88\x01\x01B\x0e\n" +
+	" \x01(\bH\x03R\rcaseSensitive\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"no_columns\x18\v \x01(\bR\tnoColumnsB\x0e\n" +
 	"\f_snapshot_idB\x15\n" +
 	"\x13_as_of_timestamp_msB\b\n" +
 	"\x06_limitB\x11\n" +
