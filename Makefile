@@ -71,3 +71,10 @@ $(BENCH_VENV)/.installed: bench/requirements.txt
 .PHONY: bench-plan
 bench-plan: build $(BENCH_VENV)/.installed
 	cd bench && .venv/bin/python -m planbench --flightd $(abspath $(BIN))
+
+## bench-deletes: full-scan read speed of tables with 1% equality or position deletes against a plain one (bench/deletes/README.md).
+BENCH_DELETES_ARGS ?=
+
+.PHONY: bench-deletes
+bench-deletes: build $(BENCH_VENV)/.installed
+	cd bench/deletes && ../.venv/bin/python -m deletebench --flightd $(abspath $(BIN)) $(BENCH_DELETES_ARGS)

@@ -61,6 +61,7 @@ func (f *countingFile) Close() error {
 
 type harness struct {
 	client flight.Client
+	reader *reader.Reader
 	data   *countingIO
 	mem    *memory.CheckedAllocator
 }
@@ -81,6 +82,7 @@ func serve(t *testing.T, batchRows int) *harness {
 	}
 	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
+	h.reader = rd
 	srv := flight.NewServerWithMiddleware(nil)
 	srv.RegisterFlightService(NewService(cat, rd, signer, WithAllocator(h.mem)))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
@@ -404,6 +406,53 @@ func TestLimitStopsTheStream(t *testing.T) {
 			}
 			if rows := h.readAll(ctx, t, info); rows != tc.maxRow {
 				t.Fatalf("read %d rows, want %d", rows, tc.maxRow)
+			}
+		})
+	}
+}
+
+// TestPruningLevels proves each pruning level by its statistics: the
+// files a filter skipped by partition and by metrics in planning, and the
+// row groups the reader skipped by Parquet statistics.
+func TestPruningLevels(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name                          string
+		table, filter                 string
+		byPartition, byMetrics, files int
+		rowGroupsSkipped              int64
+	}{
+		{"a one-day filter keeps one day partition", "samples.events_by_day",
+			"ts >= TIMESTAMP '2024-03-02 00:00:00' AND ts < TIMESTAMP '2024-03-03 00:00:00'", 4, 0, 1, 0},
+		{"an identity-partition filter keeps one partition", "samples.events_by_kind", "kind = 'click'", 2, 0, 1, 0},
+		{"an id range skips files by their bounds and row groups by Parquet statistics", "samples.trips",
+			"id >= 6000 AND id < 6100", 0, 3, 1, 6},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := serve(t, 1000)
+			info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": tc.table, "filter": tc.filter}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var st struct {
+				ByPartition int `json:"data_files_skipped_by_partition"`
+				ByMetrics   int `json:"data_files_skipped_by_metrics"`
+				Files       int `json:"data_files"`
+			}
+			if err := json.Unmarshal(info.AppMetadata, &st); err != nil {
+				t.Fatal(err)
+			}
+			if st.ByPartition != tc.byPartition || st.ByMetrics != tc.byMetrics || st.Files != tc.files {
+				t.Fatalf("skipped by partition %d, by metrics %d, files kept %d; want %d, %d, %d",
+					st.ByPartition, st.ByMetrics, st.Files, tc.byPartition, tc.byMetrics, tc.files)
+			}
+			if rows := h.readAll(ctx, t, info); rows == 0 {
+				t.Fatal("the filter matched no row")
+			}
+			rs := h.reader.Stats()
+			if rs.RowGroupsSkipped != tc.rowGroupsSkipped {
+				t.Fatalf("reader skipped %d of %d row groups, want %d skipped", rs.RowGroupsSkipped, rs.RowGroupsSkipped+rs.RowGroupsRead, tc.rowGroupsSkipped)
 			}
 		})
 	}

@@ -11,6 +11,7 @@ package reader
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -32,6 +33,7 @@ const DefaultBatchSize = 64 * 1024
 // Reader reads scan tasks. It is safe for concurrent use; each Read call
 // keeps its own state.
 type Reader struct {
+	counts     counters
 	fio        fileio.FileIO
 	mem        memory.Allocator
 	batchSize  int
@@ -151,6 +153,8 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 		length:    task.GetLength(),
 		batchSize: r.batchSize,
 		mem:       r.mem,
+		prune:     newRowGroupPruner(plan.filter, plan.read),
+		counts:    &r.counts,
 	})
 	if err != nil {
 		return err
@@ -166,4 +170,21 @@ func checkFormat(format iceflightv1.FileFormat, path string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: file %s has format %v", ErrInvalidTask, path, format)
+}
+
+// counters are the reader's running totals.
+type counters struct {
+	rowGroupsRead, rowGroupsSkipped atomic.Int64
+}
+
+// Stats are a Reader's running totals since it was made.
+type Stats struct {
+	// RowGroupsRead counts the Parquet row groups of data files read;
+	// RowGroupsSkipped those whose statistics ruled out the residual filter.
+	RowGroupsRead, RowGroupsSkipped int64
+}
+
+// Stats returns the reader's running totals.
+func (r *Reader) Stats() Stats {
+	return Stats{RowGroupsRead: r.counts.rowGroupsRead.Load(), RowGroupsSkipped: r.counts.rowGroupsSkipped.Load()}
 }

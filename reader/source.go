@@ -45,6 +45,10 @@ type sourceConfig struct {
 	// pathStats, when set, lets a Parquet source skip row groups whose
 	// file_path statistics exclude it (position delete files).
 	pathStats string
+	// prune, when set, skips Parquet row groups whose statistics rule out
+	// the task's residual filter; counts records what it decided.
+	prune     *rowGroupPruner
+	counts    *counters
 	batchSize int
 	mem       memory.Allocator
 	// out is iceberg.ArrowSchema(schema), set by openSource.

@@ -91,6 +91,20 @@ func (s *parquetSource) selectRowGroups() error {
 			s.groups = append(s.groups, int(g))
 		}
 	}
+	if cfg.prune != nil {
+		kept := s.groups[:0]
+		for _, g := range s.groups {
+			if cfg.prune.mayMatch(md.RowGroup(g)) {
+				kept = append(kept, g)
+			} else if cfg.counts != nil {
+				cfg.counts.rowGroupsSkipped.Add(1)
+			}
+		}
+		s.groups = kept
+	}
+	if cfg.counts != nil {
+		cfg.counts.rowGroupsRead.Add(int64(len(s.groups)))
+	}
 	if cfg.pathStats != "" {
 		kept := s.groups[:0]
 		for _, g := range s.groups {

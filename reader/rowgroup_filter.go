@@ -1,0 +1,125 @@
+package reader
+
+import (
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
+)
+
+// rowGroupPruner skips Parquet row groups whose column statistics prove
+// that no row matches a task's residual filter: the fourth pruning level,
+// after manifests, partitions and file metrics. It turns each row group's
+// statistics into the metrics Iceberg keeps per file and runs the same
+// inclusive metrics evaluator over them.
+type rowGroupPruner struct {
+	eval   *expr.MetricsEvaluator
+	fields map[int]iceberg.NestedField // filter fields by id
+}
+
+func newRowGroupPruner(f *rowFilter, schema *iceberg.Schema) *rowGroupPruner {
+	if f == nil || schema == nil {
+		return nil
+	}
+	eval, err := expr.NewMetricsEvaluator(schema, f.expr, true)
+	if err != nil {
+		return nil // no pruning: the row filter still decides every row
+	}
+	p := &rowGroupPruner{eval: eval, fields: map[int]iceberg.NestedField{}}
+	expr.Walk(f.expr, func(pr expr.Predicate) {
+		if field, ok := schema.FieldByID(pr.Ref.ID); ok {
+			p.fields[pr.Ref.ID] = field
+		}
+	})
+	return p
+}
+
+// mayMatch reports whether a row group may hold a matching row. Columns
+// without trustworthy statistics, or with a physical form whose order is
+// not the Iceberg type's, give no metrics and so never prune.
+func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
+	m := expr.Metrics{RecordCount: rg.NumRows(), ValueCounts: map[int]int64{}, NullCounts: map[int]int64{},
+		NaNCounts: map[int]int64{}, Lower: map[int][]byte{}, Upper: map[int][]byte{}}
+	for c := 0; c < rg.NumColumns(); c++ {
+		col := rg.Schema.Column(c)
+		field, ok := p.fields[int(col.SchemaNode().FieldID())]
+		if !ok || col.MaxRepetitionLevel() > 0 || col.ColumnPath().String() != field.Name {
+			continue
+		}
+		cc, err := rg.ColumnChunk(c)
+		if err != nil {
+			continue
+		}
+		if set, err := cc.StatsSet(); err != nil || !set {
+			continue
+		}
+		st, err := cc.Statistics()
+		if err != nil || st == nil {
+			continue
+		}
+		id := field.ID
+		if st.HasNullCount() {
+			m.NullCounts[id] = st.NullCount()
+			m.ValueCounts[id] = cc.NumValues()
+		}
+		if !st.HasMinMax() {
+			continue
+		}
+		lo, hi, ok := statBounds(st, col, field.Type)
+		if !ok {
+			continue
+		}
+		m.Lower[id], m.Upper[id] = lo, hi
+	}
+	ok, err := p.eval.EvalMetrics(m)
+	return err != nil || ok
+}
+
+// statBounds encodes a column chunk's min and max in Iceberg's
+// single-value form, for the types whose Parquet order is Iceberg's.
+func statBounds(st metadata.TypedStatistics, col *schema.Column, t iceberg.Type) ([]byte, []byte, bool) {
+	enc := func(lo, hi any) ([]byte, []byte, bool) {
+		l, err1 := iceberg.EncodeValue(t, lo)
+		h, err2 := iceberg.EncodeValue(t, hi)
+		return l, h, err1 == nil && err2 == nil
+	}
+	switch s := st.(type) {
+	case *metadata.Int32Statistics:
+		switch t.(type) {
+		case iceberg.IntType, iceberg.DateType:
+			if col.SortOrder() == schema.SortSIGNED {
+				return enc(s.Min(), s.Max())
+			}
+		}
+	case *metadata.Int64Statistics:
+		switch t.(type) {
+		case iceberg.LongType:
+			if col.SortOrder() == schema.SortSIGNED {
+				return enc(s.Min(), s.Max())
+			}
+		case iceberg.TimestampType, iceberg.TimestampTzType, iceberg.TimeType:
+			// Only microsecond columns are in Iceberg's unit.
+			if ts, ok := col.LogicalType().(interface{ TimeUnit() schema.TimeUnitType }); ok && ts.TimeUnit() == schema.TimeUnitMicros {
+				return enc(s.Min(), s.Max())
+			}
+		}
+	case *metadata.Float32Statistics:
+		if _, ok := t.(iceberg.FloatType); ok {
+			return enc(s.Min(), s.Max())
+		}
+	case *metadata.Float64Statistics:
+		if _, ok := t.(iceberg.DoubleType); ok {
+			return enc(s.Min(), s.Max())
+		}
+	case *metadata.ByteArrayStatistics:
+		switch t.(type) {
+		case iceberg.StringType, iceberg.BinaryType:
+			// Unsigned byte order is Iceberg's for both.
+			if col.SortOrder() == schema.SortUNSIGNED {
+				return append([]byte(nil), s.Min()...), append([]byte(nil), s.Max()...), true
+			}
+		}
+	}
+	return nil, nil, false
+}
