@@ -185,3 +185,34 @@ func TestSelectionErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestLimitStopsPlanningEarly(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.NewDirectory(filepath.Join("..", "testdata", "warehouse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{"samples", "history"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := Table{Name: "samples.history", Metadata: tbl.Metadata, IO: tbl.IO}
+	full, err := New().Plan(context.Background(), table, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited, err := New().Plan(context.Background(), table, Request{Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if full.Stats.ManifestsRead < 2 {
+		t.Skipf("samples.history has %d manifests; the test needs several", full.Stats.ManifestsRead)
+	}
+	if limited.Stats.ManifestsRead >= full.Stats.ManifestsRead || limited.Stats.DataFiles >= full.Stats.DataFiles {
+		t.Fatalf("limit 1 read %d manifests and planned %d files; the full scan %d and %d",
+			limited.Stats.ManifestsRead, limited.Stats.DataFiles, full.Stats.ManifestsRead, full.Stats.DataFiles)
+	}
+	if len(limited.Endpoints) != 1 || limited.Limit != 1 {
+		t.Fatalf("a limited plan has %d endpoints and limit %d", len(limited.Endpoints), limited.Limit)
+	}
+}
