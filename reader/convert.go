@@ -62,7 +62,11 @@ func canConvert(from arrow.DataType, to iceberg.Type) bool {
 	case iceberg.TimeType:
 		// ORC has no time type: Iceberg writes microseconds as a bigint.
 		return id == arrow.TIME32 || id == arrow.TIME64 || id == arrow.INT64
-	case iceberg.TimestampType, iceberg.TimestampTzType, iceberg.TimestampNsType, iceberg.TimestampTzNsType:
+	case iceberg.TimestampType, iceberg.TimestampNsType:
+		// v3 promotes date to timestamp and timestamp_ns (not to the zoned
+		// types): a day becomes its midnight.
+		return id == arrow.TIMESTAMP || id == arrow.DATE32
+	case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
 		return id == arrow.TIMESTAMP
 	case iceberg.StringType:
 		return id == arrow.STRING || id == arrow.BINARY
@@ -254,6 +258,9 @@ func (c *converter) asType(arr arrow.Array, target arrow.DataType) (arrow.Array,
 			}
 			return scaleInts(c.mem, arr, target, unitFactor(f.Unit), unitFactor(to.Unit))
 		}
+		if _, ok := from.(*arrow.Date32Type); ok {
+			return scaleInts(c.mem, arr, target, 86400*1_000_000_000, unitFactor(to.Unit))
+		}
 	case *arrow.StringType, *arrow.BinaryType:
 		switch from.(type) {
 		case *arrow.StringType, *arrow.BinaryType:
@@ -315,6 +322,8 @@ func scaleInts(mem memory.Allocator, arr arrow.Array, target arrow.DataType, fro
 	case *array.Time64:
 		get = func(i int) int64 { return int64(a.Value(i)) }
 	case *array.Timestamp:
+		get = func(i int) int64 { return int64(a.Value(i)) }
+	case *array.Date32:
 		get = func(i int) int64 { return int64(a.Value(i)) }
 	default:
 		return nil, fmt.Errorf("%w: cannot rescale %s", ErrSchemaMismatch, arr.DataType())
