@@ -8,6 +8,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"golang.org/x/sync/errgroup"
 
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
@@ -78,6 +79,7 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.T
 	}
 	bitmaps := make([]*roaring64.Bitmap, len(positional))
 	sets := make([]*keySet, len(equality))
+	setKeys := make([]string, len(equality))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxDeleteLoaders)
 	for i, d := range positional {
@@ -94,7 +96,7 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.T
 	for i, d := range equality {
 		g.Go(func() error {
 			var err error
-			sets[i], err = r.equalitySet(gctx, scan, d)
+			sets[i], setKeys[i], err = r.equalitySet(gctx, scan, d)
 			return err
 		})
 	}
@@ -113,6 +115,7 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.T
 		}
 	}
 	groups := make(map[string]int)
+	var groupKeys [][]string
 	for i, set := range sets {
 		if len(set.keys) == 0 {
 			continue
@@ -123,8 +126,17 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.T
 			g = len(f.equality)
 			groups[ids] = g
 			f.equality = append(f.equality, equalityGroup{ids: ids})
+			groupKeys = append(groupKeys, nil)
 		}
 		f.equality[g].sets = append(f.equality[g].sets, set)
+		groupKeys[g] = append(groupKeys[g], setKeys[i])
+	}
+	for g := range f.equality {
+		u, err := r.unionSet(ctx, groupKeys[g], f.equality[g].sets)
+		if err != nil {
+			return nil, err
+		}
+		f.equality[g].sets = []*keySet{u}
 	}
 	if f.positions == nil && len(f.equality) == 0 {
 		return nil, nil
@@ -160,6 +172,12 @@ func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string]
 		if !found {
 			return nil, fmt.Errorf("no key columns for equality ids %s (internal error)", g.ids)
 		}
+		if len(g.sets) == 1 && len(paths) == 1 && len(paths[0]) == 1 {
+			if hit, ok := g.sets[0].intMatches(batch.Column(paths[0][0]), deleted); ok {
+				some = some || hit
+				continue
+			}
+		}
 		enc, err := newKeyEncoder(batch, paths)
 		if err != nil {
 			return nil, err
@@ -188,4 +206,44 @@ func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string]
 		}
 	}
 	return keep, nil
+}
+
+// intMatches marks the rows of an integer key column found in a set of
+// single integer keys, without encoding keys. It reports whether it
+// marked any, and false in ok when the column or set has another shape.
+func (s *keySet) intMatches(col arrow.Array, deleted []bool) (hit, ok bool) {
+	width := s.intKeys()
+	lookup := func(i int, v uint64) {
+		if deleted[i] {
+			return
+		}
+		if col.IsNull(i) {
+			if s.nullKey {
+				deleted[i], hit = true, true
+			}
+			return
+		}
+		if _, found := s.ints[v]; found {
+			deleted[i], hit = true, true
+		}
+	}
+	switch a := col.(type) {
+	case *array.Int64:
+		if width != 8 {
+			return false, false
+		}
+		for i, v := range a.Int64Values() {
+			lookup(i, uint64(v))
+		}
+	case *array.Int32:
+		if width != 4 {
+			return false, false
+		}
+		for i, v := range a.Int32Values() {
+			lookup(i, uint64(uint32(v)))
+		}
+	default:
+		return false, false
+	}
+	return hit, true
 }

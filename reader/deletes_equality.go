@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -146,6 +148,44 @@ type keySet struct {
 	keys map[string]struct{}
 	// bytes estimates the set's memory.
 	bytes int64
+
+	// A set of single integer keys (the common case: a long id) is also
+	// kept as integers, which a row looks up without building a key.
+	intsOnce sync.Once
+	ints     map[uint64]struct{}
+	intWidth int  // 4 or 8 bytes; 0 when the keys are not single integers
+	nullKey  bool // the set holds the null key
+}
+
+// intKeys prepares the integer form of a set whose every key is one
+// non-null 32- or 64-bit value (or the null key), and reports the width.
+func (s *keySet) intKeys() int {
+	s.intsOnce.Do(func() {
+		width := 0
+		for k := range s.keys {
+			switch {
+			case k == "\x00":
+				continue
+			case len(k) != 5 && len(k) != 9 || k[0] != 1 || width != 0 && len(k)-1 != width:
+				return
+			}
+			width = len(k) - 1
+		}
+		ints := make(map[uint64]struct{}, len(s.keys))
+		for k := range s.keys {
+			if k == "\x00" {
+				s.nullKey = true
+				continue
+			}
+			var v uint64
+			for i := len(k) - 1; i >= 1; i-- {
+				v = v<<8 | uint64(k[i])
+			}
+			ints[v] = struct{}{}
+		}
+		s.ints, s.intWidth = ints, width
+	})
+	return s.intWidth
 }
 
 // setEntryOverhead estimates a Go map entry of a string key beyond the
@@ -166,14 +206,14 @@ func (s *keySet) contains(key []byte) bool {
 
 // equalitySet returns the key set of equality delete file d from the
 // reader's cache, loading it on first use.
-func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile) (*keySet, error) {
+func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile) (*keySet, string, error) {
 	var fields []iceberg.NestedField
 	paths := make([]keyPath, len(d.GetEqualityIds()))
 	var types strings.Builder
 	for i, id := range d.GetEqualityIds() {
 		var err error
 		if fields, paths[i], err = addEqualityKeyField(fields, int(id), scan); err != nil {
-			return nil, fmt.Errorf("equality delete file %s: %w", d.GetPath(), err)
+			return nil, "", fmt.Errorf("equality delete file %s: %w", d.GetPath(), err)
 		}
 		chain, _ := equalityField(scan, int(id))
 		types.WriteByte('|')
@@ -185,8 +225,38 @@ func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *iceflightv1.Dele
 	// The same file read with other key types (after a promotion) or paths
 	// builds another set.
 	key := d.GetPath() + types.String()
-	return r.deletes.get(ctx, key, func(ctx context.Context) (*keySet, error) {
+	set, err := r.deletes.get(ctx, key, func(ctx context.Context) (*keySet, error) {
 		return r.loadEqualitySet(ctx, scan, d, iceberg.NewSchema(0, fields...), paths)
+	})
+	return set, key, err
+}
+
+// unionSet returns one set holding the keys of several equality delete
+// files of the same key columns, cached under their keys: every delete a
+// task carries applies to all its rows (the planner chose them), so a row
+// needs one lookup instead of one per delete file. Tasks of one snapshot
+// share their delete files, so the union is built once for many of them.
+func (r *Reader) unionSet(ctx context.Context, keys []string, sets []*keySet) (*keySet, error) {
+	if len(sets) == 1 {
+		return sets[0], nil
+	}
+	sorted := append([]string(nil), keys...)
+	sort.Strings(sorted)
+	return r.deletes.get(ctx, "union\x00"+strings.Join(sorted, "\x00"), func(context.Context) (*keySet, error) {
+		n := 0
+		for _, s := range sets {
+			n += len(s.keys)
+		}
+		u := &keySet{keys: make(map[string]struct{}, n)}
+		for _, s := range sets {
+			for k := range s.keys {
+				if _, ok := u.keys[k]; !ok {
+					u.keys[k] = struct{}{}
+					u.bytes += int64(len(k)) + setEntryOverhead
+				}
+			}
+		}
+		return u, nil
 	})
 }
 
