@@ -1,0 +1,1 @@
+"""Row-level-delete read benchmark: full scans of tables with and without deletes."""
