@@ -1,462 +1,306 @@
 package iceberg
 
 import (
-	"bytes"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"math/big"
-	"strings"
-	"time"
+	"math"
 
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/iceflight/iceflight/internal/avro"
 )
 
-// This file models the writer's Avro schema of a manifest or manifest list
-// (goavro's canonical schema drops the "field-id" properties that the spec
-// keys on), reaches into goavro's native values through that model, and
-// converts them to Iceberg literals.
+// This file holds the pieces that manifest and manifest list decoding share:
+// resolving the writer's record fields by Iceberg field id or name, compiled
+// record layouts, typed readers of single fields over Avro's binary
+// encoding, and the arena that decoded values are copied into.
 
-// avroSchema is the part of an Avro schema that decoding needs, with the
-// Iceberg "field-id" properties that goavro drops.
-type avroSchema struct {
-	kind     string // null, boolean, int, long, float, double, bytes, string, record, enum, array, map, fixed, union
-	logical  string
-	name     string // full name of a named type
-	size     int    // fixed
-	scale    int    // decimal
-	prec     int    // decimal
-	fields   []avroField
-	items    *avroSchema // array
-	values   *avroSchema // map
-	branches []*avroSchema
-}
-
-type avroField struct {
-	name string
-	id   int // -1 without a field-id
-	typ  *avroSchema
-}
-
-func parseAvroSchema(raw []byte) (*avroSchema, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("%w: avro schema: %v", ErrInvalidMetadata, err)
-	}
-	s, err := buildAvroSchema(v, "", map[string]*avroSchema{})
-	if err != nil {
-		return nil, fmt.Errorf("%w: avro schema: %v", ErrInvalidMetadata, err)
-	}
-	return s, nil
-}
-
-func buildAvroSchema(v any, ns string, named map[string]*avroSchema) (*avroSchema, error) {
-	switch v := v.(type) {
-	case string:
-		switch v {
-		case "null", "boolean", "int", "long", "float", "double", "bytes", "string":
-			return &avroSchema{kind: v}, nil
-		}
-		if s, ok := named[v]; ok {
-			return s, nil
-		}
-		if s, ok := named[ns+"."+v]; ok {
-			return s, nil
-		}
-		return nil, fmt.Errorf("unknown type %q", v)
-	case []any:
-		u := &avroSchema{kind: "union"}
-		for _, b := range v {
-			bs, err := buildAvroSchema(b, ns, named)
-			if err != nil {
-				return nil, err
-			}
-			u.branches = append(u.branches, bs)
-		}
-		return u, nil
-	case map[string]any:
-		return buildAvroObject(v, ns, named)
-	}
-	return nil, fmt.Errorf("unexpected schema element %T", v)
-}
-
-func buildAvroObject(m map[string]any, ns string, named map[string]*avroSchema) (*avroSchema, error) {
-	kind, ok := m["type"].(string)
-	if !ok { // {"type": {...}}: a nested definition
-		return buildAvroSchema(m["type"], ns, named)
-	}
-	s := &avroSchema{kind: kind}
-	s.logical, _ = m["logicalType"].(string)
-	s.prec, _ = jsonInt(m["precision"])
-	s.scale, _ = jsonInt(m["scale"])
-	s.size, _ = jsonInt(m["size"])
-	switch kind {
-	case "null", "boolean", "int", "long", "float", "double", "bytes", "string":
-		return s, nil
-	case "array":
-		items, err := buildAvroSchema(m["items"], ns, named)
-		s.items = items
-		return s, err
-	case "map":
-		values, err := buildAvroSchema(m["values"], ns, named)
-		s.values = values
-		return s, err
-	case "record", "error", "enum", "fixed":
-	default: // {"type": "SomeName"}: a reference to a named type
-		return buildAvroSchema(kind, ns, named)
-	}
-	name, _ := m["name"].(string)
-	if space, ok := m["namespace"].(string); ok && !strings.Contains(name, ".") {
-		ns = space
-	}
-	s.name = name
-	if ns != "" && !strings.Contains(name, ".") {
-		s.name = ns + "." + name
-	}
-	if i := strings.LastIndex(s.name, "."); i >= 0 {
-		ns = s.name[:i]
-	}
-	named[s.name], named[name] = s, s
-	if kind == "enum" || kind == "fixed" {
-		return s, nil
-	}
-	s.kind = "record"
-	fields, _ := m["fields"].([]any)
-	for _, f := range fields {
-		fm, _ := f.(map[string]any)
-		fname, _ := fm["name"].(string)
-		ft, err := buildAvroSchema(fm["type"], ns, named)
-		if err != nil {
-			return nil, fmt.Errorf("field %q: %w", fname, err)
-		}
-		id, ok := jsonInt(fm["field-id"])
-		if !ok {
-			id = -1
-		}
-		s.fields = append(s.fields, avroField{name: fname, id: id, typ: ft})
-	}
-	return s, nil
-}
-
-// jsonInt reads an integer property, written as a number or a string.
-func jsonInt(v any) (int, bool) {
-	switch v := v.(type) {
-	case float64:
-		return int(v), true
-	case string:
-		var n int
-		if _, err := fmt.Sscan(v, &n); err == nil {
-			return n, true
-		}
-	}
-	return 0, false
-}
-
-// field finds a record field by field id, else by the first matching name.
-func (s *avroSchema) field(id int, names ...string) (avroField, bool) {
-	if s == nil || s.kind != "record" {
-		return avroField{}, false
+// fieldIndex finds a record field by field id, else by the first matching
+// name; -1 when the record has no such field (or s is no record).
+func fieldIndex(s *avro.Schema, id int, names ...string) int {
+	if s == nil || s.Kind != avro.KindRecord {
+		return -1
 	}
 	if id >= 0 {
-		for _, f := range s.fields {
-			if f.id == id {
-				return f, true
+		for i, f := range s.Fields {
+			if f.ID() == id {
+				return i
 			}
 		}
 	}
 	for _, n := range names {
-		for _, f := range s.fields {
-			if f.name == n {
-				return f, true
+		for i, f := range s.Fields {
+			if f.Name == n {
+				return i
 			}
 		}
 	}
-	return avroField{}, false
+	return -1
 }
 
-// avroSlot is a resolved record field: where to find one value in goavro's
-// map of a record, and its schema.
-type avroSlot struct {
-	name string
-	typ  *avroSchema
+// slot names one value that a decoder wants from a record: the target it
+// fills, and the field id and names that find it in the writer's schema.
+type slot struct {
+	target uint8
+	id     int
+	names  []string
 }
 
-// slot resolves a record field; the zero slot stands for an absent field.
-func (s *avroSchema) slot(id int, names ...string) avroSlot {
-	f, ok := s.field(id, names...)
-	if !ok {
-		return avroSlot{}
-	}
-	return avroSlot{name: f.name, typ: f.typ}
+// fieldOp is one field of the writer's record, in writer order, and the
+// targets it fills; a field with no target is skipped. A field found by
+// several slots (only in odd schemas) is decoded once per target.
+type fieldOp struct {
+	name    string
+	typ     *avro.Schema
+	targets []uint8
+	kv      *kvLayout // map-valued fields
 }
 
-func (sl avroSlot) present() bool { return sl.typ != nil }
-
-// get returns the slot's value in a record with unions resolved: nil for an
-// absent field or a null, and the schema of the branch taken.
-func (sl avroSlot) get(rec map[string]any) (any, *avroSchema, error) {
-	if !sl.present() {
-		return nil, nil, nil
-	}
-	v, err := avroUnwrap(rec[sl.name], sl.typ)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", sl.name, err)
-	}
-	return v.val, v.typ, nil
+// recordLayout is a compiled record: the operation for each of the writer's
+// fields and which targets the writer has at all.
+type recordLayout struct {
+	ops     []fieldOp
+	present [64]bool
 }
 
-type avroValue struct {
-	val any
-	typ *avroSchema
-}
-
-// avroUnwrap resolves goavro's union form, a one-entry map from the branch's
-// type name to the value.
-func avroUnwrap(v any, s *avroSchema) (avroValue, error) {
-	if s == nil || s.kind != "union" {
-		return avroValue{v, s}, nil
+// compileRecord resolves slots against record s (every target < 64).
+func compileRecord(s *avro.Schema, slots []slot) *recordLayout {
+	l := &recordLayout{}
+	if s == nil || s.Kind != avro.KindRecord {
+		return l
 	}
-	if v == nil {
-		return avroValue{}, nil
+	l.ops = make([]fieldOp, len(s.Fields))
+	for i, f := range s.Fields {
+		l.ops[i] = fieldOp{name: f.Name, typ: f.Type}
 	}
-	m, ok := v.(map[string]any)
-	if !ok || len(m) != 1 {
-		return avroValue{}, fmt.Errorf("%w: union value %T", ErrInvalidMetadata, v)
-	}
-	var key string
-	var inner any
-	for key, inner = range m {
-	}
-	var match *avroSchema
-	for _, b := range s.branches {
-		switch {
-		case b.kind == "null":
-			continue
-		case b.name != "" && (b.name == key || strings.HasSuffix(b.name, "."+key) || strings.HasSuffix(key, "."+b.name)):
-			match = b
-		case b.name == "" && (key == b.kind || strings.HasPrefix(key, b.kind+".")):
-			match = b
-		}
-		if match != nil {
-			break
+	for _, sl := range slots {
+		if i := fieldIndex(s, sl.id, sl.names...); i >= 0 {
+			l.ops[i].targets = append(l.ops[i].targets, sl.target)
+			l.present[sl.target] = true
 		}
 	}
-	if match == nil {
-		return avroValue{}, fmt.Errorf("%w: union branch %q not in schema", ErrInvalidMetadata, key)
-	}
-	return avroValue{inner, match}, nil
+	return l
 }
 
-// avroRecord returns a record value as goavro's map.
-func avroRecord(v any) (map[string]any, error) {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%w: expected a record, got %T", ErrInvalidMetadata, v)
-	}
-	return m, nil
-}
-
-// avroLong reads an Avro int or long.
-func avroLong(v any) (int64, error) {
-	switch v := v.(type) {
-	case int64:
-		return v, nil
-	case int32:
-		return int64(v), nil
-	}
-	return 0, fmt.Errorf("%w: expected an int or long, got %T", ErrInvalidMetadata, v)
-}
-
-// avroLiteral converts a goavro native value (its union resolved, s the
-// branch schema) to the Iceberg literal of type t, in the project-wide
-// representation (see literal.go). goavro turns logical types into
-// time.Time, time.Duration and *big.Rat; they are turned back exactly. A nil
-// or unknown t takes the type from the Avro schema alone, as for a partition
-// field whose source column was dropped. Nil stays nil.
-func avroLiteral(v any, s *avroSchema, t Type) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	if s == nil {
-		s = &avroSchema{}
-	}
-	if _, unknown := t.(UnknownType); unknown || t == nil {
-		t = avroIcebergType(s)
-	}
-	switch t := t.(type) {
-	case BooleanType:
-		if b, ok := v.(bool); ok {
-			return b, nil
-		}
-	case IntType:
-		if i, ok := v.(int32); ok {
-			return i, nil
-		}
-	case DateType:
-		switch v := v.(type) {
-		case int32:
-			return v, nil
-		case time.Time: // goavro's date: midnight UTC of the day
-			days := v.Unix() / 86400
-			if v.Unix()%86400 < 0 {
-				days--
+// field returns the writer's field a target reads from, or nil.
+func (l *recordLayout) field(target uint8) *fieldOp {
+	for i := range l.ops {
+		for _, t := range l.ops[i].targets {
+			if t == target {
+				return &l.ops[i]
 			}
-			return int32(days), nil
 		}
-	case LongType:
-		if i, err := avroLong(v); err == nil { // an int promoted to long
-			return i, nil
+	}
+	return nil
+}
+
+// valueReader reads typed fields of records over an Avro decoder. Damaged
+// bytes are the decoder's error; values that do not fit the Iceberg field
+// (a string where a long belongs, a null where a value is required) are
+// the reader's, the first one kept, so a record decodes in straight-line
+// code and is checked once.
+type valueReader struct {
+	d     avro.Decoder
+	err   error
+	arena avroArena
+}
+
+func (r *valueReader) fail(msg string) {
+	if r.err == nil {
+		r.err = fmt.Errorf("%w: %s", ErrInvalidMetadata, msg)
+	}
+}
+
+// failed reports the first error, damaged bytes first.
+func (r *valueReader) failed() error {
+	if err := r.d.Err(); err != nil {
+		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+	}
+	return r.err
+}
+
+// ok reports whether no error has been met.
+func (r *valueReader) ok() bool { return r.err == nil && r.d.Err() == nil }
+
+// branch resolves a union to the branch the value takes; nil on damage.
+func (r *valueReader) branch(s *avro.Schema) *avro.Schema {
+	if s.Kind == avro.KindUnion {
+		return r.d.Union(s)
+	}
+	return s
+}
+
+// mismatch skips a value of an unexpected type and records the error.
+func (r *valueReader) mismatch(s *avro.Schema, name, want string) {
+	r.d.Skip(s)
+	r.fail(fmt.Sprintf("%s: expected %s, got Avro %s", name, want, s.Type))
+}
+
+// optLong reads an int or long; ok is false for a null.
+func (r *valueReader) optLong(s *avro.Schema, name string) (v int64, ok bool) {
+	s = r.branch(s)
+	switch {
+	case s == nil || s.Kind == avro.KindNull:
+		return 0, false
+	case s.Kind == avro.KindLong:
+		return r.d.Long(), true
+	case s.Kind == avro.KindInt:
+		return int64(r.d.Int()), true
+	}
+	r.mismatch(s, name, "an int or long")
+	return 0, false
+}
+
+// strBytes reads a string (or an enum's symbol); ok is false for a null.
+// The bytes alias the block.
+func (r *valueReader) strBytes(s *avro.Schema, name string) (b []byte, ok bool) {
+	s = r.branch(s)
+	switch {
+	case s == nil || s.Kind == avro.KindNull:
+		return nil, false
+	case s.Kind == avro.KindString:
+		return r.d.Bytes(), true
+	case s.Kind == avro.KindEnum:
+		i := r.d.Long()
+		if i < 0 || i >= int64(len(s.Symbols)) {
+			r.d.Fail(fmt.Errorf("enum symbol %d of %d", i, len(s.Symbols)))
+			return nil, false
 		}
-	case TimeType:
-		switch v := v.(type) {
-		case time.Duration: // goavro's time-micros and time-millis
-			return v.Microseconds(), nil
-		case int64:
-			return v, nil
-		}
-	case TimestampType, TimestampTzType:
-		switch v := v.(type) {
-		case time.Time: // goavro's timestamp-micros and timestamp-millis
-			return v.UnixMicro(), nil
-		case int64:
-			if strings.HasSuffix(s.logical, "timestamp-millis") {
-				return v * 1000, nil
+		return []byte(s.Symbols[i]), true
+	}
+	r.mismatch(s, name, "a string")
+	return nil, false
+}
+
+// str reads a string field; a null in a required one is an error.
+func (r *valueReader) str(s *avro.Schema, name string, required bool) string {
+	b, ok := r.strBytes(s, name)
+	if !ok && required && r.ok() {
+		r.fail(name + ": expected a string, got null")
+	}
+	return string(b)
+}
+
+// rawBytes reads a bytes or fixed value, aliasing the block; ok is false
+// for a null.
+func (r *valueReader) rawBytes(s *avro.Schema, name string) (b []byte, ok bool) {
+	s = r.branch(s)
+	switch {
+	case s == nil || s.Kind == avro.KindNull:
+		return nil, false
+	case s.Kind == avro.KindBytes:
+		return r.d.Bytes(), true
+	case s.Kind == avro.KindFixed:
+		return r.d.Fixed(s.Size), true
+	}
+	r.mismatch(s, name, "bytes")
+	return nil, false
+}
+
+// bytes reads a bytes or fixed field into the arena; nil for a null.
+func (r *valueReader) bytes(s *avro.Schema, name string) []byte {
+	b, ok := r.rawBytes(s, name)
+	if !ok || !r.ok() {
+		return nil
+	}
+	return r.arena.copy(b)
+}
+
+// boolean reads a boolean field; false for a null or another type.
+func (r *valueReader) boolean(s *avro.Schema) (v, ok bool) {
+	s = r.branch(s)
+	switch {
+	case s == nil || s.Kind == avro.KindNull:
+		return false, false
+	case s.Kind == avro.KindBoolean:
+		return r.d.Boolean(), true
+	}
+	r.d.Skip(s)
+	return false, true
+}
+
+// longs reads a list of ints or longs; nil for a null.
+func (r *valueReader) longs(s *avro.Schema, name string) []int64 {
+	s = r.branch(s)
+	switch {
+	case s == nil || s.Kind == avro.KindNull:
+		return nil
+	case s.Kind != avro.KindArray:
+		r.mismatch(s, name, "a list")
+		return nil
+	}
+	var out []int64
+	for n := r.d.BlockCount(); n > 0; n = r.d.BlockCount() {
+		at := len(out)
+		out = r.arena.growLongs(out, int(n))
+		for i := range int(n) {
+			v, ok := r.optLong(s.Items, name)
+			if !ok && r.ok() {
+				r.fail(name + ": expected an int or long, got null")
 			}
-			return v, nil
-		}
-	case TimestampNsType, TimestampTzNsType:
-		switch v := v.(type) {
-		case int64: // timestamp-nanos is not a goavro logical type
-			return v, nil
-		case time.Time:
-			return v.UnixNano(), nil
-		}
-	case FloatType:
-		if f, ok := v.(float32); ok {
-			return f, nil
-		}
-	case DoubleType:
-		switch v := v.(type) {
-		case float64:
-			return v, nil
-		case float32: // a float promoted to double
-			return float64(v), nil
-		}
-	case DecimalType:
-		return avroDecimal(v, s, t.Scale)
-	case StringType:
-		switch v := v.(type) {
-		case string:
-			return v, nil
-		case []byte:
-			return string(v), nil
-		}
-	case UUIDType:
-		return avroUUID(v)
-	case FixedType, BinaryType:
-		switch v := v.(type) {
-		case []byte:
-			return bytes.Clone(v), nil
-		case string:
-			return []byte(v), nil
+			if !r.ok() {
+				return nil
+			}
+			out[at+i] = v
 		}
 	}
-	return nil, fmt.Errorf("%w: Avro %s value %T does not convert to %v", ErrInvalidMetadata, s.kind, v, t)
+	if out == nil && r.ok() {
+		out = r.arena.growLongs(nil, 0)
+	}
+	return out
 }
 
-// avroIcebergType is the Iceberg type an Avro schema stands for.
-func avroIcebergType(s *avroSchema) Type {
-	switch s.kind {
-	case "boolean":
-		return BooleanType{}
-	case "int":
-		switch s.logical {
-		case "date":
-			return DateType{}
-		case "time-millis":
-			return TimeType{}
-		}
-		return IntType{}
-	case "long":
-		switch s.logical {
-		case "time-micros":
-			return TimeType{}
-		case "timestamp-micros", "timestamp-millis", "local-timestamp-micros", "local-timestamp-millis":
-			return TimestampType{}
-		case "timestamp-nanos", "local-timestamp-nanos":
-			return TimestampNsType{}
-		}
-		return LongType{}
-	case "float":
-		return FloatType{}
-	case "double":
-		return DoubleType{}
-	case "string", "enum":
-		if s.logical == "uuid" {
-			return UUIDType{}
-		}
-		return StringType{}
-	case "bytes", "fixed":
-		switch {
-		case s.logical == "decimal":
-			return DecimalType{Precision: s.prec, Scale: s.scale}
-		case s.logical == "uuid" && s.kind == "fixed":
-			return UUIDType{}
-		case s.kind == "fixed":
-			return FixedType{Length: s.size}
-		}
-		return BinaryType{}
-	}
-	return UnknownType{}
+// avroArena holds the bytes and numbers of decoded entries in a few large
+// allocations rather than one per value. Slices handed out have their
+// capacity cut to their length, so appending to one never overwrites the
+// next.
+type avroArena struct {
+	bytes []byte
+	longs []int64
+	ints  []int
 }
 
-// avroDecimal returns the unscaled value of a decimal at the given scale.
-// goavro gives a *big.Rat for decimal logical types; raw bytes are the
-// two's-complement big-endian unscaled value at the schema's scale.
-func avroDecimal(v any, s *avroSchema, scale int) (any, error) {
-	var r *big.Rat
-	switch v := v.(type) {
-	case *big.Rat:
-		r = v
-	case []byte:
-		n := new(big.Int).SetBytes(v)
-		if len(v) > 0 && v[0]&0x80 != 0 {
-			n.Sub(n, new(big.Int).Lsh(big.NewInt(1), uint(8*len(v))))
-		}
-		from := scale
-		if s.logical == "decimal" {
-			from = s.scale
-		}
-		r = new(big.Rat).SetFrac(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(from)), nil))
-	default:
-		return nil, fmt.Errorf("%w: decimal value %T", ErrInvalidMetadata, v)
+const arenaChunk = 4 << 10
+
+// copy returns a copy of b in the arena; an empty b gives an empty,
+// non-nil slice.
+func (a *avroArena) copy(b []byte) []byte {
+	if a.bytes == nil || len(b) > cap(a.bytes)-len(a.bytes) {
+		a.bytes = make([]byte, 0, max(len(b), arenaChunk))
 	}
-	n := new(big.Int).Mul(r.Num(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(scale)), nil))
-	q, m := n.QuoRem(n, r.Denom(), new(big.Int))
-	if m.Sign() != 0 {
-		return nil, fmt.Errorf("%w: decimal %s is not exact at scale %d", ErrInvalidMetadata, r.RatString(), scale)
-	}
-	if q.BitLen() > 127 {
-		return nil, fmt.Errorf("%w: decimal %s does not fit in 128 bits", ErrInvalidMetadata, r.RatString())
-	}
-	return decimal128.FromBigInt(q), nil
+	at := len(a.bytes)
+	a.bytes = append(a.bytes, b...)
+	return a.bytes[at:len(a.bytes):len(a.bytes)]
 }
 
-// avroUUID reads a uuid written as fixed[16] or as a string.
-func avroUUID(v any) (any, error) {
-	var u [16]byte
-	switch v := v.(type) {
-	case []byte:
-		if len(v) == 16 {
-			copy(u[:], v)
-			return u, nil
-		}
-	case string:
-		h := strings.ReplaceAll(v, "-", "")
-		if b, err := hex.DecodeString(h); err == nil && len(b) == 16 {
-			copy(u[:], b)
-			return u, nil
-		}
+// growLongs returns s extended by n zeros. A nil s starts in the arena;
+// a slice that outgrows its place moves to a new one.
+func (a *avroArena) growLongs(s []int64, n int) []int64 {
+	if n > math.MaxInt32 {
+		n = math.MaxInt32
 	}
-	return nil, fmt.Errorf("%w: uuid value %v", ErrInvalidMetadata, v)
+	need := len(s) + n
+	if s != nil && need <= cap(s) {
+		return s[:need]
+	}
+	if a.longs == nil || need > cap(a.longs)-len(a.longs) {
+		a.longs = make([]int64, 0, max(need, arenaChunk/8))
+	}
+	at := len(a.longs)
+	a.longs = append(a.longs, s...)
+	a.longs = a.longs[:at+need]
+	return a.longs[at : at+need : at+need]
+}
+
+// long returns a pointer to v, held in the arena.
+func (a *avroArena) long(v int64) *int64 {
+	s := a.growLongs(nil, 1)
+	s[0] = v
+	return &s[0]
+}
+
+// int returns a pointer to v, held in the arena.
+func (a *avroArena) int(v int) *int {
+	if len(a.ints) == cap(a.ints) {
+		a.ints = make([]int, 0, arenaChunk/8)
+	}
+	a.ints = append(a.ints, v)
+	return &a.ints[len(a.ints)-1]
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -94,97 +95,6 @@ type ManifestEntry struct {
 	DataFile                           DataFile
 }
 
-// manifestLayout resolves the fields of a manifest's manifest_entry record
-// by field id, with the spec's names as a fallback: writers differ in
-// record names and field order.
-type manifestLayout struct {
-	status, snapshotID, seq, fileSeq, dataFile                      avroSlot
-	content, path, format, recordCount, fileSize, partition         avroSlot
-	columnSizes, valueCounts, nullCounts, nanCounts, lower, upper   avroSlot
-	keyMetadata, splitOffsets, equalityIDs, sortOrderID, firstRowID avroSlot
-	referenced, contentOffset, contentSize                          avroSlot
-	partFields                                                      []avroSlot
-	partTypes                                                       []Type
-}
-
-func newManifestLayout(s *avroSchema, pt *StructType) (*manifestLayout, error) {
-	l := &manifestLayout{
-		status:     s.slot(0, "status"),
-		snapshotID: s.slot(1, "snapshot_id"),
-		seq:        s.slot(3, "sequence_number"),
-		fileSeq:    s.slot(4, "file_sequence_number"),
-	}
-	l.dataFile = s.slot(2, "data_file")
-	d := l.dataFile.typ
-	if !l.status.present() || d == nil || d.kind != "record" {
-		return nil, fmt.Errorf("%w: manifest schema lacks status or a data_file record", ErrInvalidMetadata)
-	}
-	l.content = d.slot(134, "content")
-	l.path = d.slot(100, "file_path")
-	l.format = d.slot(101, "file_format")
-	l.partition = d.slot(102, "partition")
-	l.recordCount = d.slot(103, "record_count")
-	l.fileSize = d.slot(104, "file_size_in_bytes")
-	l.columnSizes = d.slot(108, "column_sizes")
-	l.valueCounts = d.slot(109, "value_counts")
-	l.nullCounts = d.slot(110, "null_value_counts")
-	l.nanCounts = d.slot(137, "nan_value_counts")
-	l.lower = d.slot(125, "lower_bounds")
-	l.upper = d.slot(128, "upper_bounds")
-	l.keyMetadata = d.slot(131, "key_metadata")
-	l.splitOffsets = d.slot(132, "split_offsets")
-	l.equalityIDs = d.slot(135, "equality_ids")
-	l.sortOrderID = d.slot(140, "sort_order_id")
-	l.firstRowID = d.slot(142, "first_row_id")
-	l.referenced = d.slot(143, "referenced_data_file")
-	l.contentOffset = d.slot(144, "content_offset")
-	l.contentSize = d.slot(145, "content_size_in_bytes")
-	for _, sl := range []avroSlot{l.path, l.format, l.recordCount, l.fileSize} {
-		if !sl.present() {
-			return nil, fmt.Errorf("%w: manifest schema lacks file_path, file_format, record_count or file_size_in_bytes", ErrInvalidMetadata)
-		}
-	}
-	l.mapPartition(pt)
-	return l, nil
-}
-
-// mapPartition matches the spec's partition fields to the Avro partition
-// record's fields: by field-id when the writer recorded them (the spec asks
-// for the partition field ids), else by name, else by position. Without a
-// partition type the Avro fields are taken in order, typed by Avro alone.
-func (l *manifestLayout) mapPartition(pt *StructType) {
-	rec := l.partition.typ
-	if rec != nil && rec.kind == "union" {
-		for _, b := range rec.branches {
-			if b.kind == "record" {
-				rec = b
-			}
-		}
-	}
-	if rec == nil || rec.kind != "record" {
-		rec = &avroSchema{kind: "record"}
-	}
-	if pt == nil {
-		for _, f := range rec.fields {
-			l.partFields = append(l.partFields, avroSlot{name: f.name, typ: f.typ})
-			l.partTypes = append(l.partTypes, UnknownType{})
-		}
-		return
-	}
-	hasIDs := false
-	for _, f := range rec.fields {
-		hasIDs = hasIDs || f.id >= 0
-	}
-	for i, f := range pt.Fields {
-		sl := rec.slot(f.ID, f.Name)
-		if !sl.present() && !hasIDs && i < len(rec.fields) {
-			sl = avroSlot{name: rec.fields[i].name, typ: rec.fields[i].typ}
-		}
-		l.partFields = append(l.partFields, sl)
-		l.partTypes = append(l.partTypes, f.Type)
-	}
-}
-
 // ReadManifest decodes every entry of a manifest, DELETED ones included
 // (scans skip them), and applies the spec's inheritance from the manifest
 // list entry mf:
@@ -213,25 +123,37 @@ func ReadManifest(r io.Reader, mf ManifestFile, partitionType *StructType) ([]Ma
 	if err != nil {
 		return nil, err
 	}
-	l, err := newManifestLayout(c.schema, partitionType)
+	defer c.release()
+	l, err := c.schema.manifestLayout(partitionType)
 	if err != nil {
 		return nil, err
 	}
-	v1 := !l.seq.present() || string(c.meta["format-version"]) == "1"
+	v1 := !l.entry.present[tSeq] || c.meta("format-version") == "1"
 	var out []ManifestEntry
-	for i := 0; ; i++ {
-		v, err := c.next()
+	rd := &valueReader{}
+	for {
+		n, data, err := c.nextBlock()
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		if err == nil {
-			var e ManifestEntry
-			if e, err = l.decode(v, mf, v1); err == nil {
-				out = append(out, e)
-				continue
+		if err != nil {
+			return nil, fmt.Errorf("manifest entry %d: %w", len(out), err)
+		}
+		out = slices.Grow(out, min(n, len(data)/minRecordBytes+1))
+		rd.d.Reset(data)
+		var parts []any
+		for i := range n {
+			if parts == nil || len(parts) < l.part.n {
+				// The partition tuples of up to 256 entries share one allocation.
+				parts = make([]any, l.part.n*min(n-i, 256))
+			}
+			part := parts[:l.part.n:l.part.n]
+			parts = parts[l.part.n:]
+			out = append(out, ManifestEntry{})
+			if err := l.decodeEntry(rd, &mf, v1, &out[len(out)-1], part); err != nil {
+				return nil, fmt.Errorf("manifest entry %d: %w", len(out)-1, err)
 			}
 		}
-		return nil, fmt.Errorf("manifest entry %d: %w", i, err)
 	}
 	if mf.FirstRowID != nil {
 		next := *mf.FirstRowID
@@ -240,114 +162,20 @@ func ReadManifest(r io.Reader, mf ManifestFile, partitionType *StructType) ([]Ma
 			if out[i].Status == EntryDeleted || f.Content != FileContentData || f.FirstRowID != nil {
 				continue
 			}
-			id := next
-			f.FirstRowID = &id
+			f.FirstRowID = rd.arena.long(next)
 			next += f.RecordCount
 		}
 	}
 	return out, nil
 }
 
-func (l *manifestLayout) decode(v any, mf ManifestFile, v1 bool) (ManifestEntry, error) {
-	rec, err := avroRecord(v)
-	if err != nil {
-		return ManifestEntry{}, err
-	}
-	d := avroDecoder{rec: rec}
-	e := ManifestEntry{Status: EntryStatus(d.long(l.status, -1))}
-	if e.Status < EntryExisting || e.Status > EntryDeleted {
-		d.fail(fmt.Sprintf("status %d", e.Status))
-	}
-	e.SnapshotID = mf.AddedSnapshotID
-	if id := d.optLong(l.snapshotID); id != nil {
-		e.SnapshotID = *id
-	}
-	if !v1 {
-		seq, fileSeq := d.optLong(l.seq), d.optLong(l.fileSeq)
-		inherit := e.Status == EntryAdded || mf.SequenceNumber == 0
-		switch {
-		case seq != nil:
-			e.SequenceNumber = *seq
-		case inherit:
-			e.SequenceNumber = mf.SequenceNumber
-		default:
-			d.fail(fmt.Sprintf("%v entry has a null sequence_number", e.Status))
-		}
-		switch {
-		case fileSeq != nil:
-			e.FileSequenceNumber = *fileSeq
-		case inherit:
-			e.FileSequenceNumber = mf.SequenceNumber
-		case !l.fileSeq.present():
-			e.FileSequenceNumber = e.SequenceNumber
-		default:
-			d.fail(fmt.Sprintf("%v entry has a null file_sequence_number", e.Status))
-		}
-	}
-	dv, _ := d.get(l.dataFile)
-	if d.err != nil {
-		return e, d.err
-	}
-	frec, err := avroRecord(dv)
-	if err != nil {
-		return e, fmt.Errorf("data_file: %w", err)
-	}
-	e.DataFile, err = l.decodeFile(frec, mf)
-	return e, err
-}
+// minRecordBytes is a lower bound of the size of a manifest entry or
+// manifest list entry as writers write them, to size memory by a block's
+// record count without trusting a damaged one.
+const minRecordBytes = 32
 
-func (l *manifestLayout) decodeFile(rec map[string]any, mf ManifestFile) (DataFile, error) {
-	d := avroDecoder{rec: rec}
-	f := DataFile{
-		Content:            FileContent(d.long(l.content, 0)),
-		Path:               d.str(l.path, true),
-		Format:             strings.ToUpper(d.str(l.format, true)),
-		RecordCount:        d.long(l.recordCount, -1),
-		FileSize:           d.long(l.fileSize, -1),
-		ColumnSizes:        d.countMap(l.columnSizes),
-		ValueCounts:        d.countMap(l.valueCounts),
-		NullValueCounts:    d.countMap(l.nullCounts),
-		NaNValueCounts:     d.countMap(l.nanCounts),
-		LowerBounds:        d.boundMap(l.lower),
-		UpperBounds:        d.boundMap(l.upper),
-		KeyMetadata:        d.bytes(l.keyMetadata),
-		SplitOffsets:       d.longs(l.splitOffsets),
-		SpecID:             mf.SpecID,
-		FirstRowID:         d.optLong(l.firstRowID),
-		ReferencedDataFile: d.str(l.referenced, false),
-		ContentOffset:      d.optLong(l.contentOffset),
-		ContentSizeInBytes: d.optLong(l.contentSize),
-	}
-	if f.Content < FileContentData || f.Content > FileContentEqualityDeletes {
-		d.fail(fmt.Sprintf("data_file content %d", f.Content))
-	}
-	if f.RecordCount < 0 || f.FileSize < 0 {
-		d.fail("data_file lacks record_count or file_size_in_bytes")
-	}
-	for _, id := range d.longs(l.equalityIDs) {
-		f.EqualityIDs = append(f.EqualityIDs, int(id))
-	}
-	if id := d.optLong(l.sortOrderID); id != nil {
-		n := int(*id)
-		f.SortOrderID = &n
-	}
-	if d.err != nil {
-		return f, d.err
-	}
-	pv, _ := d.get(l.partition)
-	prec, _ := pv.(map[string]any)
-	f.Partition = make([]any, len(l.partFields))
-	for i, sl := range l.partFields {
-		v, s, err := sl.get(prec)
-		if err == nil {
-			f.Partition[i], err = avroLiteral(v, s, l.partTypes[i])
-		}
-		if err != nil {
-			return f, fmt.Errorf("partition field %d (%s): %w", i, sl.name, err)
-		}
-	}
-	return f, nil
-}
+// upperSlow is strings.ToUpper of a format that upperFormat does not know.
+func upperSlow(b []byte) string { return strings.ToUpper(string(b)) }
 
 // ManifestMetadata returns the key/value metadata of a manifest's Avro
 // header ("schema", "partition-spec", "partition-spec-id", "format-version",

@@ -1,11 +1,13 @@
 package iceberg
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+
+	"github.com/iceflight/iceflight/internal/avro"
 )
 
 // ManifestContent is the kind of files a manifest tracks.
@@ -68,63 +70,96 @@ func (m ManifestFile) HasAddedFiles() bool { return m.AddedFilesCount != 0 }
 // HasExistingFiles reports whether the manifest may hold EXISTING entries.
 func (m ManifestFile) HasExistingFiles() bool { return m.ExistingFilesCount != 0 }
 
-// manifestListLayout resolves the fields of a manifest list's manifest_file
-// record, by field id with the spec's names (and older writers' names) as a
-// fallback.
-type manifestListLayout struct {
-	path, length, specID, content, seq, minSeq, snapshotID  avroSlot
-	added, existing, deleted, addedRows, existRows, delRows avroSlot
-	partitions, keyMetadata, firstRowID                     avroSlot
-	containsNull, containsNaN, lowerBound, upperBound       avroSlot
+// The targets of a manifest_file record and of its field summaries.
+const (
+	lPath uint8 = iota
+	lLength
+	lSpecID
+	lContent
+	lSeq
+	lMinSeq
+	lSnapshotID
+	lAdded
+	lExisting
+	lDeleted
+	lAddedRows
+	lExistRows
+	lDelRows
+	lPartitions
+	lKeyMetadata
+	lFirstRowID
+
+	sContainsNull
+	sContainsNaN
+	sLower
+	sUpper
+)
+
+// listSlots find the manifest_file fields by field id, with the spec's
+// names (and older writers' names) as a fallback.
+var listSlots = []slot{
+	{lPath, 500, []string{"manifest_path"}},
+	{lLength, 501, []string{"manifest_length"}},
+	{lSpecID, 502, []string{"partition_spec_id"}},
+	{lSnapshotID, 503, []string{"added_snapshot_id"}},
+	{lAdded, 504, []string{"added_files_count", "added_data_files_count"}},
+	{lExisting, 505, []string{"existing_files_count", "existing_data_files_count"}},
+	{lDeleted, 506, []string{"deleted_files_count", "deleted_data_files_count"}},
+	{lPartitions, 507, []string{"partitions"}},
+	{lAddedRows, 512, []string{"added_rows_count"}},
+	{lExistRows, 513, []string{"existing_rows_count"}},
+	{lDelRows, 514, []string{"deleted_rows_count"}},
+	{lSeq, 515, []string{"sequence_number"}},
+	{lMinSeq, 516, []string{"min_sequence_number"}},
+	{lContent, 517, []string{"content"}},
+	{lKeyMetadata, 519, []string{"key_metadata"}},
+	{lFirstRowID, 520, []string{"first_row_id"}},
 }
 
-func newManifestListLayout(s *avroSchema) (*manifestListLayout, error) {
-	if s.kind != "record" {
-		return nil, fmt.Errorf("%w: manifest list schema is %s, not a record", ErrInvalidMetadata, s.kind)
+var summarySlots = []slot{
+	{sContainsNull, 509, []string{"contains_null"}},
+	{sContainsNaN, 518, []string{"contains_nan"}},
+	{sLower, 510, []string{"lower_bound"}},
+	{sUpper, 511, []string{"upper_bound"}},
+}
+
+// manifestListLayout is a manifest list schema compiled: what to do with
+// each field of the writer's manifest_file record and of its partition
+// field summaries.
+type manifestListLayout struct {
+	file    *recordLayout
+	array   *avro.Schema // the partitions field's array type
+	summary *recordLayout
+}
+
+func newManifestListLayout(s *avro.Schema) (*manifestListLayout, error) {
+	if s.Kind != avro.KindRecord {
+		return nil, fmt.Errorf("%w: manifest list schema is %s, not a record", ErrInvalidMetadata, s.Type)
 	}
-	l := &manifestListLayout{
-		path:        s.slot(500, "manifest_path"),
-		length:      s.slot(501, "manifest_length"),
-		specID:      s.slot(502, "partition_spec_id"),
-		snapshotID:  s.slot(503, "added_snapshot_id"),
-		added:       s.slot(504, "added_files_count", "added_data_files_count"),
-		existing:    s.slot(505, "existing_files_count", "existing_data_files_count"),
-		deleted:     s.slot(506, "deleted_files_count", "deleted_data_files_count"),
-		partitions:  s.slot(507, "partitions"),
-		addedRows:   s.slot(512, "added_rows_count"),
-		existRows:   s.slot(513, "existing_rows_count"),
-		delRows:     s.slot(514, "deleted_rows_count"),
-		seq:         s.slot(515, "sequence_number"),
-		minSeq:      s.slot(516, "min_sequence_number"),
-		content:     s.slot(517, "content"),
-		keyMetadata: s.slot(519, "key_metadata"),
-		firstRowID:  s.slot(520, "first_row_id"),
-	}
-	if !l.path.present() || !l.specID.present() {
+	l := &manifestListLayout{file: compileRecord(s, listSlots)}
+	if !l.file.present[lPath] || !l.file.present[lSpecID] {
 		return nil, fmt.Errorf("%w: manifest list schema lacks manifest_path or partition_spec_id", ErrInvalidMetadata)
 	}
-	if l.partitions.present() {
-		summary := avroElement(l.partitions.typ)
-		l.containsNull = summary.slot(509, "contains_null")
-		l.containsNaN = summary.slot(518, "contains_nan")
-		l.lowerBound = summary.slot(510, "lower_bound")
-		l.upperBound = summary.slot(511, "upper_bound")
+	if f := l.file.field(lPartitions); f != nil {
+		l.array = avroArray(f.typ)
+		if l.array != nil {
+			l.summary = compileRecord(l.array.Items, summarySlots)
+		}
 	}
 	return l, nil
 }
 
-// avroElement returns the item schema of an array, looking through a
-// nullable union.
-func avroElement(s *avroSchema) *avroSchema {
-	if s.kind == "union" {
-		for _, b := range s.branches {
-			if b.kind == "array" {
-				return b.items
+// avroArray returns an array type, looking through a nullable union.
+func avroArray(s *avro.Schema) *avro.Schema {
+	if s.Kind == avro.KindUnion {
+		for _, b := range s.Branches {
+			if b.Kind == avro.KindArray {
+				return b
 			}
 		}
 	}
-	if s.kind == "array" {
-		return s.items
+	if s.Kind == avro.KindArray {
+		return s
 	}
 	return nil
 }
@@ -146,104 +181,189 @@ func ReadManifestList(r io.Reader, formatVersion int, snapshot *Snapshot) ([]Man
 	if err != nil {
 		return nil, err
 	}
-	layout, err := newManifestListLayout(c.schema)
+	defer c.release()
+	l, err := c.schema.listLayout()
 	if err != nil {
 		return nil, err
 	}
-	v1 := formatVersion <= 1 || string(c.meta["format-version"]) == "1"
+	v1 := formatVersion <= 1 || c.meta("format-version") == "1"
 	var out []ManifestFile
-	for i := 0; ; i++ {
-		v, err := c.next()
+	rd := &valueReader{}
+	for {
+		n, data, err := c.nextBlock()
 		if errors.Is(err, io.EOF) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("manifest list entry %d: %w", i, err)
+			return nil, fmt.Errorf("manifest list entry %d: %w", len(out), err)
 		}
-		mf, err := layout.decode(v, v1, snapshot)
-		if err != nil {
-			return nil, fmt.Errorf("manifest list entry %d: %w", i, err)
+		out = slices.Grow(out, min(n, len(data)/minRecordBytes+1))
+		rd.d.Reset(data)
+		for range n {
+			out = append(out, ManifestFile{})
+			if err := l.decode(rd, &out[len(out)-1], v1, snapshot); err != nil {
+				return nil, fmt.Errorf("manifest list entry %d: %w", len(out)-1, err)
+			}
 		}
-		out = append(out, mf)
 	}
 }
 
-func (l *manifestListLayout) decode(v any, v1 bool, snapshot *Snapshot) (ManifestFile, error) {
-	rec, err := avroRecord(v)
-	if err != nil {
-		return ManifestFile{}, err
+// noSnapshot ends the message of a value that would inherit from a snapshot
+// the caller did not give.
+const noSnapshot = "there is no snapshot to inherit from"
+
+func (l *manifestListLayout) decode(r *valueReader, mf *ManifestFile, v1 bool, snapshot *Snapshot) error {
+	*mf = ManifestFile{
+		Length: -1, AddedFilesCount: -1, ExistingFilesCount: -1, DeletedFilesCount: -1,
+		AddedRowsCount: -1, ExistingRowsCount: -1, DeletedRowsCount: -1,
 	}
-	d := avroDecoder{rec: rec}
-	mf := ManifestFile{
-		Path:               d.str(l.path, true),
-		Length:             d.long(l.length, -1),
-		SpecID:             int(d.long(l.specID, 0)),
-		Content:            ManifestContent(d.long(l.content, 0)),
-		AddedFilesCount:    d.long(l.added, -1),
-		ExistingFilesCount: d.long(l.existing, -1),
-		DeletedFilesCount:  d.long(l.deleted, -1),
-		AddedRowsCount:     d.long(l.addedRows, -1),
-		ExistingRowsCount:  d.long(l.existRows, -1),
-		DeletedRowsCount:   d.long(l.delRows, -1),
-		KeyMetadata:        d.bytes(l.keyMetadata),
-		FirstRowID:         d.optLong(l.firstRowID),
+	var snapshotID, seq, minSeq optional
+	for i := range l.file.ops {
+		op := &l.file.ops[i]
+		if len(op.targets) == 0 {
+			r.d.Skip(op.typ)
+			continue
+		}
+		start := r.d.Offset()
+		for j, t := range op.targets {
+			if j > 0 {
+				r.d.Seek(start)
+			}
+			l.decodeField(r, op, t, mf, &snapshotID, &seq, &minSeq)
+		}
+		if !r.ok() {
+			return r.failed()
+		}
 	}
-	if id := d.optLong(l.snapshotID); id != nil {
-		mf.AddedSnapshotID = *id
-	} else if snapshot != nil {
+	switch {
+	case snapshotID.ok:
+		mf.AddedSnapshotID = snapshotID.v
+	case snapshot != nil:
 		mf.AddedSnapshotID = snapshot.SnapshotID
-	} else {
-		d.fail("added_snapshot_id is null and there is no snapshot to inherit from")
+	default:
+		r.fail("added_snapshot_id is null and " + noSnapshot)
 	}
 	if !v1 {
-		inherit := func(sl avroSlot) int64 {
-			if n := d.optLong(sl); n != nil {
-				return *n
+		inherit := func(o optional, name string) int64 {
+			if o.ok {
+				return o.v
 			}
 			if snapshot == nil {
-				d.fail(sl.name + " is absent and there is no snapshot to inherit from")
+				r.fail(name + " is absent and " + noSnapshot)
 				return 0
 			}
 			return snapshot.SequenceNumber
 		}
-		mf.SequenceNumber = inherit(l.seq)
-		if l.minSeq.present() {
-			mf.MinSequenceNumber = inherit(l.minSeq)
+		mf.SequenceNumber = inherit(seq, "sequence_number")
+		if l.file.present[lMinSeq] {
+			mf.MinSequenceNumber = inherit(minSeq, "min_sequence_number")
 		} else {
 			mf.MinSequenceNumber = mf.SequenceNumber
 		}
 	}
 	if mf.Content != ManifestContentData && mf.Content != ManifestContentDeletes {
-		d.fail(fmt.Sprintf("content %d is neither data (0) nor deletes (1)", mf.Content))
+		r.fail(fmt.Sprintf("content %d is neither data (0) nor deletes (1)", mf.Content))
 	}
-	if pv, _, err := l.partitions.get(rec); err != nil {
-		d.err = errors.Join(d.err, err)
-	} else if pv != nil {
-		items, ok := pv.([]any)
-		if !ok {
-			d.fail(fmt.Sprintf("partitions is %T", pv))
+	return r.failed()
+}
+
+// decodeField decodes one field of the manifest_file record for target t.
+func (l *manifestListLayout) decodeField(r *valueReader, op *fieldOp, t uint8, mf *ManifestFile, snapshotID, seq, minSeq *optional) {
+	long := func(def int64) int64 {
+		if v, ok := r.optLong(op.typ, op.name); ok {
+			return v
 		}
-		for _, item := range items {
-			srec, err := avroRecord(item)
-			if err != nil {
-				d.err = errors.Join(d.err, err)
-				break
-			}
-			sd := avroDecoder{rec: srec}
-			fs := FieldSummary{
-				ContainsNull: sd.boolean(l.containsNull),
-				LowerBound:   sd.bytes(l.lowerBound),
-				UpperBound:   sd.bytes(l.upperBound),
-			}
-			if nan, _, _ := l.containsNaN.get(srec); nan != nil {
-				b, _ := nan.(bool)
-				fs.ContainsNaN = &b
-			}
-			mf.Partitions = append(mf.Partitions, fs)
-			d.err = errors.Join(d.err, sd.err)
+		return def
+	}
+	switch t {
+	case lPath:
+		mf.Path = r.str(op.typ, op.name, true)
+	case lLength:
+		mf.Length = long(-1)
+	case lSpecID:
+		mf.SpecID = int(long(0))
+	case lContent:
+		mf.Content = ManifestContent(long(0))
+	case lAdded:
+		mf.AddedFilesCount = long(-1)
+	case lExisting:
+		mf.ExistingFilesCount = long(-1)
+	case lDeleted:
+		mf.DeletedFilesCount = long(-1)
+	case lAddedRows:
+		mf.AddedRowsCount = long(-1)
+	case lExistRows:
+		mf.ExistingRowsCount = long(-1)
+	case lDelRows:
+		mf.DeletedRowsCount = long(-1)
+	case lKeyMetadata:
+		mf.KeyMetadata = r.bytes(op.typ, op.name)
+	case lFirstRowID:
+		mf.FirstRowID = readOptional(r, op).ptr(&r.arena)
+	case lSnapshotID:
+		*snapshotID = readOptional(r, op)
+	case lSeq:
+		*seq = readOptional(r, op)
+	case lMinSeq:
+		*minSeq = readOptional(r, op)
+	case lPartitions:
+		mf.Partitions = l.summaries(r, op)
+	}
+}
+
+// summaries reads the partitions field: a list of field summaries.
+func (l *manifestListLayout) summaries(r *valueReader, op *fieldOp) []FieldSummary {
+	s := r.branch(op.typ)
+	switch {
+	case s == nil || s.Kind == avro.KindNull:
+		return nil
+	case s != l.array:
+		r.mismatch(s, op.name, "a list")
+		return nil
+	}
+	var out []FieldSummary
+	for n := r.d.BlockCount(); n > 0 && r.ok(); n = r.d.BlockCount() {
+		if l.summary.ops == nil {
+			r.fail(fmt.Sprintf("%s: expected a record, got Avro %s", op.name, s.Items.Type))
+			return nil
+		}
+		out = slices.Grow(out, int(n))
+		for ; n > 0 && r.ok(); n-- {
+			out = append(out, l.summary.decodeSummary(r))
 		}
 	}
-	return mf, d.err
+	return out
+}
+
+// decodeSummary decodes one field_summary record.
+func (l *recordLayout) decodeSummary(r *valueReader) FieldSummary {
+	var fs FieldSummary
+	for i := range l.ops {
+		op := &l.ops[i]
+		if len(op.targets) == 0 {
+			r.d.Skip(op.typ)
+			continue
+		}
+		start := r.d.Offset()
+		for j, t := range op.targets {
+			if j > 0 {
+				r.d.Seek(start)
+			}
+			switch t {
+			case sContainsNull:
+				fs.ContainsNull, _ = r.boolean(op.typ)
+			case sContainsNaN:
+				if b, ok := r.boolean(op.typ); ok {
+					fs.ContainsNaN = &b
+				}
+			case sLower:
+				fs.LowerBound = r.bytes(op.typ, op.name)
+			case sUpper:
+				fs.UpperBound = r.bytes(op.typ, op.name)
+			}
+		}
+	}
+	return fs
 }
 
 // DataManifestsFromPaths builds the manifest files of a v1 snapshot that
@@ -278,183 +398,4 @@ func DataManifestsFromPaths(snapshot *Snapshot, open func(path string) (io.ReadC
 		})
 	}
 	return out, nil
-}
-
-// avroDecoder reads typed fields of one record and keeps the first error,
-// so a record decodes in straight-line code.
-type avroDecoder struct {
-	rec map[string]any
-	err error
-}
-
-func (d *avroDecoder) fail(msg string) {
-	if d.err == nil {
-		d.err = fmt.Errorf("%w: %s", ErrInvalidMetadata, msg)
-	}
-}
-
-func (d *avroDecoder) get(sl avroSlot) (any, *avroSchema) {
-	v, s, err := sl.get(d.rec)
-	if err != nil && d.err == nil {
-		d.err = err
-	}
-	return v, s
-}
-
-// optLong returns an int or long field, nil when absent or null.
-func (d *avroDecoder) optLong(sl avroSlot) *int64 {
-	v, _ := d.get(sl)
-	if v == nil {
-		return nil
-	}
-	n, err := avroLong(v)
-	if err != nil {
-		d.fail(sl.name + ": " + err.Error())
-		return nil
-	}
-	return &n
-}
-
-// long returns an int or long field, def when absent or null.
-func (d *avroDecoder) long(sl avroSlot, def int64) int64 {
-	if n := d.optLong(sl); n != nil {
-		return *n
-	}
-	return def
-}
-
-// str returns a string field; a required one that is absent is an error.
-func (d *avroDecoder) str(sl avroSlot, required bool) string {
-	v, _ := d.get(sl)
-	s, ok := v.(string)
-	if !ok && (v != nil || required) {
-		d.fail(fmt.Sprintf("%s: expected a string, got %T", sl.name, v))
-	}
-	return s
-}
-
-func (d *avroDecoder) boolean(sl avroSlot) bool {
-	v, _ := d.get(sl)
-	b, _ := v.(bool)
-	return b
-}
-
-// bytes returns a copy of a bytes or fixed field (goavro's slices alias the
-// decoded block), nil when absent or null.
-func (d *avroDecoder) bytes(sl avroSlot) []byte {
-	v, _ := d.get(sl)
-	switch v := v.(type) {
-	case []byte:
-		return bytes.Clone(v)
-	case nil:
-		return nil
-	}
-	d.fail(fmt.Sprintf("%s: expected bytes, got %T", sl.name, v))
-	return nil
-}
-
-// countMap reads a map<int, long> field (an Avro array of key/value records,
-// or an Avro map with string keys); nil when absent or null.
-func (d *avroDecoder) countMap(sl avroSlot) map[int]int64 {
-	var out map[int]int64
-	d.eachKeyValue(sl, func(k int, v any) {
-		n, err := avroLong(v)
-		if err != nil {
-			d.fail(sl.name + ": " + err.Error())
-		}
-		if out == nil {
-			out = map[int]int64{}
-		}
-		out[k] = n
-	})
-	return out
-}
-
-// boundMap reads a map<int, binary> field; nil when absent or null.
-func (d *avroDecoder) boundMap(sl avroSlot) map[int][]byte {
-	var out map[int][]byte
-	d.eachKeyValue(sl, func(k int, v any) {
-		b, ok := v.([]byte)
-		if !ok {
-			d.fail(fmt.Sprintf("%s: expected bytes, got %T", sl.name, v))
-		}
-		if out == nil {
-			out = map[int][]byte{}
-		}
-		out[k] = bytes.Clone(b)
-	})
-	return out
-}
-
-func (d *avroDecoder) eachKeyValue(sl avroSlot, fn func(k int, v any)) {
-	v, s := d.get(sl)
-	if v == nil {
-		return
-	}
-	switch {
-	case s.kind == "array" && s.items != nil && s.items.kind == "record":
-		items, _ := v.([]any)
-		key, val := s.items.slot(-1, "key"), s.items.slot(-1, "value")
-		if !key.present() || !val.present() {
-			d.fail(sl.name + ": map entries lack key or value")
-			return
-		}
-		for _, item := range items {
-			rec, err := avroRecord(item)
-			if err != nil {
-				d.fail(sl.name + ": " + err.Error())
-				return
-			}
-			kd := avroDecoder{rec: rec}
-			k, vv := kd.long(key, 0), any(nil)
-			vv, _ = kd.get(val)
-			if d.err == nil {
-				d.err = kd.err
-			}
-			fn(int(k), vv)
-		}
-	case s.kind == "map":
-		m, _ := v.(map[string]any)
-		for ks, vv := range m {
-			k, err := strconv.Atoi(ks)
-			if err != nil {
-				d.fail(fmt.Sprintf("%s: map key %q is not a field id", sl.name, ks))
-				return
-			}
-			uv, err := avroUnwrap(vv, s.values)
-			if err != nil {
-				d.fail(sl.name + ": " + err.Error())
-				return
-			}
-			fn(k, uv.val)
-		}
-	default:
-		d.fail(fmt.Sprintf("%s: expected a map, got Avro %s", sl.name, s.kind))
-	}
-}
-
-// longs reads a list of ints or longs; nil when absent or null.
-func (d *avroDecoder) longs(sl avroSlot) []int64 {
-	v, s := d.get(sl)
-	items, ok := v.([]any)
-	if v == nil || !ok {
-		if v != nil {
-			d.fail(fmt.Sprintf("%s: expected a list, got %T", sl.name, v))
-		}
-		return nil
-	}
-	out := make([]int64, 0, len(items))
-	for _, it := range items {
-		uv, err := avroUnwrap(it, s.items)
-		if err == nil {
-			var n int64
-			if n, err = avroLong(uv.val); err == nil {
-				out = append(out, n)
-				continue
-			}
-		}
-		d.fail(sl.name + ": " + err.Error())
-		return nil
-	}
-	return out
 }

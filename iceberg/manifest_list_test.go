@@ -23,7 +23,7 @@ import (
 // the end of the file; hand-built manifests in manifest_test.go.
 
 // conformanceCorpus returns the corpus folder, or skips the test.
-func conformanceCorpus(t *testing.T) string {
+func conformanceCorpus(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join("..", "..", "shared", "conformance")
 	if _, err := os.Stat(filepath.Join(dir, "INDEX.md")); err != nil {
@@ -47,7 +47,7 @@ type corpusTable struct {
 
 // corpusTableNames lists the tables of INDEX.md with their latest metadata
 // file.
-func corpusTableNames(t *testing.T) map[string]string {
+func corpusTableNames(t testing.TB) map[string]string {
 	t.Helper()
 	raw, err := os.ReadFile(filepath.Join(conformanceCorpus(t), "INDEX.md"))
 	if err != nil {
@@ -81,7 +81,7 @@ func corpusTableNames(t *testing.T) map[string]string {
 	return out
 }
 
-func loadCorpusTable(t *testing.T, name string) corpusTable {
+func loadCorpusTable(t testing.TB, name string) corpusTable {
 	t.Helper()
 	latest, ok := corpusTableNames(t)[name]
 	if !ok {
@@ -105,7 +105,7 @@ func (ct corpusTable) local(location string) string {
 	return filepath.Join(ct.dir, "metadata", filepath.Base(location))
 }
 
-func (ct corpusTable) manifestList(t *testing.T, s *Snapshot) []ManifestFile {
+func (ct corpusTable) manifestList(t testing.TB, s *Snapshot) []ManifestFile {
 	t.Helper()
 	f, err := os.Open(ct.local(s.ManifestList))
 	if err != nil {

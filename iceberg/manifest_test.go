@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc32"
+	"math"
 	"math/big"
 	"os"
 	"reflect"
@@ -19,6 +20,8 @@ import (
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/linkedin/goavro/v2"
+
+	"github.com/iceflight/iceflight/internal/avro"
 )
 
 // Hand-built manifests: small Avro container files written in the test, to
@@ -453,48 +456,75 @@ func TestReadManifestDamagedFiles(t *testing.T) {
 	}
 }
 
+// avroBinary is a value in Avro's binary encoding, built by hand.
+type avroBinary []byte
+
+func (b avroBinary) long(v int64) avroBinary { return binary.AppendVarint(b, v) }
+
+func (b avroBinary) bytes(v []byte) avroBinary { return append(b.long(int64(len(v))), v...) }
+
 func TestAvroLiteralConversions(t *testing.T) {
 	t.Parallel()
-	long, fixed4 := &avroSchema{kind: "long"}, &avroSchema{kind: "fixed", size: 4}
+	var enc avroBinary
+	big130 := new(big.Int).Lsh(big.NewInt(1), 130).Bytes()
 	cases := []struct {
 		name    string
-		v       any
-		s       *avroSchema
+		schema  string
+		data    []byte
 		t       Type
 		want    any
 		wantErr bool
 	}{
-		{"int promoted to long", int32(-3), &avroSchema{kind: "int"}, LongType{}, int64(-3), false},
-		{"float promoted to double", float32(0.1), &avroSchema{kind: "float"}, DoubleType{}, float64(float32(0.1)), false},
-		{"raw date", int32(20150), &avroSchema{kind: "int"}, DateType{}, int32(20150), false},
-		{"date before 1970", time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC), &avroSchema{kind: "int", logical: "date"}, DateType{}, int32(-25567), false},
-		{"timestamp-millis raw", int64(1500), &avroSchema{kind: "long", logical: "timestamp-millis"}, TimestampType{}, int64(1500000), false},
-		{"raw timestamp", int64(-5), long, TimestampTzType{}, int64(-5), false},
-		{"raw decimal bytes, two's complement", []byte{0xff, 0x38}, &avroSchema{kind: "bytes"}, DecimalType{4, 2}, decimal128.FromI64(-200), false},
-		{"decimal rescaled exactly", big.NewRat(5, 2), &avroSchema{kind: "bytes", logical: "decimal", scale: 1}, DecimalType{9, 3}, decimal128.FromI64(2500), false},
-		{"decimal not exact at scale", big.NewRat(1, 3), &avroSchema{kind: "bytes", logical: "decimal"}, DecimalType{9, 2}, nil, true},
-		{"decimal beyond 128 bits", new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 130)), fixed4, DecimalType{38, 0}, nil, true},
-		{"uuid of the wrong length", []byte{1, 2}, fixed4, UUIDType{}, nil, true},
-		{"string for an int", "1", &avroSchema{kind: "string"}, IntType{}, nil, true},
-		{"time as duration", 90 * time.Second, long, TimeType{}, int64(90e6), false},
-		{"unknown type from a fixed", []byte{1, 2, 3, 4}, fixed4, UnknownType{}, []byte{1, 2, 3, 4}, false},
-		{"unknown type from a bare long", int64(8), long, nil, int64(8), false},
-		{"null stays null", nil, long, LongType{}, nil, false},
+		{"int promoted to long", `"int"`, enc.long(-3), LongType{}, int64(-3), false},
+		{"float promoted to double", `"float"`, binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.1)), DoubleType{}, float64(float32(0.1)), false},
+		{"raw date", `"int"`, enc.long(20150), DateType{}, int32(20150), false},
+		{"date before 1970", `{"type":"int","logicalType":"date"}`, enc.long(-25567), DateType{}, int32(-25567), false},
+		{"a date is not an int", `{"type":"int","logicalType":"date"}`, enc.long(3), IntType{}, nil, true},
+		{"timestamp-millis", `{"type":"long","logicalType":"timestamp-millis"}`, enc.long(1500), TimestampType{}, int64(1500000), false},
+		{"local-timestamp-millis", `{"type":"long","logicalType":"local-timestamp-millis"}`, enc.long(-1500), TimestampType{}, int64(-1500000), false},
+		{"timestamp-micros to nanoseconds", `{"type":"long","logicalType":"timestamp-micros"}`, enc.long(7), TimestampNsType{}, int64(7000), false},
+		{"timestamp-nanos", `{"type":"long","logicalType":"timestamp-nanos"}`, enc.long(-7), TimestampTzNsType{}, int64(-7), false},
+		{"raw timestamp", `"long"`, enc.long(-5), TimestampTzType{}, int64(-5), false},
+		{"raw decimal bytes, two's complement", `"bytes"`, enc.bytes([]byte{0xff, 0x38}), DecimalType{4, 2}, decimal128.FromI64(-200), false},
+		{"decimal rescaled exactly", `{"type":"bytes","logicalType":"decimal","precision":9,"scale":1}`, enc.bytes([]byte{25}), DecimalType{9, 3}, decimal128.FromI64(2500), false},
+		{"decimal not exact at scale", `{"type":"bytes","logicalType":"decimal","precision":9,"scale":3}`, enc.bytes([]byte{1}), DecimalType{9, 2}, nil, true},
+		{"decimal beyond 128 bits", `{"type":"fixed","name":"f17","size":17,"logicalType":"decimal","precision":38}`, big130, DecimalType{38, 0}, nil, true},
+		{"uuid of the wrong length", `{"type":"fixed","name":"f4","size":4}`, []byte{1, 2, 3, 4}, UUIDType{}, nil, true},
+		{"uuid string", `{"type":"string","logicalType":"uuid"}`, enc.bytes([]byte("12151fd2-7586-11e9-8f9e-2a86e4085a59")), nil,
+			[16]byte{0x12, 0x15, 0x1f, 0xd2, 0x75, 0x86, 0x11, 0xe9, 0x8f, 0x9e, 0x2a, 0x86, 0xe4, 0x08, 0x5a, 0x59}, false},
+		{"string for an int", `"string"`, enc.bytes([]byte("1")), IntType{}, nil, true},
+		{"enum symbol as a string", `{"type":"enum","name":"e","symbols":["a","b"]}`, enc.long(1), StringType{}, "b", false},
+		{"time-millis", `{"type":"int","logicalType":"time-millis"}`, enc.long(90_000), TimeType{}, int64(90e6), false},
+		{"time-micros", `{"type":"long","logicalType":"time-micros"}`, enc.long(90e6), TimeType{}, int64(90e6), false},
+		{"a bare int is no time", `"int"`, enc.long(1), TimeType{}, nil, true},
+		{"unknown type from a fixed", `{"type":"fixed","name":"f4","size":4}`, []byte{1, 2, 3, 4}, UnknownType{}, []byte{1, 2, 3, 4}, false},
+		{"unknown type from a bare long", `"long"`, enc.long(8), nil, int64(8), false},
+		{"null stays null", `["null","long"]`, enc.long(0), LongType{}, nil, false},
+		{"union branch", `["null","long"]`, enc.long(1).long(9), LongType{}, int64(9), false},
 	}
 	for _, tc := range cases {
-		got, err := avroLiteral(tc.v, tc.s, tc.t)
+		s, err := avro.ParseSchema([]byte(tc.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		r := &valueReader{}
+		r.d.Reset(tc.data)
+		got, err := decodeLiteral(r, s, literalPlans(s, tc.t))
 		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, %v; want %#v (error %v)", tc.name, got, err, tc.want, tc.wantErr)
 		}
 		if err != nil && !errors.Is(err, ErrInvalidMetadata) {
 			t.Errorf("%s: error %v does not wrap ErrInvalidMetadata", tc.name, err)
 		}
+		if err == nil && r.d.Remaining() != 0 {
+			t.Errorf("%s: %d bytes left unread", tc.name, r.d.Remaining())
+		}
 	}
 }
 
 func uuidLiteral(t *testing.T, s string) [16]byte {
 	t.Helper()
-	v, err := avroUUID(s)
+	v, err := parseUUID([]byte(s), true)
 	if err != nil {
 		t.Fatal(err)
 	}

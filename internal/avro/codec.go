@@ -3,7 +3,6 @@ package avro
 import (
 	"bytes"
 	"compress/bzip2"
-	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/golang/snappy"
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -19,19 +19,43 @@ var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlock))
 })
 
+// inflaters keeps deflate readers for reuse: each holds a 32 KiB window
+// that is costly to allocate per block of a small file.
+var inflaters sync.Pool
+
+// inflate decompresses raw RFC 1951 data (Avro's deflate codec has no zlib
+// header) into dst's memory.
+func inflate(dst, data []byte) ([]byte, error) {
+	src := bytes.NewReader(data)
+	fr, _ := inflaters.Get().(io.ReadCloser)
+	if fr == nil {
+		fr = flate.NewReader(src)
+	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
+		return nil, err
+	}
+	out, err := readAllInto(dst, fr, 2*len(data))
+	inflaters.Put(fr)
+	return out, err
+}
+
 // decompress undoes a block codec from the Avro spec ("Required Codecs" and
-// "Optional Codecs").
-func decompress(codec string, data []byte) ([]byte, error) {
+// "Optional Codecs"), writing into dst's memory when it is large enough
+// (dst may be nil). With the null codec it returns data itself.
+func decompress(codec string, dst, data []byte) ([]byte, error) {
 	switch codec {
 	case "", "null":
 		return data, nil
-	case "deflate": // raw RFC 1951, no zlib header
-		return readAllLimited(flate.NewReader(bytes.NewReader(data)))
+	case "deflate":
+		return inflate(dst, data)
 	case "snappy": // the compressed bytes, then a big-endian CRC-32 of the result
 		if len(data) < 4 {
 			return nil, errors.New("short snappy block")
 		}
-		out, err := snappy.Decode(nil, data[:len(data)-4])
+		body := data[:len(data)-4]
+		if n, err := snappy.DecodedLen(body); err != nil || n > maxBlock {
+			return nil, fmt.Errorf("snappy block of %d bytes (%v)", n, err)
+		}
+		out, err := snappy.Decode(dst[:cap(dst)], body)
 		if err != nil {
 			return nil, err
 		}
@@ -44,17 +68,37 @@ func decompress(codec string, data []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		return d.DecodeAll(data, nil)
+		return d.DecodeAll(data, dst[:0])
 	case "bzip2":
-		return readAllLimited(bzip2.NewReader(bytes.NewReader(data)))
+		return readAllInto(dst, bzip2.NewReader(bytes.NewReader(data)), 4*len(data))
 	}
 	return nil, fmt.Errorf("unsupported codec %q", codec)
 }
 
-func readAllLimited(r io.Reader) ([]byte, error) {
-	out, err := io.ReadAll(io.LimitReader(r, maxBlock+1))
-	if err == nil && len(out) > maxBlock {
-		err = errors.New("block too large")
+// readAllInto reads r to its end into dst's memory, growing it as needed
+// (from at least hint bytes), and fails beyond maxBlock bytes.
+func readAllInto(dst []byte, r io.Reader, hint int) ([]byte, error) {
+	b := dst[:0]
+	if cap(b) < hint {
+		b = make([]byte, 0, min(hint, maxBlock))
 	}
-	return out, err
+	for {
+		if len(b) == cap(b) {
+			if len(b) > maxBlock {
+				return nil, errors.New("block too large")
+			}
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			if len(b) > maxBlock {
+				return nil, errors.New("block too large")
+			}
+			return b, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
 }

@@ -1,10 +1,11 @@
 // Package avro reads Avro Object Container Files: the header, the block
-// framing with its codecs, and each record as a goavro native value.
+// framing with its codecs, and the records, either each as a goavro native
+// value (Next) or as a block of bytes that the caller decodes with a
+// Decoder compiled against the writer's schema (ReadBlock).
 //
 // The container framing is read here rather than by goavro.OCFReader because
 // goavro only knows the null, deflate and snappy codecs, while Iceberg writers
-// also use zstandard (and the Avro spec allows bzip2). goavro decodes every
-// datum.
+// also use zstandard (and the Avro spec allows bzip2).
 package avro
 
 import (
@@ -14,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sync"
 
 	"github.com/linkedin/goavro/v2"
 )
@@ -45,6 +48,7 @@ type Container struct {
 	start, end int64
 
 	block     []byte // undecoded rest of the current block
+	raw, out  []byte // memory ReadBlock reuses
 	remaining int64  // records left in the current block
 	next      int64  // file row position of the next record in the block
 	syncAt    int64  // offset of the sync marker before the next block
@@ -138,21 +142,39 @@ func (c *Container) readBytes() ([]byte, error) {
 	if err != nil || n < 0 || n > maxHeaderItem {
 		return nil, fmt.Errorf("%w: header: bad length %d (%v)", ErrInvalid, n, err)
 	}
-	b, err := readExactly(c.r, n)
+	b, err := readExactly(c.r, nil, n)
 	if err != nil {
 		return nil, fmt.Errorf("%w: header: %v", ErrInvalid, err)
 	}
 	return b, nil
 }
 
-// readExactly reads n bytes, growing the buffer as data arrives rather than
-// trusting a length read from a possibly damaged file.
-func readExactly(r io.Reader, n int64) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, n))
-	if err == nil && int64(len(b)) != n {
-		err = io.ErrUnexpectedEOF
+// readExactly reads n bytes into dst's memory when it is large enough,
+// else into memory grown as data arrives rather than trusting a length read
+// from a possibly damaged file.
+func readExactly(r io.Reader, dst []byte, n int64) ([]byte, error) {
+	if n <= int64(cap(dst)) {
+		b := dst[:n]
+		_, err := io.ReadFull(r, b)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return b, err
 	}
-	return b, err
+	b := dst[:0]
+	for int64(len(b)) < n {
+		chunk := int(min(n-int64(len(b)), 1<<20))
+		b = slices.Grow(b, chunk)
+		m, err := io.ReadFull(r, b[len(b):len(b)+chunk])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
 }
 
 // Metadata returns the header's key/value pairs as strings.
@@ -241,12 +263,70 @@ func (c *Container) Next() (v any, err error) {
 	return v, nil
 }
 
+// ReadBlock returns the next block in the range: its record count and its
+// records' bytes, decompressed, for callers that decode records themselves
+// with a Decoder; io.EOF after the last block. The bytes stay valid until
+// the next ReadBlock, which reuses their memory. ReadBlock and Next do not
+// mix on one Container.
+func (c *Container) ReadBlock() (int64, []byte, error) {
+	if c.raw == nil && c.out == nil {
+		if b, ok := blockPool.Get().(*blockBuffers); ok {
+			c.raw, c.out = b.raw, b.out
+		}
+	}
+	for {
+		at := c.syncAt
+		count, data, err := c.readRawBlock(c.raw)
+		if err != nil {
+			return 0, nil, err
+		}
+		c.raw = data
+		if at < c.start {
+			c.next += count
+			continue
+		}
+		if c.end >= 0 && at >= c.end {
+			return 0, nil, io.EOF
+		}
+		out, err := decompress(c.codec, c.out, data)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
+		}
+		if c.codec != "" && c.codec != "null" { // else out is data itself
+			c.out = out
+		}
+		c.next += count
+		return count, out, nil
+	}
+}
+
+// blockBuffers is the memory ReadBlock reads and decompresses blocks into,
+// kept across containers: a process that reads thousands of manifests
+// would otherwise allocate two buffers of the size of a block for each.
+type blockBuffers struct{ raw, out []byte }
+
+var blockPool sync.Pool
+
+// maxPooledBuffer bounds the buffers kept in the pool, so that one huge
+// file does not pin its memory for the life of the process.
+const maxPooledBuffer = 4 << 20
+
+// Release hands the memory of the blocks ReadBlock returned back for other
+// containers to reuse; those bytes must no longer be used. The Container
+// must not be used after Release.
+func (c *Container) Release() {
+	if cap(c.raw) <= maxPooledBuffer && cap(c.out) <= maxPooledBuffer && (c.raw != nil || c.out != nil) {
+		blockPool.Put(&blockBuffers{raw: c.raw[:0], out: c.out[:0]})
+	}
+	c.raw, c.out = nil, nil
+}
+
 // readBlock reads the next block that lies in the range, skipping the
 // others without decompressing them.
 func (c *Container) readBlock() error {
 	for {
 		at := c.syncAt
-		count, data, err := c.readRawBlock()
+		count, data, err := c.readRawBlock(nil)
 		if err != nil {
 			return err
 		}
@@ -257,7 +337,7 @@ func (c *Container) readBlock() error {
 		if c.end >= 0 && at >= c.end {
 			return io.EOF
 		}
-		if c.block, err = decompress(c.codec, data); err != nil {
+		if c.block, err = decompress(c.codec, nil, data); err != nil {
 			return fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
 		}
 		c.remaining = count
@@ -267,7 +347,7 @@ func (c *Container) readBlock() error {
 
 // readRawBlock reads one block's record count and compressed bytes, and
 // the sync marker after it.
-func (c *Container) readRawBlock() (int64, []byte, error) {
+func (c *Container) readRawBlock(dst []byte) (int64, []byte, error) {
 	count, err := binary.ReadVarint(c.r)
 	if err == io.EOF {
 		return 0, nil, io.EOF
@@ -279,7 +359,7 @@ func (c *Container) readRawBlock() (int64, []byte, error) {
 	if err != nil || count < 0 || size < 0 || size > maxBlock {
 		return 0, nil, fmt.Errorf("%w: block: %d records in %d bytes (%v)", ErrInvalid, count, size, err)
 	}
-	data, err := readExactly(c.r, size)
+	data, err := readExactly(c.r, dst, size)
 	if err != nil {
 		return 0, nil, fmt.Errorf("%w: block truncated: %v", ErrInvalid, err)
 	}

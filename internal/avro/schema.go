@@ -14,6 +14,8 @@ type Schema struct {
 	// Type is the Avro type: null, boolean, int, long, float, double,
 	// bytes, string, record, enum, array, map, fixed or union.
 	Type string
+	// Kind is Type as a small integer, for decoders that switch on it.
+	Kind Kind
 	// Logical is the logicalType property, or "".
 	Logical string
 	// Name is the full name of a record, enum or fixed.
@@ -32,6 +34,33 @@ type Schema struct {
 	Symbols []string
 	// Props holds every other property of the type.
 	Props map[string]any
+}
+
+// Kind is an Avro type.
+type Kind uint8
+
+// The Avro types.
+const (
+	KindNull Kind = iota
+	KindBoolean
+	KindInt
+	KindLong
+	KindFloat
+	KindDouble
+	KindBytes
+	KindString
+	KindRecord
+	KindEnum
+	KindArray
+	KindMap
+	KindFixed
+	KindUnion
+)
+
+var kinds = map[string]Kind{
+	"null": KindNull, "boolean": KindBoolean, "int": KindInt, "long": KindLong, "float": KindFloat,
+	"double": KindDouble, "bytes": KindBytes, "string": KindString, "record": KindRecord, "error": KindRecord,
+	"enum": KindEnum, "array": KindArray, "map": KindMap, "fixed": KindFixed, "union": KindUnion,
 }
 
 // Field is a field of a record.
@@ -86,7 +115,7 @@ func parse(v any, ns string, named map[string]*Schema) (*Schema, error) {
 	switch v := v.(type) {
 	case string:
 		if primitives[v] {
-			return &Schema{Type: v}, nil
+			return &Schema{Type: v, Kind: kinds[v]}, nil
 		}
 		if s, ok := named[v]; ok {
 			return s, nil
@@ -96,7 +125,7 @@ func parse(v any, ns string, named map[string]*Schema) (*Schema, error) {
 		}
 		return nil, fmt.Errorf("unknown type %q", v)
 	case []any:
-		u := &Schema{Type: "union"}
+		u := &Schema{Type: "union", Kind: KindUnion}
 		for _, b := range v {
 			bs, err := parse(b, ns, named)
 			if err != nil {
@@ -116,7 +145,7 @@ func parseObject(m map[string]any, ns string, named map[string]*Schema) (*Schema
 	if !ok { // {"type": {...}} or {"type": [...]}: a nested definition
 		return parse(m["type"], ns, named)
 	}
-	s := &Schema{Type: typ, Props: map[string]any{}}
+	s := &Schema{Type: typ, Kind: kinds[typ], Props: map[string]any{}}
 	for k, v := range m {
 		switch k {
 		case "type", "name", "namespace", "fields", "items", "values", "symbols", "size", "precision", "scale", "aliases", "doc":

@@ -1,0 +1,267 @@
+package iceberg
+
+import (
+	"fmt"
+
+	"github.com/iceflight/iceflight/internal/avro"
+)
+
+// optional is a nullable long as read from a manifest.
+type optional struct {
+	v  int64
+	ok bool
+}
+
+func (o optional) ptr(a *avroArena) *int64 {
+	if !o.ok {
+		return nil
+	}
+	return a.long(o.v)
+}
+
+// decodeEntry decodes one manifest_entry record into e, applying the
+// inheritance rules of ReadManifest but for first_row_id's, which need the
+// entries before it. part receives the partition values.
+func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, e *ManifestEntry, part []any) error {
+	status := int64(-1)
+	var snapshot, seq, fileSeq optional
+	for i := range l.entry.ops {
+		op := &l.entry.ops[i]
+		if len(op.targets) == 0 {
+			r.d.Skip(op.typ)
+			continue
+		}
+		start := r.d.Offset()
+		for j, t := range op.targets {
+			if j > 0 {
+				r.d.Seek(start)
+			}
+			switch t {
+			case tStatus:
+				if v, ok := r.optLong(op.typ, op.name); ok {
+					status = v
+				}
+			case tSnapshotID:
+				snapshot.v, snapshot.ok = r.optLong(op.typ, op.name)
+			case tSeq:
+				seq.v, seq.ok = r.optLong(op.typ, op.name)
+			case tFileSeq:
+				fileSeq.v, fileSeq.ok = r.optLong(op.typ, op.name)
+			case tDataFile:
+				if err := l.decodeFile(r, mf, &e.DataFile, part); err != nil {
+					return err
+				}
+			}
+		}
+		if !r.ok() {
+			return r.failed()
+		}
+	}
+	e.Status = EntryStatus(status)
+	if status < int64(EntryExisting) || status > int64(EntryDeleted) {
+		r.fail(fmt.Sprintf("status %d", status))
+	}
+	e.SnapshotID = mf.AddedSnapshotID
+	if snapshot.ok {
+		e.SnapshotID = snapshot.v
+	}
+	if !v1 {
+		inherit := e.Status == EntryAdded || mf.SequenceNumber == 0
+		switch {
+		case seq.ok:
+			e.SequenceNumber = seq.v
+		case inherit:
+			e.SequenceNumber = mf.SequenceNumber
+		default:
+			r.fail(fmt.Sprintf("%v entry has a null sequence_number", e.Status))
+		}
+		switch {
+		case fileSeq.ok:
+			e.FileSequenceNumber = fileSeq.v
+		case inherit:
+			e.FileSequenceNumber = mf.SequenceNumber
+		case !l.entry.present[tFileSeq]:
+			e.FileSequenceNumber = e.SequenceNumber
+		default:
+			r.fail(fmt.Sprintf("%v entry has a null file_sequence_number", e.Status))
+		}
+	}
+	return r.failed()
+}
+
+// decodeFile decodes the data_file record into f.
+func (l *manifestLayout) decodeFile(r *valueReader, mf *ManifestFile, f *DataFile, part []any) error {
+	f.RecordCount, f.FileSize, f.SpecID, f.Partition = -1, -1, mf.SpecID, part
+	for i := range l.file.ops {
+		op := &l.file.ops[i]
+		if len(op.targets) == 0 {
+			r.d.Skip(op.typ)
+			continue
+		}
+		start := r.d.Offset()
+		for j, t := range op.targets {
+			if j > 0 {
+				r.d.Seek(start)
+			}
+			if err := l.decodeFileField(r, op, t, f); err != nil {
+				return err
+			}
+		}
+		if !r.ok() {
+			return r.failed()
+		}
+	}
+	if f.Content < FileContentData || f.Content > FileContentEqualityDeletes {
+		r.fail(fmt.Sprintf("data_file content %d", f.Content))
+	}
+	if f.RecordCount < 0 || f.FileSize < 0 {
+		r.fail("data_file lacks record_count or file_size_in_bytes")
+	}
+	return r.failed()
+}
+
+// decodeFileField decodes one field of the data_file record for target t.
+func (l *manifestLayout) decodeFileField(r *valueReader, op *fieldOp, t uint8, f *DataFile) error {
+	switch t {
+	case tContent:
+		v, _ := r.optLong(op.typ, op.name)
+		f.Content = FileContent(v)
+	case tPath:
+		f.Path = r.str(op.typ, op.name, true)
+	case tFormat:
+		b, ok := r.strBytes(op.typ, op.name)
+		if !ok && r.ok() {
+			r.fail(op.name + ": expected a string, got null")
+		}
+		f.Format = upperFormat(b)
+	case tPartition:
+		return l.part.decode(r, op.typ, f.Partition)
+	case tRecordCount:
+		if v, ok := r.optLong(op.typ, op.name); ok {
+			f.RecordCount = v
+		}
+	case tFileSize:
+		if v, ok := r.optLong(op.typ, op.name); ok {
+			f.FileSize = v
+		}
+	case tColumnSizes:
+		f.ColumnSizes = r.countMap(op)
+	case tValueCounts:
+		f.ValueCounts = r.countMap(op)
+	case tNullCounts:
+		f.NullValueCounts = r.countMap(op)
+	case tNaNCounts:
+		f.NaNValueCounts = r.countMap(op)
+	case tLower:
+		f.LowerBounds = r.boundMap(op)
+	case tUpper:
+		f.UpperBounds = r.boundMap(op)
+	case tKeyMetadata:
+		f.KeyMetadata = r.bytes(op.typ, op.name)
+	case tSplitOffsets:
+		f.SplitOffsets = r.longs(op.typ, op.name)
+	case tEqualityIDs:
+		f.EqualityIDs = nil
+		for _, id := range r.longs(op.typ, op.name) {
+			f.EqualityIDs = append(f.EqualityIDs, int(id))
+		}
+	case tSortOrderID:
+		if v, ok := r.optLong(op.typ, op.name); ok {
+			f.SortOrderID = r.arena.int(int(v))
+		}
+	case tFirstRowID:
+		f.FirstRowID = readOptional(r, op).ptr(&r.arena)
+	case tReferenced:
+		f.ReferencedDataFile = r.str(op.typ, op.name, false)
+	case tContentOffset:
+		f.ContentOffset = readOptional(r, op).ptr(&r.arena)
+	case tContentSize:
+		f.ContentSizeInBytes = readOptional(r, op).ptr(&r.arena)
+	}
+	return nil
+}
+
+func readOptional(r *valueReader, op *fieldOp) optional {
+	v, ok := r.optLong(op.typ, op.name)
+	return optional{v, ok}
+}
+
+// decode reads the partition field, of the writer's type s, into out: one
+// literal per field of the partition type, nil where the writer has no
+// such field or a null.
+func (p *partitionLayout) decode(r *valueReader, s *avro.Schema, out []any) error {
+	rec := r.branch(s)
+	if rec == nil || rec != p.rec {
+		// A null partition tuple, or no record at all: every value is null.
+		if rec != nil {
+			r.d.Skip(rec)
+		}
+		return nil
+	}
+	for i := range p.fields {
+		f := &p.fields[i]
+		if len(f.outs) == 0 {
+			r.d.Skip(f.typ)
+			continue
+		}
+		start := r.d.Offset()
+		for j := range f.outs {
+			o := &f.outs[j]
+			if j > 0 {
+				r.d.Seek(start)
+			}
+			v, err := decodeLiteral(r, f.typ, o.plans)
+			if err != nil {
+				return fmt.Errorf("partition field %d (%s): %w", o.index, p.names[o.index], err)
+			}
+			out[o.index] = v
+		}
+	}
+	return nil
+}
+
+// decodeLiteral decodes a value of Avro type s into a literal with the
+// plans literalPlans compiled for s.
+func decodeLiteral(r *valueReader, s *avro.Schema, plans []literalPlan) (any, error) {
+	plan := &plans[0]
+	if s.Kind == avro.KindUnion {
+		b := r.d.UnionIndex(s)
+		if b < 0 {
+			return nil, r.failed()
+		}
+		plan = &plans[b]
+	}
+	v, err := plan.decode(r)
+	if err == nil {
+		err = r.failed()
+	}
+	return v, err
+}
+
+// upperFormat returns a file_format in upper case ("PARQUET"), without
+// allocating for the formats the spec names.
+func upperFormat(b []byte) string {
+	var buf [8]byte
+	if len(b) <= len(buf) {
+		for i, c := range b {
+			if c >= 0x80 {
+				return upperSlow(b)
+			}
+			if 'a' <= c && c <= 'z' {
+				c -= 'a' - 'A'
+			}
+			buf[i] = c
+		}
+		switch string(buf[:len(b)]) {
+		case "PARQUET":
+			return "PARQUET"
+		case "AVRO":
+			return "AVRO"
+		case "ORC":
+			return "ORC"
+		case "PUFFIN":
+			return "PUFFIN"
+		}
+	}
+	return upperSlow(b)
+}
