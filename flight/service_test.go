@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -455,5 +456,52 @@ func TestPruningLevels(t *testing.T) {
 				t.Fatalf("reader skipped %d of %d row groups, want %d skipped", rs.RowGroupsSkipped, rs.RowGroupsSkipped+rs.RowGroupsRead, tc.rowGroupsSkipped)
 			}
 		})
+	}
+}
+
+func TestMetadataColumns(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.events_by_kind",
+		"columns": []string{"kind", "_partition", "_file", "_pos", "_spec_id"}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	for _, ep := range info.Endpoint {
+		stream, err := h.client.DoGet(ctx, ep.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := flight.NewRecordReader(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rdr.Next() {
+			rec := rdr.RecordBatch()
+			kind := rec.Column(0).(*array.String)
+			part := rec.Column(1).(*array.Struct).Field(0).(*array.String)
+			file := rec.Column(2).(*array.String)
+			pos := rec.Column(3).(*array.Int64)
+			for i := 0; i < int(rec.NumRows()); i++ {
+				if part.Value(i) != kind.Value(i) {
+					t.Fatalf("row %d: _partition.kind %q, kind %q", i, part.Value(i), kind.Value(i))
+				}
+				if want := "kind=" + kind.Value(i); !strings.Contains(file.Value(i), want) {
+					t.Fatalf("row %d: _file %q is not in the %s partition", i, file.Value(i), want)
+				}
+				if pos.Value(i) < 0 {
+					t.Fatalf("row %d: _pos %d", i, pos.Value(i))
+				}
+				rows++
+			}
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdr.Release()
+	}
+	if int64(rows) != info.TotalRecords {
+		t.Fatalf("read %d rows, want %d", rows, info.TotalRecords)
 	}
 }

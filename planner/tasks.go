@@ -19,7 +19,7 @@ var fileFormats = map[string]iceflightv1.FileFormat{
 
 // tasks turns live files into one task per data file, each carrying the
 // delete files that apply to it.
-func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
+func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, withPartition bool, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
 	mapper, _ := t.IO.(Mapper)
 	stats.DeleteFiles = len(deletes)
 	index := newDeleteIndex(deletes, mapper)
@@ -35,9 +35,13 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, t
 		if err != nil {
 			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
 		}
-		partJSON, err := partitionJSON(t.Metadata, lf.spec, df.Partition)
-		if err != nil {
-			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+		// Only the _partition column reads the tuple: leave it out of
+		// tickets otherwise, as it is a large share of a big plan.
+		var partJSON string
+		if withPartition {
+			if partJSON, err = partitionJSON(t.Metadata, lf.spec, df.Partition); err != nil {
+				return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+			}
 		}
 		residual, err := filter.residual(lf.spec, df)
 		if err != nil {
@@ -49,7 +53,7 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, t
 		}
 		task := &iceflightv1.Task{
 			Path:               path,
-			FilePath:           df.Path,
+			FilePath:           recordedIfMapped(df.Path, path),
 			Format:             format,
 			FileSize:           df.FileSize,
 			RecordCount:        df.RecordCount,
@@ -68,6 +72,16 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, t
 		stats.Bytes += df.FileSize
 	}
 	return tasks, nil
+}
+
+// recordedIfMapped returns the recorded path when remapping changed it;
+// empty (the reader then uses the path) when it did not, to keep tickets
+// small.
+func recordedIfMapped(recorded, path string) string {
+	if recorded == path {
+		return ""
+	}
+	return recorded
 }
 
 // partitionConstants returns the values of identity-partitioned source
