@@ -154,12 +154,19 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	return info, nil
 }
 
-// endpointMetadata is each endpoint's app_metadata.
+// endpointMetadata is each endpoint's app_metadata. The file list stops at
+// maxListedFiles: a plan of 100,000 files would otherwise spend a large
+// share of its FlightInfo repeating every path already in the tickets.
 type endpointMetadata struct {
-	Files   []string `json:"files"`
-	Bytes   int64    `json:"bytes"`
-	Records int64    `json:"records"`
+	Files     []string `json:"files"`
+	FileCount int      `json:"file_count"`
+	Tasks     int      `json:"tasks"`
+	Bytes     int64    `json:"bytes"`
+	Records   int64    `json:"records"`
 }
+
+// maxListedFiles caps the files an endpoint's app_metadata names.
+const maxListedFiles = 100
 
 func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.Endpoint) (*flight.FlightEndpoint, error) {
 	t := &iceflightv1.Ticket{
@@ -189,9 +196,17 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
-	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records}
+	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
+	seen := map[string]bool{}
 	for _, task := range ep.Tasks {
-		md.Files = append(md.Files, task.Path)
+		if seen[task.Path] {
+			continue // splits of one file
+		}
+		seen[task.Path] = true
+		md.FileCount++
+		if len(md.Files) < maxListedFiles {
+			md.Files = append(md.Files, task.Path)
+		}
 	}
 	appMD, err := json.Marshal(md)
 	if err != nil {

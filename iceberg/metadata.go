@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // MaxFormatVersion is the highest table format version this package reads.
@@ -77,7 +79,7 @@ func ParseMetadata(data []byte) (*TableMetadata, error) {
 		}
 	}
 	var jm jsonMetadata
-	if err := json.Unmarshal(data, &jm); err != nil {
+	if err := gojson.Unmarshal(data, &jm); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
 	}
 	if jm.FormatVersion < 1 || jm.FormatVersion > MaxFormatVersion {
