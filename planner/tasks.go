@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"container/heap"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -133,8 +134,8 @@ func partitionJSON(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, partit
 }
 
 // groupEndpoints packs tasks into at most max endpoints of similar byte
-// size: largest task first onto the lightest endpoint. Ties keep manifest
-// order so plans are deterministic.
+// size: largest task first onto the lightest endpoint (a min-heap keyed by
+// bytes, then endpoint index, so plans are deterministic).
 func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
 	n := min(max, len(tasks))
 	if n == 0 {
@@ -146,19 +147,34 @@ func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
 	}
 	sort.SliceStable(order, func(a, b int) bool { return taskBytes(tasks[order[a]]) > taskBytes(tasks[order[b]]) })
 	eps := make([]Endpoint, n)
+	h := &endpointHeap{eps: eps, idx: make([]int, n)}
+	for i := range h.idx {
+		h.idx[i] = i
+	}
 	for _, i := range order {
-		lightest := 0
-		for e := 1; e < n; e++ {
-			if eps[e].Bytes < eps[lightest].Bytes {
-				lightest = e
-			}
-		}
+		lightest := h.idx[0]
 		eps[lightest].Tasks = append(eps[lightest].Tasks, tasks[i])
 		eps[lightest].Bytes += taskBytes(tasks[i])
 		eps[lightest].Records += tasks[i].RecordCount
+		heap.Fix(h, 0)
 	}
 	return eps
 }
+
+// endpointHeap orders endpoint indexes by bytes, lightest first.
+type endpointHeap struct {
+	eps []Endpoint
+	idx []int
+}
+
+func (h *endpointHeap) Len() int { return len(h.idx) }
+func (h *endpointHeap) Less(a, b int) bool {
+	ea, eb := h.eps[h.idx[a]].Bytes, h.eps[h.idx[b]].Bytes
+	return ea < eb || ea == eb && h.idx[a] < h.idx[b]
+}
+func (h *endpointHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *endpointHeap) Push(any)      {}
+func (h *endpointHeap) Pop() any      { return nil }
 
 // taskBytes is the bytes a task reads: its range, or the whole file.
 func taskBytes(t *iceflightv1.Task) int64 {
