@@ -44,8 +44,13 @@ $(VENV)/.installed: tests/e2e/requirements.txt
 	$(VENV)/bin/pip install -q -r tests/e2e/requirements.txt
 	touch $@
 
-test-python: build $(VENV)/.installed
-	FLIGHTD=$(abspath $(BIN)) $(VENV)/bin/python -m pytest -q tests/e2e
+# The iceflight client package, editable: later edits need no reinstall.
+$(VENV)/.client-installed: $(VENV)/.installed clients/python/pyproject.toml
+	$(VENV)/bin/pip install -q -e ./clients/python
+	touch $@
+
+test-python: build $(VENV)/.installed $(VENV)/.client-installed
+	FLIGHTD=$(abspath $(BIN)) $(VENV)/bin/python -m pytest -q tests/e2e clients/python/tests
 
 ## proto: regenerate the Go code of proto/iceflight/v1 (needs Debian's protobuf-compiler).
 proto:

@@ -1,0 +1,206 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Read plans cmd and reads every endpoint into one table, endpoints
+// concatenated in plan order. The caller releases the table.
+func (c *Client) Read(ctx context.Context, cmd Command) (arrow.Table, error) {
+	p, err := c.Plan(ctx, cmd)
+	if err != nil {
+		return nil, err
+	}
+	return c.ReadPlan(ctx, p)
+}
+
+// Scan plans cmd and calls fn with every record batch as it arrives (see
+// ScanPlan).
+func (c *Client) Scan(ctx context.Context, cmd Command, fn func(arrow.RecordBatch) error) error {
+	p, err := c.Plan(ctx, cmd)
+	if err != nil {
+		return err
+	}
+	return c.ScanPlan(ctx, p, func(_ int, rec arrow.RecordBatch) error { return fn(rec) })
+}
+
+// ReadPlan reads every endpoint of p into one table, endpoints
+// concatenated in plan order. The caller releases the table.
+func (c *Client) ReadPlan(ctx context.Context, p *Plan) (arrow.Table, error) {
+	parts := make([][]arrow.RecordBatch, len(p.Endpoints))
+	release := func() {
+		for _, recs := range parts {
+			for _, r := range recs {
+				r.Release()
+			}
+		}
+	}
+	defer release()
+	err := c.ScanPlan(ctx, p, func(i int, rec arrow.RecordBatch) error {
+		rec.Retain()
+		parts[i] = append(parts[i], rec)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var all []arrow.RecordBatch
+	for _, recs := range parts {
+		all = append(all, recs...)
+	}
+	// NewTableFromRecords retains the batches; the deferred release drops ours.
+	return array.NewTableFromRecords(p.Schema, all), nil
+}
+
+// indexed is a record batch and the endpoint it came from.
+type indexed struct {
+	endpoint int
+	rec      arrow.RecordBatch
+}
+
+// ScanPlan reads the endpoints of p, at most the client's MaxWorkers at
+// once, and calls fn with each record batch and the index of its endpoint,
+// from the calling goroutine, one call at a time. Batches of one endpoint
+// keep their order; endpoints interleave. A batch is valid only during fn:
+// Retain it to keep it.
+//
+// Memory is bounded by the buffered batches plus one per worker. If fn
+// returns an error or ctx is cancelled, every stream is cancelled and
+// ScanPlan returns once all of its goroutines have stopped.
+func (c *Client) ScanPlan(ctx context.Context, p *Plan, fn func(endpoint int, rec arrow.RecordBatch) error) error {
+	if len(p.Endpoints) == 0 {
+		return ctx.Err()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	g, gctx := errgroup.WithContext(ctx)
+	recs := make(chan indexed, c.opts.buffered)
+	var next atomic.Int64
+	for range min(c.opts.maxWorkers, len(p.Endpoints)) {
+		g.Go(func() error {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(p.Endpoints) || gctx.Err() != nil {
+					return nil
+				}
+				err := c.readEndpoint(gctx, p, i, func(rec arrow.RecordBatch) error {
+					rec.Retain()
+					select {
+					case recs <- indexed{i, rec}:
+						return nil
+					case <-gctx.Done():
+						rec.Release()
+						return gctx.Err()
+					}
+				})
+				if err != nil {
+					return err
+				}
+			}
+		})
+	}
+	// The channel's writers are the workers: close it once they are done.
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		_ = g.Wait()
+		close(recs)
+	}()
+	var fnErr error
+	for r := range recs {
+		// After an error or a cancel, drain what the workers already queued
+		// without handing it out.
+		if fnErr == nil && ctx.Err() == nil {
+			if fnErr = fn(r.endpoint, r.rec); fnErr != nil {
+				cancel()
+			}
+		}
+		r.rec.Release()
+	}
+	<-closed
+	if fnErr != nil {
+		return fnErr
+	}
+	err := g.Wait()
+	if ctx.Err() != nil {
+		// The caller cancelled (only fn's error cancels ctx here otherwise):
+		// report that rather than the streams' Canceled statuses.
+		return fmt.Errorf("table %s: %w", p.Table, context.Cause(ctx))
+	}
+	return err
+}
+
+// readEndpoint streams endpoint i from its locations in order, moving on
+// when one is Unavailable before it delivered a batch; after a batch the
+// error stands, since another location would deliver those rows again.
+func (c *Client) readEndpoint(ctx context.Context, p *Plan, i int, emit func(arrow.RecordBatch) error) error {
+	ep := p.Endpoints[i]
+	locs := make([]string, 0, len(ep.GetLocation()))
+	for _, l := range ep.GetLocation() {
+		locs = append(locs, l.GetUri())
+	}
+	if len(locs) == 0 {
+		// Flight RPC: no location means the service the plan came from.
+		locs = []string{ReuseConnection}
+	}
+	var failures []error
+	for _, loc := range locs {
+		delivered := false
+		err := c.readFrom(ctx, p, loc, ep.GetTicket(), func(rec arrow.RecordBatch) error {
+			delivered = true
+			return emit(rec)
+		})
+		if err == nil {
+			return nil
+		}
+		if delivered || ctx.Err() != nil || status.Code(err) != codes.Unavailable {
+			return withTable(p.Table, fmt.Errorf("endpoint %d at %s: %w", i, loc, err))
+		}
+		failures = append(failures, fmt.Errorf("%s: %w", loc, err))
+	}
+	return fmt.Errorf("table %s: endpoint %d: %w: %w", p.Table, i, ErrEndpointUnavailable, errors.Join(failures...))
+}
+
+// readFrom redeems ticket at one location and emits its batches.
+func (c *Client) readFrom(ctx context.Context, p *Plan, loc string, ticket *flight.Ticket, emit func(arrow.RecordBatch) error) error {
+	fc, err := c.conns.get(loc)
+	if err != nil {
+		return err
+	}
+	// The stream's own context: returning early (emit failed) cancels the
+	// call at once instead of leaving it to the caller's context.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := fc.DoGet(c.outgoing(ctx), ticket)
+	if err != nil {
+		return err
+	}
+	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(c.opts.mem))
+	if err != nil {
+		return err
+	}
+	defer rdr.Release()
+	if !rdr.Schema().Equal(p.Schema) {
+		return fmt.Errorf("%w: %v, plan %v", ErrSchemaMismatch, rdr.Schema(), p.Schema)
+	}
+	for rdr.Next() {
+		if c.onRecord != nil {
+			c.onRecord()
+		}
+		if err := emit(rdr.RecordBatch()); err != nil {
+			return err
+		}
+	}
+	return rdr.Err()
+}

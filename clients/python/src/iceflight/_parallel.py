@@ -1,0 +1,249 @@
+"""Reading a plan's endpoints in parallel into one bounded queue.
+
+Worker threads take endpoints in plan order and stream each one's record
+batches into a queue of bounded size, so memory stays bounded by
+``max_buffered`` batches plus one per worker however fast the server is and
+however slow the consumer. Each endpoint's locations are tried in order;
+``FlightUnavailableError`` before the first batch moves on to the next
+location (a later one would duplicate rows already handed out). Closing the
+streams, an error, or Ctrl-C in the consumer cancels every open stream.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Union
+
+import pyarrow as pa
+import pyarrow.flight as fl
+
+from ._connections import REUSE_CONNECTION, location_uri
+from .errors import server_message, translate
+
+# How often blocked threads look at the stop flag, in seconds.
+_POLL = 0.05
+# How long close() waits for the workers once their streams are cancelled.
+_JOIN_TIMEOUT = 10.0
+
+
+class _Done:
+    """Sent by a worker when it has no more endpoints to read."""
+
+
+class _Failure:
+    """Sent by a worker whose endpoint failed; the consumer raises it."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+
+_Item = Union[tuple[int, Any], _Failure, _Done]
+
+
+class EndpointStreams:
+    """Streams a plan's endpoints on worker threads.
+
+    Iterating yields ``(endpoint_index, RecordBatch)`` pairs in arrival
+    order; batches of one endpoint keep their order. The iterator closes
+    the streams when it ends, fails or is closed.
+
+    Parameters
+    ----------
+    endpoints : sequence of pyarrow.flight.FlightEndpoint
+        Endpoints to read.
+    connect : callable
+        Returns the Flight client for a location URI.
+    options : pyarrow.flight.FlightCallOptions
+        Call options (headers) for every DoGet.
+    table : str
+        Table name for error messages.
+    max_workers : int
+        Most endpoints read at once.
+    max_buffered : int
+        Most batches waiting for the consumer.
+    """
+
+    def __init__(
+        self,
+        endpoints: Sequence[fl.FlightEndpoint],
+        connect: Callable[[str], fl.FlightClient],
+        options: fl.FlightCallOptions,
+        *,
+        table: str,
+        max_workers: int,
+        max_buffered: int,
+    ) -> None:
+        if max_workers < 1 or max_buffered < 1:
+            raise ValueError("max_workers and max_buffered must be at least 1")
+        self._endpoints = list(endpoints)
+        self._connect = connect
+        self._options = options
+        self._table = table
+        self._queue: queue.Queue[_Item] = queue.Queue(maxsize=max_buffered)
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._next = 0
+        self._active: set[Any] = set()
+        self._threads: list[threading.Thread] = []
+        self._workers = min(max_workers, len(self._endpoints))
+        self._started = False
+        #: Batches received from the server so far (for tests and progress).
+        self.batches_received = 0
+
+    def __enter__(self) -> EndpointStreams:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[tuple[int, pa.RecordBatch]]:
+        return self._consume()
+
+    def _consume(self) -> Iterator[tuple[int, pa.RecordBatch]]:
+        self._start()
+        running = self._workers
+        try:
+            while running:
+                item = self._get()
+                if isinstance(item, _Done):
+                    running -= 1
+                elif isinstance(item, _Failure):
+                    new = translate(item.error, self._table)
+                    if new is item.error:
+                        raise item.error
+                    raise new from item.error
+                else:
+                    yield item
+        finally:
+            self.close()
+
+    def _start(self) -> None:
+        if self._started:
+            raise RuntimeError("endpoint streams can be iterated only once")
+        self._started = True
+        for i in range(self._workers):
+            t = threading.Thread(target=self._work, name=f"iceflight-endpoint-{i}", daemon=True)
+            self._threads.append(t)
+            t.start()
+
+    def _get(self) -> _Item:
+        # A timed wait keeps Ctrl-C deliverable on every platform.
+        while True:
+            try:
+                return self._queue.get(timeout=_POLL * 4)
+            except queue.Empty:
+                continue
+
+    def _put(self, item: _Item) -> bool:
+        """Queue item for the consumer; False once the streams are closed."""
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=_POLL)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def _take(self) -> int | None:
+        with self._lock:
+            if self._next >= len(self._endpoints):
+                return None
+            i = self._next
+            self._next += 1
+            return i
+
+    def _work(self) -> None:
+        try:
+            while not self._stop.is_set():
+                i = self._take()
+                if i is None:
+                    break
+                self._read_endpoint(i)
+        except BaseException as exc:  # handed to the consumer, which raises it
+            if not self._stop.is_set():
+                self._put(_Failure(exc))
+        finally:
+            self._put(_Done())
+
+    def _read_endpoint(self, index: int) -> None:
+        ep = self._endpoints[index]
+        uris = [location_uri(loc) for loc in ep.locations] or [REUSE_CONNECTION]
+        failures: list[str] = []
+        for uri in uris:
+            delivered = False
+            try:
+                reader = self._connect(uri).do_get(ep.ticket, options=self._options)
+                self._track(reader)
+                try:
+                    while True:
+                        try:
+                            chunk = reader.read_chunk()
+                        except StopIteration:
+                            return
+                        with self._lock:
+                            self.batches_received += 1
+                        if chunk.data is None:
+                            continue
+                        delivered = True
+                        if not self._put((index, chunk.data)):
+                            return
+                finally:
+                    self._untrack(reader)
+            except fl.FlightUnavailableError as exc:
+                if delivered or self._stop.is_set():
+                    raise
+                failures.append(f"{uri}: {server_message(exc)}")
+        raise fl.FlightUnavailableError(
+            f"table {self._table}: endpoint {index}: no location could serve it: " + "; ".join(failures)
+        )
+
+    def _track(self, reader: Any) -> None:
+        with self._lock:
+            self._active.add(reader)
+        if self._stop.is_set():
+            reader.cancel()
+
+    def _untrack(self, reader: Any) -> None:
+        with self._lock:
+            self._active.discard(reader)
+
+    def close(self) -> None:
+        """Cancel every open stream and wait for the workers to stop.
+
+        A worker still connecting (inside DoGet, which cannot be cancelled)
+        is left to finish on its own; it reads nothing more.
+        """
+        self._stop.set()
+        with self._lock:
+            active = list(self._active)
+        for reader in active:
+            reader.cancel()
+        deadline = time.monotonic() + _JOIN_TIMEOUT
+        for t in self._threads:
+            if t is not threading.current_thread():
+                t.join(max(0.0, deadline - time.monotonic()))
+        # Drop what the consumer will never take.
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+
+    def alive(self) -> int:
+        """Return how many worker threads are still running."""
+        return sum(t.is_alive() for t in self._threads)
+
+
+def batches(streams: EndpointStreams) -> Iterator[pa.RecordBatch]:
+    """Yield the batches of streams, closing them when the caller stops."""
+    it = iter(streams)
+    try:
+        for _, batch in it:
+            yield batch
+    finally:
+        streams.close()

@@ -1,0 +1,322 @@
+"""The iceflight client: plan, read and stream Iceberg tables over Flight."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Union
+
+import pyarrow as pa
+import pyarrow.flight as fl
+
+from ._command import Filter, Timestamp, build_command, descriptor
+from ._connections import ConnectionPool, normalize_location
+from ._parallel import EndpointStreams
+from .errors import reraise
+from .plan import Plan
+from .snapshots import Ref, Snapshot
+
+__all__ = ["Client", "connect"]
+
+Headers = Union[Mapping[str, str], Iterable[tuple[str, str]]]
+
+
+def _default_workers() -> int:
+    # Endpoint streams wait on the network more than on the CPU, as
+    # concurrent.futures.ThreadPoolExecutor assumes for its default.
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+def _header_pairs(token: str | None, headers: Headers | None) -> list[tuple[bytes, bytes]]:
+    pairs: list[tuple[bytes, bytes]] = []
+    if headers is not None:
+        items = headers.items() if isinstance(headers, Mapping) else headers
+        for k, v in items:
+            pairs.append((k.lower().encode(), v.encode()))
+    if token is not None:
+        pairs.append((b"authorization", b"Bearer " + token.encode()))
+    return pairs
+
+
+class Client:
+    """A connection to an iceflight server.
+
+    Use :func:`connect` to make one. Every call sends the token and headers
+    given here. A client is safe to share between threads; close it (or use
+    it as a context manager) to close its connections.
+
+    Parameters
+    ----------
+    location : str
+        Server location, e.g. ``"grpc://127.0.0.1:8815"`` or
+        ``"grpc+tls://host:443"``; a bare ``host:port`` means ``grpc://``.
+    token : str, optional
+        Sent as ``authorization: Bearer TOKEN`` on every call.
+    tls_root_certs : bytes, optional
+        PEM root certificates for ``grpc+tls`` locations.
+    headers : dict or iterable of (str, str), optional
+        Extra headers sent on every call.
+    max_workers : int, optional
+        Most endpoints read at once (default: CPUs + 4, at most 32).
+    """
+
+    def __init__(
+        self,
+        location: str,
+        *,
+        token: str | None = None,
+        tls_root_certs: bytes | None = None,
+        headers: Headers | None = None,
+        max_workers: int | None = None,
+    ) -> None:
+        if max_workers is not None and max_workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self.location = normalize_location(location)
+        self.max_workers = max_workers or _default_workers()
+        kwargs: dict[str, Any] = {}
+        if tls_root_certs is not None:
+            kwargs["tls_root_certs"] = tls_root_certs
+        self._pool = ConnectionPool(self.location, **kwargs)
+        self._options = fl.FlightCallOptions(headers=_header_pairs(token, headers))
+
+    def __repr__(self) -> str:
+        return f"iceflight.Client({self.location!r})"
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close every connection of this client."""
+        self._pool.close()
+
+    @property
+    def _flight(self) -> fl.FlightClient:
+        return self._pool.get(self.location)
+
+    def tables(self) -> list[str]:
+        """Return the names of the server's tables, sorted.
+
+        Returns
+        -------
+        list of str
+            Names such as ``"samples.trips"``.
+        """
+        names = []
+        with reraise(None):
+            for info in self._flight.list_flights(options=self._options):
+                parts = [p.decode() if isinstance(p, bytes) else str(p) for p in info.descriptor.path]
+                names.append(".".join(parts))
+        return sorted(names)
+
+    def schema(self, table: str, columns: Sequence[str] | None = None) -> pa.Schema:
+        """Return the Arrow schema a read of ``table`` would give, without planning.
+
+        Parameters
+        ----------
+        table : str
+            Table name.
+        columns : sequence of str, optional
+            Columns to project.
+
+        Returns
+        -------
+        pyarrow.Schema
+            With each column's Iceberg field id as ``PARQUET:field_id``.
+        """
+        cmd = build_command(table, columns=columns)
+        with reraise(table):
+            return self._flight.get_schema(descriptor(cmd), options=self._options).schema
+
+    def _action(self, kind: str, body: Mapping[str, Any], table: str | None) -> Any:
+        action = fl.Action(kind, json.dumps(body).encode())
+        with reraise(table):
+            results = list(self._flight.do_action(action, options=self._options))
+        if not results:
+            return None
+        return json.loads(results[0].body.to_pybytes())
+
+    def snapshots(self, table: str) -> list[Snapshot]:
+        """Return a table's snapshots, oldest first.
+
+        Parameters
+        ----------
+        table : str
+            Table name.
+
+        Returns
+        -------
+        list of Snapshot
+        """
+        return [Snapshot.from_json(s) for s in self._action("snapshots", {"table": table}, table) or []]
+
+    def refs(self, table: str) -> dict[str, Ref]:
+        """Return a table's branches and tags by name.
+
+        Parameters
+        ----------
+        table : str
+            Table name.
+
+        Returns
+        -------
+        dict of str to Ref
+        """
+        return {name: Ref.from_json(r) for name, r in (self._action("refs", {"table": table}, table) or {}).items()}
+
+    def refresh(self, table: str | None = None) -> None:
+        """Make the server look up a table's current metadata now.
+
+        Parameters
+        ----------
+        table : str, optional
+            Table name; every table when omitted.
+        """
+        self._action("refresh", {"table": table} if table else {}, table)
+
+    def plan(
+        self,
+        table: str,
+        columns: Sequence[str] | None = None,
+        filter: Filter | None = None,
+        snapshot_id: int | None = None,
+        as_of: Timestamp | None = None,
+        ref: str | None = None,
+        limit: int | None = None,
+        **options: Any,
+    ) -> Plan:
+        """Plan a scan: the server prunes files and answers with endpoints.
+
+        Parameters
+        ----------
+        table : str
+            Table name, e.g. ``"samples.trips"``.
+        columns : sequence of str, optional
+            Columns to read, in this order (default: all). Dotted names
+            reach into structs; ``_file``, ``_pos`` and the other metadata
+            columns may be named. ``[]`` reads no column, only row counts.
+        filter : str or dict, optional
+            Row filter in the server's string syntax
+            (``"fare > 10 AND vendor IN ('a', 'b')"``) or as an Iceberg REST
+            ``Expression`` dict.
+        snapshot_id : int, optional
+            Read this snapshot (with the schema it was written with).
+        as_of : datetime.datetime or int, optional
+            Read the snapshot current at this time: a datetime (naive means
+            UTC) or milliseconds since the epoch.
+        ref : str, optional
+            Read this branch or tag.
+        limit : int, optional
+            Stop after this many rows.
+        **options
+            ``max_endpoints``, ``target_split_bytes``, ``case_sensitive``.
+
+        Returns
+        -------
+        Plan
+
+        Raises
+        ------
+        iceflight.errors.TableNotFoundError
+            No table of that name.
+        iceflight.errors.SnapshotNotFoundError
+            No such snapshot, branch, tag or snapshot at that time.
+        iceflight.errors.InvalidRequestError
+            Unknown column, bad filter or option.
+        """
+        cmd = build_command(table, columns, filter, snapshot_id, as_of, ref, limit, **options)
+        with reraise(table):
+            info = self._flight.get_flight_info(descriptor(cmd), options=self._options)
+        return Plan.from_flight_info(self, table, info)
+
+    def read(self, table: str, *args: Any, **kwargs: Any) -> pa.Table:
+        """Read a table into memory; takes the arguments of :meth:`plan`.
+
+        Endpoints are read in parallel and concatenated in plan order.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        return self.plan(table, *args, **kwargs).read()
+
+    def scan(self, table: str, *args: Any, **kwargs: Any) -> pa.RecordBatchReader:
+        """Stream a table's batches; takes the arguments of :meth:`plan`.
+
+        Memory stays bounded whatever the table's size; see
+        :meth:`Plan.scan`.
+
+        Returns
+        -------
+        pyarrow.RecordBatchReader
+        """
+        return self.plan(table, *args, **kwargs).scan()
+
+    def to_pandas(self, table: str, *args: Any, **kwargs: Any) -> Any:
+        """Read a table into a ``pandas.DataFrame``; takes the arguments of :meth:`plan`."""
+        return self.plan(table, *args, **kwargs).to_pandas()
+
+    def to_polars(self, table: str, *args: Any, **kwargs: Any) -> Any:
+        """Read a table into a ``polars.DataFrame``; takes the arguments of :meth:`plan`."""
+        return self.plan(table, *args, **kwargs).to_polars()
+
+    def to_duckdb(self, table: str, *args: Any, connection: Any = None, **kwargs: Any) -> Any:
+        """Read a table into a DuckDB relation; takes the arguments of :meth:`plan`.
+
+        Parameters
+        ----------
+        connection : duckdb.DuckDBPyConnection, optional
+            Connection to create the relation on.
+        """
+        return self.plan(table, *args, **kwargs).to_duckdb(connection)
+
+    def _streams(self, plan: Plan, max_workers: int | None = None, max_buffered: int | None = None) -> EndpointStreams:
+        workers = max_workers or self.max_workers
+        return EndpointStreams(
+            plan.endpoints,
+            self._pool.get,
+            self._options,
+            table=plan.table,
+            max_workers=workers,
+            max_buffered=max_buffered or 2 * min(workers, max(1, len(plan.endpoints))),
+        )
+
+
+def connect(
+    location: str = "grpc://127.0.0.1:8815",
+    token: str | None = None,
+    tls_root_certs: bytes | None = None,
+    headers: Headers | None = None,
+    max_workers: int | None = None,
+) -> Client:
+    """Connect to an iceflight server.
+
+    The connection is made lazily: the first call reaches the server.
+
+    Parameters
+    ----------
+    location : str, default "grpc://127.0.0.1:8815"
+        Server location; ``grpc+tls://`` for TLS.
+    token : str, optional
+        Bearer token sent as ``authorization: Bearer TOKEN`` on every call.
+    tls_root_certs : bytes, optional
+        PEM root certificates to trust for TLS.
+    headers : dict or iterable of (str, str), optional
+        Extra headers sent on every call.
+    max_workers : int, optional
+        Most endpoints read at once.
+
+    Returns
+    -------
+    Client
+
+    Examples
+    --------
+    >>> import iceflight
+    >>> client = iceflight.connect("grpc://127.0.0.1:8815")
+    >>> client.read("samples.trips", columns=["id", "fare"], filter="fare > 10")  # doctest: +SKIP
+    """
+    return Client(location, token=token, tls_root_certs=tls_root_certs, headers=headers, max_workers=max_workers)

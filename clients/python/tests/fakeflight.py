@@ -1,0 +1,60 @@
+"""A slow in-process Flight server: a location whose streams never end on
+their own, to test cancellation, and a recorder of call headers."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.flight as fl
+
+SCHEMA = pa.schema([("x", pa.int64())])
+
+
+class _Headers(fl.ServerMiddlewareFactory):  # type: ignore[misc]
+    def __init__(self, seen: list[dict[str, list[str]]]) -> None:
+        self.seen = seen
+
+    def start_call(self, info: Any, headers: dict[str, list[str]]) -> None:
+        self.seen.append(headers)
+        return None
+
+
+class SlowServer(fl.FlightServerBase):  # type: ignore[misc]
+    """Streams one small batch right away, then one every ``interval``
+    seconds for a minute unless the client cancels.
+
+    ``cancelled`` is set once the stream is over before its time: the
+    generator saw the call cancelled while waiting, or was dropped by the
+    server after a failed write.
+    """
+
+    def __init__(self, interval: float = 3.0) -> None:
+        self.headers: list[dict[str, list[str]]] = []
+        super().__init__("grpc://127.0.0.1:0", middleware={"headers": _Headers(self.headers)})
+        self.location = f"grpc://127.0.0.1:{self.port}"
+        self.interval = interval
+        self.cancelled = threading.Event()
+
+    def list_flights(self, context: Any, criteria: Any) -> Any:
+        return iter(())
+
+    def do_get(self, context: Any, ticket: Any) -> fl.GeneratorStream:
+        def batches() -> Any:
+            try:
+                deadline = time.monotonic() + 60
+                i = 0
+                while time.monotonic() < deadline:
+                    yield pa.record_batch([pa.array([i], pa.int64())], schema=SCHEMA)
+                    i += 1
+                    wake = time.monotonic() + self.interval
+                    while time.monotonic() < wake:
+                        if context.is_cancelled():
+                            return
+                        time.sleep(0.01)
+            finally:
+                self.cancelled.set()
+
+        return fl.GeneratorStream(SCHEMA, batches())
