@@ -7,17 +7,16 @@ matches the requested shape and the generator's sources, the table is reused as 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
-import subprocess
 import sys
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from pyiceberg.manifest import clear_manifest_cache
 from pyiceberg.table import StaticTable
+
+import benchkit
 
 TABLE_NAME = "bench.events"
 
@@ -51,7 +50,7 @@ def ensure_dataset(bench_dir: Path, shape: TableShape) -> Dataset:
     warehouse = data_dir / "warehouse"
     record = data_dir / "events.json"
     gen_dir = bench_dir / "gen"
-    fingerprint = _sources_fingerprint(gen_dir)
+    fingerprint = benchkit.sources_fingerprint(gen_dir)
 
     cached = _read_record(record, shape, fingerprint)
     if cached is not None and (warehouse / "bench" / "events").is_dir():
@@ -59,7 +58,7 @@ def ensure_dataset(bench_dir: Path, shape: TableShape) -> Dataset:
 
     record.unlink(missing_ok=True)
     shutil.rmtree(warehouse, ignore_errors=True)
-    jar = _build_generator(gen_dir)
+    jar = benchkit.build_generator(gen_dir, "benchgen.jar", _log)
     location = _generate(jar, warehouse, shape)
     _check_with_pyiceberg(location, shape)
     record.write_text(
@@ -72,42 +71,13 @@ def ensure_dataset(bench_dir: Path, shape: TableShape) -> Dataset:
     return Dataset(warehouse, location, shape)
 
 
-def _sources_fingerprint(gen_dir: Path) -> str:
-    """Hash the generator's pom and sources: a changed generator means a new table."""
-    digest = hashlib.sha256()
-    for path in sorted([gen_dir / "pom.xml", *(gen_dir / "src").rglob("*")]):
-        if path.is_file():
-            digest.update(path.relative_to(gen_dir).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def _read_record(record: Path, shape: TableShape, fingerprint: str) -> str | None:
     """Return the recorded metadata location if the record describes this table."""
-    try:
-        data = json.loads(record.read_text())
-    except (OSError, ValueError):
-        return None
-    if data.get("shape") != asdict(shape) or data.get("sources") != fingerprint:
+    data = benchkit.read_record(record, asdict(shape), fingerprint)
+    if data is None:
         return None
     location = data.get("metadata_location")
     return location if isinstance(location, str) else None
-
-
-def _build_generator(gen_dir: Path) -> Path:
-    """Build bench/gen/target/benchgen.jar with Maven unless it is newer than its sources."""
-    jar = gen_dir / "target" / "benchgen.jar"
-    sources = [gen_dir / "pom.xml", *(p for p in (gen_dir / "src").rglob("*") if p.is_file())]
-    if jar.exists() and all(p.stat().st_mtime <= jar.stat().st_mtime for p in sources):
-        return jar
-    _log(f"building {jar} (Maven)")
-    # Maven's output goes to stderr: stdout carries only the results table.
-    subprocess.run(
-        ["mvn", "-q", "-B", "-Dstyle.color=never", "-f", str(gen_dir / "pom.xml"), "package"],
-        check=True,
-        stdout=sys.stderr,
-    )
-    return jar
 
 
 def _generate(jar: Path, warehouse: Path, shape: TableShape) -> str:
@@ -116,12 +86,9 @@ def _generate(jar: Path, warehouse: Path, shape: TableShape) -> str:
         f"generating {TABLE_NAME}: {shape.files:,} data files in {shape.manifests:,} "
         f"manifests through Iceberg Java (once; cached in {warehouse})"
     )
-    start = time.monotonic()
-    out = subprocess.run(
+    return benchkit.run_generator(
+        jar,
         [
-            "java",
-            "-jar",
-            str(jar),
             "--warehouse",
             str(warehouse),
             "--files",
@@ -131,12 +98,8 @@ def _generate(jar: Path, warehouse: Path, shape: TableShape) -> str:
             "--seed",
             str(shape.seed),
         ],
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    ).stdout
-    _log(f"generated in {time.monotonic() - start:.0f} s")
-    return out.strip().splitlines()[-1]
+        _log,
+    )
 
 
 def _check_with_pyiceberg(location: str, shape: TableShape) -> None:

@@ -66,17 +66,7 @@ func (c *byteColumn) read(n int, parent []bool) error {
 	if err := c.data.next(raw); err != nil {
 		return fmt.Errorf("column %d DATA: %w", c.id, err)
 	}
-	vals := resize(&c.vals, n)
-	j := 0
-	for i := range vals {
-		if valid == nil || valid[i] {
-			vals[i] = int8(raw[j])
-			j++
-		} else {
-			vals[i] = 0
-		}
-	}
-	c.b.AppendValues(vals, valid)
+	c.b.AppendValues(widen(&c.vals, n, raw, valid), valid)
 	return nil
 }
 
@@ -108,7 +98,77 @@ func (c *intColumn[T]) read(n int, parent []bool) error {
 	if err := c.data.next(raw); err != nil {
 		return fmt.Errorf("column %d DATA: %w", c.id, err)
 	}
+	c.appendValues(widen(&c.vals, n, raw, valid), valid)
+	return nil
+}
+
+// floatColumn: Spec: Float and Double Columns — DATA holds IEEE 754 values,
+// 4 bytes each, little-endian.
+type floatColumn = ieeeColumn[float32]
+
+// doubleColumn is floatColumn with 8-byte values.
+type doubleColumn = ieeeColumn[float64]
+
+// ieeeColumn reads a Float or Double column: DATA is the present values
+// back to back, little-endian, with no run-length encoding.
+type ieeeColumn[T float32 | float64] struct {
+	presence
+	b    interface{ AppendValues([]T, []bool) }
+	data []byte
+	vals []T
+}
+
+func (c *ieeeColumn[T]) startStripe(s *stripe) error {
+	c.startPresence(s)
+	c.data, _ = s.stream(c.id, streamData)
+	return nil
+}
+
+func (c *ieeeColumn[T]) read(n int, parent []bool) error {
+	valid, k, err := c.load(n, parent)
+	if err != nil {
+		return err
+	}
 	vals := resize(&c.vals, n)
+	size, err := decodeIEEE(vals[:k], c.data)
+	if err != nil {
+		return fmt.Errorf("column %d DATA: %w", c.id, err)
+	}
+	c.data = c.data[size*k:]
+	spread(vals, valid, k)
+	c.b.AppendValues(vals, valid)
+	return nil
+}
+
+// decodeIEEE fills dst from the start of src, 4 bytes a value for float32
+// and 8 for float64, and returns that width.
+func decodeIEEE[T float32 | float64](dst []T, src []byte) (int, error) {
+	if d, ok := any(dst).([]float32); ok {
+		if len(src) < 4*len(d) {
+			return 4, errShort("float")
+		}
+		for i := range d {
+			d[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
+		}
+		return 4, nil
+	}
+	// T's type set leaves float64 as the only other case.
+	d := any(dst).([]float64)
+	if len(src) < 8*len(d) {
+		return 8, errShort("double")
+	}
+	for i := range d {
+		d[i] = math.Float64frombits(binary.LittleEndian.Uint64(src[8*i:]))
+	}
+	return 8, nil
+}
+
+// widen converts the present values raw to T and places them, in order,
+// in the rows of a batch of n rows that valid marks present (all of them
+// when valid is nil); the other rows get a zero. It returns the batch,
+// kept in buf for reuse.
+func widen[S byte | int64, T ~int8 | ~int16 | ~int32 | ~int64](buf *[]T, n int, raw []S, valid []bool) []T {
+	vals := resize(buf, n)
 	j := 0
 	for i := range vals {
 		if valid == nil || valid[i] {
@@ -118,83 +178,7 @@ func (c *intColumn[T]) read(n int, parent []bool) error {
 			vals[i] = 0
 		}
 	}
-	c.appendValues(vals, valid)
-	return nil
-}
-
-// floatColumn: Spec: Float and Double Columns — DATA holds IEEE 754 values,
-// 4 bytes each, little-endian.
-type floatColumn struct {
-	presence
-	b    *array.Float32Builder
-	data []byte
-	vals []float32
-}
-
-func (c *floatColumn) startStripe(s *stripe) error {
-	c.startPresence(s)
-	c.data, _ = s.stream(c.id, streamData)
-	return nil
-}
-
-func (c *floatColumn) read(n int, parent []bool) error {
-	valid, k, err := c.load(n, parent)
-	if err != nil {
-		return err
-	}
-	if len(c.data) < 4*k {
-		return fmt.Errorf("column %d DATA: %w", c.id, errShort("float"))
-	}
-	vals := resize(&c.vals, n)
-	j := 0
-	for i := range vals {
-		if valid == nil || valid[i] {
-			vals[i] = math.Float32frombits(binary.LittleEndian.Uint32(c.data[4*j:]))
-			j++
-		} else {
-			vals[i] = 0
-		}
-	}
-	c.data = c.data[4*k:]
-	c.b.AppendValues(vals, valid)
-	return nil
-}
-
-// doubleColumn is floatColumn with 8-byte values.
-type doubleColumn struct {
-	presence
-	b    *array.Float64Builder
-	data []byte
-	vals []float64
-}
-
-func (c *doubleColumn) startStripe(s *stripe) error {
-	c.startPresence(s)
-	c.data, _ = s.stream(c.id, streamData)
-	return nil
-}
-
-func (c *doubleColumn) read(n int, parent []bool) error {
-	valid, k, err := c.load(n, parent)
-	if err != nil {
-		return err
-	}
-	if len(c.data) < 8*k {
-		return fmt.Errorf("column %d DATA: %w", c.id, errShort("double"))
-	}
-	vals := resize(&c.vals, n)
-	j := 0
-	for i := range vals {
-		if valid == nil || valid[i] {
-			vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(c.data[8*j:]))
-			j++
-		} else {
-			vals[i] = 0
-		}
-	}
-	c.data = c.data[8*k:]
-	c.b.AppendValues(vals, valid)
-	return nil
+	return vals
 }
 
 // spread moves the first k values of vals to the rows that valid marks

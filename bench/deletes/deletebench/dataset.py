@@ -9,14 +9,13 @@ are reused as they are.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
-import subprocess
 import sys
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+import benchkit
 
 NAMESPACE = "bench"
 TABLES = ("plain", "eq_deletes", "pos_deletes")
@@ -70,7 +69,7 @@ def ensure_dataset(bench_dir: Path, gen_dir: Path, shape: Shape) -> Dataset:
     data_dir = bench_dir / ".data"
     warehouse = data_dir / "deletes-warehouse"
     record = data_dir / "deletes.json"
-    fingerprint = _sources_fingerprint(gen_dir)
+    fingerprint = benchkit.sources_fingerprint(gen_dir)
 
     cached = _read_record(record, shape, fingerprint)
     if cached is not None and all((warehouse / NAMESPACE / t).is_dir() for t in TABLES):
@@ -78,7 +77,7 @@ def ensure_dataset(bench_dir: Path, gen_dir: Path, shape: Shape) -> Dataset:
 
     record.unlink(missing_ok=True)
     shutil.rmtree(warehouse, ignore_errors=True)
-    jar = _build_generator(gen_dir)
+    jar = benchkit.build_generator(gen_dir, "deletesgen.jar", log)
     tables = _generate(jar, warehouse, shape)
     record.write_text(
         json.dumps({"tables": tables, "shape": asdict(shape), "sources": fingerprint}, indent=2)
@@ -87,44 +86,15 @@ def ensure_dataset(bench_dir: Path, gen_dir: Path, shape: Shape) -> Dataset:
     return Dataset(warehouse, shape, _infos(warehouse, tables), generated=True)
 
 
-def _sources_fingerprint(gen_dir: Path) -> str:
-    """Hash the generator's pom and sources: a changed generator means new tables."""
-    digest = hashlib.sha256()
-    for path in sorted([gen_dir / "pom.xml", *(gen_dir / "src").rglob("*")]):
-        if path.is_file():
-            digest.update(path.relative_to(gen_dir).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
 def _read_record(record: Path, shape: Shape, fingerprint: str) -> Tables | None:
     """Return the recorded tables if the record describes this shape and generator."""
-    try:
-        data = json.loads(record.read_text())
-    except (OSError, ValueError):
-        return None
-    if data.get("shape") != asdict(shape) or data.get("sources") != fingerprint:
+    data = benchkit.read_record(record, asdict(shape), fingerprint)
+    if data is None:
         return None
     tables = data.get("tables")
     if not isinstance(tables, dict) or set(tables) != set(TABLES):
         return None
     return tables
-
-
-def _build_generator(gen_dir: Path) -> Path:
-    """Build gen/target/deletesgen.jar with Maven unless it is newer than its sources."""
-    jar = gen_dir / "target" / "deletesgen.jar"
-    sources = [gen_dir / "pom.xml", *(p for p in (gen_dir / "src").rglob("*") if p.is_file())]
-    if jar.exists() and all(p.stat().st_mtime <= jar.stat().st_mtime for p in sources):
-        return jar
-    log(f"building {jar} (Maven)")
-    # Maven's output goes to stderr: stdout carries only the results table.
-    subprocess.run(
-        ["mvn", "-q", "-B", "-Dstyle.color=never", "-f", str(gen_dir / "pom.xml"), "package"],
-        check=True,
-        stdout=sys.stderr,
-    )
-    return jar
 
 
 def _generate(jar: Path, warehouse: Path, shape: Shape) -> Tables:
@@ -137,12 +107,9 @@ def _generate(jar: Path, warehouse: Path, shape: Shape) -> Tables:
         f"generating {len(TABLES)} tables of {shape.rows:,} rows in {shape.files} data files "
         f"through Iceberg Java (once; cached in {warehouse})"
     )
-    start = time.monotonic()
-    out = subprocess.run(
+    line = benchkit.run_generator(
+        jar,
         [
-            "java",
-            "-jar",
-            str(jar),
             "--warehouse",
             str(warehouse),
             "--rows",
@@ -156,12 +123,9 @@ def _generate(jar: Path, warehouse: Path, shape: Shape) -> Tables:
             "--seed",
             str(shape.seed),
         ],
-        check=True,
-        stdout=subprocess.PIPE,
-        text=True,
-    ).stdout
-    log(f"generated in {time.monotonic() - start:.0f} s")
-    tables: Tables = json.loads(out.strip().splitlines()[-1])
+        log,
+    )
+    tables: Tables = json.loads(line)
     return tables
 
 

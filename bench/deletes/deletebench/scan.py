@@ -8,13 +8,12 @@ when the last stream ends.
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 
+import benchkit
 import pyarrow.compute as pc
 import pyarrow.flight as fl
 
@@ -35,65 +34,21 @@ class Scan:
     id_sum: int | None
 
 
-class Flightd:
-    """A ``flightd serve`` process on a free loopback port, with a connected client."""
+class Flightd(benchkit.Flightd):
+    """A ``flightd serve`` process with a client and a pool of threads to read its streams."""
 
     def __init__(self, binary: Path, warehouse: Path) -> None:
-        self._argv = [
-            str(binary),
-            "serve",
-            "--warehouse",
-            str(warehouse),
-            "--listen",
-            "127.0.0.1:0",
-            "--log-level",
-            "warn",
-        ]
-        self._proc: subprocess.Popen[str] | None = None
+        super().__init__(binary, warehouse)
         self._pool: ThreadPoolExecutor | None = None
-        self.client: fl.FlightClient | None = None
 
-    def __enter__(self) -> Flightd:
-        self._proc = subprocess.Popen(self._argv, stdout=subprocess.PIPE, text=True)
-        assert self._proc.stdout is not None
-        # The first line is printed once the listener is bound:
-        # "iceflight serving N tables from DIR on grpc://HOST:PORT".
-        line = self._proc.stdout.readline()
-        try:
-            if " on grpc://" not in line:
-                raise RuntimeError(f"flightd did not start: {line.strip() or 'no output'}")
-            self.client = fl.connect(line.rsplit(" on ", 1)[1].strip())
-            self._pool = ThreadPoolExecutor(MAX_STREAMS, thread_name_prefix="doget")
-        except BaseException:
-            self._stop()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop()
+    def _ready(self, client: fl.FlightClient) -> None:
+        self._pool = ThreadPoolExecutor(MAX_STREAMS, thread_name_prefix="doget")
 
     def _stop(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
-        if self.client is not None:
-            self.client.close()
-            self.client = None
-        if self._proc is not None:
-            self._proc.terminate()
-            try:
-                self._proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            if self._proc.stdout is not None:
-                self._proc.stdout.close()
-            self._proc = None
+        super()._stop()
 
     def scan(self, table: str, check: bool = False) -> Scan:
         """Read every row of table; with check, also sum its id column."""

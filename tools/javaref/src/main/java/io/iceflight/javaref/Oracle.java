@@ -65,53 +65,16 @@ final class Oracle {
   }
 
   static int run(String[] args) throws IOException {
-    String rootArg = null;
-    String outArg = null;
-    String only = null;
-    String filterArg = null;
-    String columnsArg = null;
-    boolean matchByLocation = false;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("--match-delete-paths-by-location")) {
-        matchByLocation = true;
-        continue;
-      }
-      if (i + 1 >= args.length) {
-        System.err.println("missing value for " + a);
-        return 2;
-      }
-      switch (a) {
-        case "--root":
-          rootArg = args[++i];
-          break;
-        case "--out":
-          outArg = args[++i];
-          break;
-        case "--table":
-          only = args[++i];
-          break;
-        case "--filter":
-          filterArg = args[++i];
-          break;
-        case "--columns":
-          columnsArg = args[++i];
-          break;
-        default:
-          System.err.println("unknown option " + a);
-          return 2;
-      }
+    Options opts = Options.parse(args, List.of("--table", "--filter", "--columns"), List.of());
+    if (opts.status != 0) {
+      return opts.status;
     }
-    if (rootArg == null || outArg == null) {
-      Main.usage();
-      return 2;
-    }
-    Path root = Paths.get(rootArg).toAbsolutePath().normalize();
-    Path out = Paths.get(outArg).toAbsolutePath().normalize();
-    if (!Files.isDirectory(root)) {
-      System.err.println("not a folder: " + root);
-      return 1;
-    }
+    Path root = opts.root;
+    Path out = opts.out;
+    String only = opts.get("--table");
+    String filterArg = opts.get("--filter");
+    String columnsArg = opts.get("--columns");
+    boolean matchByLocation = opts.matchByLocation;
     Map<String, Path> found = TableDiscovery.discover(root);
     if (only != null) {
       if (!found.containsKey(only)) {
@@ -256,13 +219,7 @@ final class Oracle {
     Path tmp = tableOut.resolve(file + ".tmp");
     try {
       ScanRows scan = ScanRows.prepare(table, snapshotId, columns, filter, true);
-      Snapshot snapshot = scan.scan.snapshot();
-      if (snapshot == null) {
-        node.putNull("snapshot_id");
-      } else {
-        node.put("snapshot_id", snapshot.snapshotId());
-      }
-      node.set("schema", MAPPER.readTree(SchemaParser.toJson(scan.output)));
+      putScanned(node, "snapshot_id", scan);
       long rows = scan.write(ScanRows.plan(scan.scan), matchByLocation, tmp).rows;
       String digest = sha256(tmp);
       String same = filesByDigest.get(digest);
@@ -277,15 +234,41 @@ final class Oracle {
       node.put("file", file);
       scansOk++;
     } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-      Files.deleteIfExists(tmp);
-      if (System.getenv("JAVAREF_DEBUG") != null) {
-        e.printStackTrace();
-      }
-      String err = describe(e, tableDir);
-      node.put("error", err);
+      String err = putError(node, e, tableDir, tmp);
       failures.add(table.name() + " " + name + ": " + err);
     }
     return node;
+  }
+
+  /**
+   * Sets the scanned snapshot's id (null when the table has none) under KEY and the scan's output
+   * schema under "schema".
+   */
+  static void putScanned(ObjectNode node, String key, ScanRows scan) throws IOException {
+    Snapshot snapshot = scan.scan.snapshot();
+    if (snapshot == null) {
+      node.putNull(key);
+    } else {
+      node.put(key, snapshot.snapshotId());
+    }
+    node.set("schema", MAPPER.readTree(SchemaParser.toJson(scan.output)));
+  }
+
+  /**
+   * Records a failed scan: deletes its partial outputs, sets "error" to the description of E and
+   * returns it. JAVAREF_DEBUG in the environment prints the stack trace.
+   */
+  static String putError(ObjectNode node, Throwable e, Path tableDir, Path... partial)
+      throws IOException {
+    for (Path p : partial) {
+      Files.deleteIfExists(p);
+    }
+    if (System.getenv("JAVAREF_DEBUG") != null) {
+      e.printStackTrace();
+    }
+    String err = describe(e, tableDir);
+    node.put("error", err);
+    return err;
   }
 
   static String sha256(Path file) throws IOException {
@@ -336,6 +319,71 @@ final class Oracle {
       s = s.substring(0, MAX_ERROR_CHARS) + "...";
     }
     return s;
+  }
+
+  /**
+   * The command line of both oracle modes: --root and --out (required), the flag
+   * --match-delete-paths-by-location, and the mode's own options, each with a value.
+   */
+  static final class Options {
+    /** Non-zero when the command must stop with this status; the problem is already printed. */
+    int status;
+    Path root;
+    Path out;
+    boolean matchByLocation;
+    private final Map<String, String> values = new HashMap<>();
+
+    private Options() {}
+
+    /** The value given for OPTION, or null. */
+    String get(String option) {
+      return values.get(option);
+    }
+
+    /**
+     * Parses ARGS, accepting OPTIONAL and REQUIRED besides the common options, and checks that the
+     * root is a folder.
+     */
+    static Options parse(String[] args, List<String> optional, List<String> required) {
+      Options o = new Options();
+      for (int i = 0; i < args.length; i++) {
+        String a = args[i];
+        if (a.equals("--match-delete-paths-by-location")) {
+          o.matchByLocation = true;
+          continue;
+        }
+        if (i + 1 >= args.length) {
+          System.err.println("missing value for " + a);
+          o.status = 2;
+          return o;
+        }
+        if (!a.equals("--root")
+            && !a.equals("--out")
+            && !optional.contains(a)
+            && !required.contains(a)) {
+          System.err.println("unknown option " + a);
+          o.status = 2;
+          return o;
+        }
+        o.values.put(a, args[++i]);
+      }
+      boolean missing = o.get("--root") == null || o.get("--out") == null;
+      for (String r : required) {
+        missing |= o.get(r) == null;
+      }
+      if (missing) {
+        Main.usage();
+        o.status = 2;
+        return o;
+      }
+      o.root = Paths.get(o.get("--root")).toAbsolutePath().normalize();
+      o.out = Paths.get(o.get("--out")).toAbsolutePath().normalize();
+      if (!Files.isDirectory(o.root)) {
+        System.err.println("not a folder: " + o.root);
+        o.status = 1;
+      }
+      return o;
+    }
   }
 
   /** Finds tables under a root folder. */

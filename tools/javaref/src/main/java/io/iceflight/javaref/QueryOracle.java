@@ -17,8 +17,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.iceberg.FileScanTask;
-import org.apache.iceberg.SchemaParser;
-import org.apache.iceberg.Snapshot;
 import org.apache.iceberg.Table;
 
 /**
@@ -48,45 +46,14 @@ final class QueryOracle {
   }
 
   static int run(String[] args) throws IOException {
-    String rootArg = null;
-    String outArg = null;
-    String queriesArg = null;
-    boolean matchByLocation = false;
-    for (int i = 0; i < args.length; i++) {
-      String a = args[i];
-      if (a.equals("--match-delete-paths-by-location")) {
-        matchByLocation = true;
-        continue;
-      }
-      if (i + 1 >= args.length) {
-        System.err.println("missing value for " + a);
-        return 2;
-      }
-      switch (a) {
-        case "--root":
-          rootArg = args[++i];
-          break;
-        case "--out":
-          outArg = args[++i];
-          break;
-        case "--queries":
-          queriesArg = args[++i];
-          break;
-        default:
-          System.err.println("unknown option " + a);
-          return 2;
-      }
+    Oracle.Options opts = Oracle.Options.parse(args, List.of(), List.of("--queries"));
+    if (opts.status != 0) {
+      return opts.status;
     }
-    if (rootArg == null || outArg == null || queriesArg == null) {
-      Main.usage();
-      return 2;
-    }
-    Path root = Paths.get(rootArg).toAbsolutePath().normalize();
-    Path out = Paths.get(outArg).toAbsolutePath().normalize();
-    if (!Files.isDirectory(root)) {
-      System.err.println("not a folder: " + root);
-      return 1;
-    }
+    Path root = opts.root;
+    Path out = opts.out;
+    String queriesArg = opts.get("--queries");
+    boolean matchByLocation = opts.matchByLocation;
     JsonNode queries = Oracle.MAPPER.readTree(Paths.get(queriesArg).toFile());
     String problem = validate(queries);
     if (problem != null) {
@@ -232,13 +199,7 @@ final class QueryOracle {
       }
       Table table = (Table) t;
       ScanRows scan = ScanRows.prepare(table, snapshotId, columns, filterJson, caseSensitive);
-      Snapshot snapshot = scan.scan.snapshot();
-      if (snapshot == null) {
-        node.putNull("scanned_snapshot_id");
-      } else {
-        node.put("scanned_snapshot_id", snapshot.snapshotId());
-      }
-      node.set("schema", Oracle.MAPPER.readTree(SchemaParser.toJson(scan.output)));
+      Oracle.putScanned(node, "scanned_snapshot_id", scan);
       List<FileScanTask> planned = ScanRows.plan(scan.scan);
       List<FileScanTask> all = ScanRows.plan(scan.unfiltered());
       ScanRows.Result result = scan.write(planned, matchByLocation, tmp);
@@ -281,13 +242,7 @@ final class QueryOracle {
       }
       ok++;
     } catch (Exception | LinkageError | AssertionError | StackOverflowError e) {
-      Files.deleteIfExists(tmp);
-      Files.deleteIfExists(tmpAll);
-      if (System.getenv("JAVAREF_DEBUG") != null) {
-        e.printStackTrace();
-      }
-      String err = Oracle.describe(e, dir);
-      node.put("error", err);
+      String err = Oracle.putError(node, e, dir, tmp, tmpAll);
       failures.add(name + " (" + tableName + "): " + err);
     }
     return node;
