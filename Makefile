@@ -83,3 +83,19 @@ BENCH_DELETES_ARGS ?=
 .PHONY: bench-deletes
 bench-deletes: build $(BENCH_VENV)/.installed
 	cd bench/deletes && ../.venv/bin/python -m deletebench --flightd $(abspath $(BIN)) $(BENCH_DELETES_ARGS)
+
+## bench: read speed side by side: iceflight, PyIceberg, pyarrow, iceberg-go and a bare Flight server (bench/read/README.md).
+BENCH_READ_ARGS ?=
+BENCH_ICEBERGO  := bench/.data/bin/icebergo
+
+# The iceflight client, editable, for the read benchmark's iceflight and transport peers.
+$(BENCH_VENV)/.client-installed: $(BENCH_VENV)/.installed clients/python/pyproject.toml
+	$(BENCH_VENV)/bin/pip install -q -e ./clients/python
+	touch $@
+
+.PHONY: bench
+bench: build $(BENCH_VENV)/.installed $(BENCH_VENV)/.client-installed
+	@cd bench/peers/icebergo && $(GO) build -o $(abspath $(BENCH_ICEBERGO)) . \
+		|| { echo "iceberg-go peer not built: it is skipped"; rm -f $(abspath $(BENCH_ICEBERGO)); }
+	cd bench/read && ../.venv/bin/python -m readbench --flightd $(abspath $(BIN)) \
+		--icebergo $(abspath $(BENCH_ICEBERGO)) $(BENCH_READ_ARGS)

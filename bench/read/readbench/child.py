@@ -1,0 +1,107 @@
+"""One peer's reads of one case, in a process of its own so that its peak RSS is its own.
+
+``python -m readbench.child PEER CASE --root DIR --runs N [--location URL]`` reads the case
+once untimed (warm-up), then N timed times, and prints one JSON object on stdout:
+``{"seconds": [...], "rows": N, "nbytes": N, "endpoints": N, "peak_rss_mb": X}``.
+
+Peers:
+
+- ``iceflight``: ``iceflight.connect(URL).read(table, filter=...)`` (GetFlightInfo, then
+  every endpoint's DoGet in parallel, concatenated into one pyarrow.Table);
+- ``transport``: the same client call against the bare Flight server of ``transport.py``;
+- ``pyiceberg``: ``catalog.load_table(table).scan(row_filter=...).to_arrow()``;
+- ``pyarrow``: ``pyarrow.dataset.dataset(files).to_table(filter=...)`` over the data files
+  PyIceberg plans for the case (listed before the clock starts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from . import cases, dataset
+
+
+def data_files(root: Path, case: cases.Case) -> list[str]:
+    """Return the local paths of the data files PyIceberg plans for the case."""
+    table = dataset.catalog(root).load_table(case.table)
+    tasks = table.scan(row_filter=case.pyiceberg_filter()).plan_files()
+    return [t.file.file_path.removeprefix("file://") for t in tasks]
+
+
+def _reader(peer: str, root: Path, case: cases.Case, location: str | None) -> Callable[[], Any]:
+    if peer in ("iceflight", "transport"):
+        import iceflight
+
+        if location is None:
+            raise SystemExit("--location is required for " + peer)
+        client = iceflight.connect(location)
+        return lambda: client.read(case.table, filter=case.iceflight_filter)
+    if peer == "pyiceberg":
+        catalog = dataset.catalog(root)
+        row_filter = case.pyiceberg_filter()
+        return lambda: catalog.load_table(case.table).scan(row_filter=row_filter).to_arrow()
+    if peer == "pyarrow":
+        import pyarrow.dataset as ds
+
+        files = data_files(root, case)
+        expr = case.pyarrow_filter()
+        return lambda: ds.dataset(files, format="parquet").to_table(filter=expr)
+    raise SystemExit(f"unknown peer {peer}")
+
+
+def peak_rss_mb() -> float | None:
+    """Return this process's peak RSS (VmHWM), which, unlike ``ru_maxrss``, exec resets."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024.0
+    return None
+
+
+def main() -> None:
+    """Parse arguments, read, print the JSON result."""
+    parser = argparse.ArgumentParser(prog="readbench.child")
+    parser.add_argument("peer")
+    parser.add_argument("case")
+    parser.add_argument("--root", type=Path, required=True)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--location")
+    args = parser.parse_args()
+    case = cases.by_name(args.case)
+    read = _reader(args.peer, args.root, case, args.location)
+    seconds: list[float] = []
+    result: pa.Table | None = None
+    endpoints = 0
+    for run in range(args.runs + 1):
+        result = None  # let the previous result go before the next read
+        start = time.perf_counter()
+        result = read()
+        if run > 0:
+            seconds.append(time.perf_counter() - start)
+    assert result is not None
+    if args.peer in ("iceflight", "transport"):
+        import iceflight
+
+        plan = iceflight.connect(args.location).plan(case.table, filter=case.iceflight_filter)
+        endpoints = len(plan.endpoints)
+    json.dump(
+        {
+            "seconds": seconds,
+            "rows": result.num_rows,
+            "nbytes": result.nbytes,
+            "endpoints": endpoints,
+            "peak_rss_mb": peak_rss_mb(),
+        },
+        sys.stdout,
+    )
+
+
+if __name__ == "__main__":
+    main()
