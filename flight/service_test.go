@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -120,6 +121,13 @@ func cmdDesc(t *testing.T, cmd map[string]any) *flight.FlightDescriptor {
 func (h *harness) readAll(ctx context.Context, t *testing.T, info *flight.FlightInfo) int64 {
 	t.Helper()
 	var rows int64
+	h.each(ctx, t, info, func(rec arrow.RecordBatch) { rows += rec.NumRows() })
+	return rows
+}
+
+// each reads every endpoint and calls fn for each batch.
+func (h *harness) each(ctx context.Context, t *testing.T, info *flight.FlightInfo, fn func(arrow.RecordBatch)) {
+	t.Helper()
 	for _, ep := range info.Endpoint {
 		stream, err := h.client.DoGet(ctx, ep.Ticket)
 		if err != nil {
@@ -130,14 +138,13 @@ func (h *harness) readAll(ctx context.Context, t *testing.T, info *flight.Flight
 			t.Fatal(err)
 		}
 		for rdr.Next() {
-			rows += rdr.RecordBatch().NumRows()
+			fn(rdr.RecordBatch())
 		}
 		if err := rdr.Err(); err != nil {
 			t.Fatal(err)
 		}
 		rdr.Release()
 	}
-	return rows
 }
 
 func TestMain(m *testing.M) {
@@ -311,26 +318,12 @@ func TestSplitsReadEveryRowOnce(t *testing.T) {
 		t.Fatalf("target_split_bytes=1 planned %d tasks, the default %d: the multi-row-group file was not split", splitStats.Tasks, wholeStats.Tasks)
 	}
 	seen := map[int64]int{}
-	for _, ep := range split.Endpoint {
-		stream, err := h.client.DoGet(ctx, ep.Ticket)
-		if err != nil {
-			t.Fatal(err)
+	h.each(ctx, t, split, func(rec arrow.RecordBatch) {
+		ids := rec.Column(0).(*array.Int64)
+		for i := 0; i < ids.Len(); i++ {
+			seen[ids.Value(i)]++
 		}
-		rdr, err := flight.NewRecordReader(stream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rdr.Next() {
-			ids := rdr.RecordBatch().Column(0).(*array.Int64)
-			for i := 0; i < ids.Len(); i++ {
-				seen[ids.Value(i)]++
-			}
-		}
-		if err := rdr.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rdr.Release()
-	}
+	})
 	if int64(len(seen)) != whole.TotalRecords {
 		t.Fatalf("split scan saw %d distinct ids, the table has %d rows", len(seen), whole.TotalRecords)
 	}
@@ -468,39 +461,24 @@ func TestMetadataColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rows int
-	for _, ep := range info.Endpoint {
-		stream, err := h.client.DoGet(ctx, ep.Ticket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rdr, err := flight.NewRecordReader(stream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rdr.Next() {
-			rec := rdr.RecordBatch()
-			kind := rec.Column(0).(*array.String)
-			part := rec.Column(1).(*array.Struct).Field(0).(*array.String)
-			file := rec.Column(2).(*array.String)
-			pos := rec.Column(3).(*array.Int64)
-			for i := 0; i < int(rec.NumRows()); i++ {
-				if part.Value(i) != kind.Value(i) {
-					t.Fatalf("row %d: _partition.kind %q, kind %q", i, part.Value(i), kind.Value(i))
-				}
-				if want := "kind=" + kind.Value(i); !strings.Contains(file.Value(i), want) {
-					t.Fatalf("row %d: _file %q is not in the %s partition", i, file.Value(i), want)
-				}
-				if pos.Value(i) < 0 {
-					t.Fatalf("row %d: _pos %d", i, pos.Value(i))
-				}
-				rows++
+	h.each(ctx, t, info, func(rec arrow.RecordBatch) {
+		kind := rec.Column(0).(*array.String)
+		part := rec.Column(1).(*array.Struct).Field(0).(*array.String)
+		file := rec.Column(2).(*array.String)
+		pos := rec.Column(3).(*array.Int64)
+		for i := 0; i < int(rec.NumRows()); i++ {
+			if part.Value(i) != kind.Value(i) {
+				t.Fatalf("row %d: _partition.kind %q, kind %q", i, part.Value(i), kind.Value(i))
 			}
+			if want := "kind=" + kind.Value(i); !strings.Contains(file.Value(i), want) {
+				t.Fatalf("row %d: _file %q is not in the %s partition", i, file.Value(i), want)
+			}
+			if pos.Value(i) < 0 {
+				t.Fatalf("row %d: _pos %d", i, pos.Value(i))
+			}
+			rows++
 		}
-		if err := rdr.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rdr.Release()
-	}
+	})
 	if int64(rows) != info.TotalRecords {
 		t.Fatalf("read %d rows, want %d", rows, info.TotalRecords)
 	}
