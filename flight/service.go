@@ -343,7 +343,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		return fmt.Errorf("table %s: %w", t.Table, err)
 	}
 	w := flight.NewRecordWriter(stream, ipcOptions(arrowSchema, s.mem)...)
-	emit := limitRows(t.Limit, w.Write)
+	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, w.Write))
 	for _, task := range t.Tasks {
 		err := s.reader.Read(ctx, scan, task, emit)
 		if errors.Is(err, errLimitReached) {
