@@ -14,33 +14,12 @@ import (
 // IN and STARTS WITH, and so passes their negations (!=, NOT IN, NOT
 // STARTS WITH). Floats compare as IEEE 754 numbers, so -0 = +0.
 func Eval(e Expr, get func(fieldID int) any) (bool, error) {
-	switch e := e.(type) {
-	case TrueExpr:
-		return true, nil
-	case FalseExpr:
-		return false, nil
-	case NotExpr:
-		v, err := Eval(e.Child, get)
-		return !v, err
-	case AndExpr:
-		l, err := Eval(e.Left, get)
-		if err != nil || !l {
-			return false, err
+	return visitBool(e, func(p Predicate) (bool, error) {
+		if !p.Ref.Bound() {
+			return false, fmt.Errorf("%w: evaluate unbound predicate %s", ErrInvalidFilter, p)
 		}
-		return Eval(e.Right, get)
-	case OrExpr:
-		l, err := Eval(e.Left, get)
-		if err != nil || l {
-			return l, err
-		}
-		return Eval(e.Right, get)
-	case Predicate:
-		if !e.Ref.Bound() {
-			return false, fmt.Errorf("%w: evaluate unbound predicate %s", ErrInvalidFilter, e)
-		}
-		return EvalPredicate(e, get(e.Ref.ID)), nil
-	}
-	return false, fmt.Errorf("%w: evaluate %T", ErrInvalidFilter, e)
+		return EvalPredicate(p, get(p.Ref.ID)), nil
+	})
 }
 
 // EvalPredicate tests one value against a bound predicate with the
