@@ -192,10 +192,6 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 		}
 		*extra.dst = string(b)
 	}
-	ticket, err := s.signer.Sign(t)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
-	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
 	seen := map[string]bool{}
 	for _, task := range ep.Tasks {
@@ -211,6 +207,12 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 	appMD, err := json.Marshal(md)
 	if err != nil {
 		return nil, err
+	}
+	// The plan is not used after this, so its tasks may lose their folder.
+	compactPaths(t)
+	ticket, err := s.signer.Sign(t)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
 	return &flight.FlightEndpoint{
 		Ticket:      &flight.Ticket{Ticket: ticket},
@@ -316,6 +318,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	if err != nil {
 		return err
 	}
+	expandPaths(t)
 	var schema iceberg.Schema
 	if err := json.Unmarshal([]byte(t.SchemaJson), &schema); err != nil {
 		return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)

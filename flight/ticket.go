@@ -130,3 +130,46 @@ func (s *Signer) mac(keyID string, payload []byte) []byte {
 	h.Write(payload)
 	return h.Sum(nil)
 }
+
+// compactPaths moves the folder that every task path shares into the
+// ticket's path prefix, so a ticket for thousands of files in one table
+// folder does not repeat it for each. It edits the tasks in place.
+func compactPaths(t *iceflightv1.Ticket) {
+	if len(t.Tasks) == 0 {
+		return
+	}
+	prefix := t.Tasks[0].Path
+	for _, task := range t.Tasks[1:] {
+		prefix = commonPrefix(prefix, task.Path)
+	}
+	// Cut back to a folder boundary so no task path becomes empty.
+	prefix = prefix[:strings.LastIndexByte(prefix, '/')+1]
+	if prefix == "" {
+		return
+	}
+	t.PathPrefix = prefix
+	for _, task := range t.Tasks {
+		task.Path = task.Path[len(prefix):]
+	}
+}
+
+// expandPaths restores the full task paths of a verified ticket.
+func expandPaths(t *iceflightv1.Ticket) {
+	if t.PathPrefix == "" {
+		return
+	}
+	for _, task := range t.Tasks {
+		task.Path = t.PathPrefix + task.Path
+	}
+	t.PathPrefix = ""
+}
+
+func commonPrefix(a, b string) string {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return a[:i]
+		}
+	}
+	return a[:n]
+}

@@ -100,3 +100,41 @@ func TestShortKeyRejected(t *testing.T) {
 		t.Fatal("a 5-byte key was accepted")
 	}
 }
+
+func TestCompactPathsRoundTrip(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		paths  []string
+		prefix string
+	}{
+		{"files of one table share its data folder", []string{"/w/t/data/a=1/f1.parquet", "/w/t/data/a=2/f2.parquet"}, "/w/t/data/"},
+		{"a prefix stops at a folder boundary", []string{"/w/t/data/f10.parquet", "/w/t/data/f11.parquet"}, "/w/t/data/"},
+		{"one file keeps its name", []string{"s3://b/t/data/f.parquet"}, "s3://b/t/data/"},
+		{"paths with nothing in common stay whole", []string{"a.parquet", "b.parquet"}, ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tk := &iceflightv1.Ticket{}
+			for _, p := range tc.paths {
+				tk.Tasks = append(tk.Tasks, &iceflightv1.Task{Path: p})
+			}
+			compactPaths(tk)
+			if tk.PathPrefix != tc.prefix {
+				t.Fatalf("prefix %q, want %q", tk.PathPrefix, tc.prefix)
+			}
+			for _, task := range tk.Tasks {
+				if task.Path == "" {
+					t.Fatal("a task path became empty")
+				}
+			}
+			expandPaths(tk)
+			for i, task := range tk.Tasks {
+				if task.Path != tc.paths[i] {
+					t.Fatalf("path %d came back as %q, want %q", i, task.Path, tc.paths[i])
+				}
+			}
+		})
+	}
+}

@@ -648,8 +648,11 @@ type Ticket struct {
 	// residual filters test, which residuals bind to by name; empty when no
 	// task has a residual.
 	FilterSchemaJson string `protobuf:"bytes,13,opt,name=filter_schema_json,json=filterSchemaJson,proto3" json:"filter_schema_json,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// path_prefix is prepended to every task's path: the folder the tasks'
+	// data files share is sent once, not once per file.
+	PathPrefix    string `protobuf:"bytes,14,opt,name=path_prefix,json=pathPrefix,proto3" json:"path_prefix,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -762,6 +765,13 @@ func (x *Ticket) GetEqualitySchemaJson() string {
 func (x *Ticket) GetFilterSchemaJson() string {
 	if x != nil {
 		return x.FilterSchemaJson
+	}
+	return ""
+}
+
+func (x *Ticket) GetPathPrefix() string {
+	if x != nil {
+		return x.PathPrefix
 	}
 	return ""
 }
@@ -890,7 +900,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x0epartition_json\x18\x0e \x01(\tR\rpartitionJson\x12\x1b\n" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJsonB\x0f\n" +
-	"\r_first_row_id\"\xde\x03\n" +
+	"\r_first_row_id\"\xff\x03\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -906,7 +916,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	" \x01(\x03R\x05limit\x12%\n" +
 	"\x0eformat_version\x18\v \x01(\x05R\rformatVersion\x120\n" +
 	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJson\x12,\n" +
-	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJsonJ\x04\b\x06\x10\a\"Q\n" +
+	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJson\x12\x1f\n" +
+	"\vpath_prefix\x18\x0e \x01(\tR\n" +
+	"pathPrefixJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
