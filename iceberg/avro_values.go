@@ -60,6 +60,33 @@ type recordLayout struct {
 	present [64]bool
 }
 
+// decode reads one record in writer order: a field no target wants is
+// skipped, a field several targets want is read once per target from the
+// same offset. It stops at fn's first error, or after a field once the
+// reader has failed (the reader keeps that error too).
+func (l *recordLayout) decode(r *valueReader, fn func(op *fieldOp, target uint8) error) error {
+	for i := range l.ops {
+		op := &l.ops[i]
+		if len(op.targets) == 0 {
+			r.d.Skip(op.typ)
+			continue
+		}
+		start := r.d.Offset()
+		for j, t := range op.targets {
+			if j > 0 {
+				r.d.Seek(start)
+			}
+			if err := fn(op, t); err != nil {
+				return err
+			}
+		}
+		if !r.ok() {
+			return r.failed()
+		}
+	}
+	return nil
+}
+
 // compileRecord resolves slots against record s (every target < 64).
 func compileRecord(s *avro.Schema, slots []slot) *recordLayout {
 	l := &recordLayout{}

@@ -25,37 +25,25 @@ func (o optional) ptr(a *avroArena) *int64 {
 func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, e *ManifestEntry, part []any) error {
 	status := int64(-1)
 	var snapshot, seq, fileSeq optional
-	for i := range l.entry.ops {
-		op := &l.entry.ops[i]
-		if len(op.targets) == 0 {
-			r.d.Skip(op.typ)
-			continue
-		}
-		start := r.d.Offset()
-		for j, t := range op.targets {
-			if j > 0 {
-				r.d.Seek(start)
+	err := l.entry.decode(r, func(op *fieldOp, t uint8) error {
+		switch t {
+		case tStatus:
+			if v, ok := r.optLong(op.typ, op.name); ok {
+				status = v
 			}
-			switch t {
-			case tStatus:
-				if v, ok := r.optLong(op.typ, op.name); ok {
-					status = v
-				}
-			case tSnapshotID:
-				snapshot.v, snapshot.ok = r.optLong(op.typ, op.name)
-			case tSeq:
-				seq.v, seq.ok = r.optLong(op.typ, op.name)
-			case tFileSeq:
-				fileSeq.v, fileSeq.ok = r.optLong(op.typ, op.name)
-			case tDataFile:
-				if err := l.decodeFile(r, mf, &e.DataFile, part); err != nil {
-					return err
-				}
-			}
+		case tSnapshotID:
+			snapshot.v, snapshot.ok = r.optLong(op.typ, op.name)
+		case tSeq:
+			seq.v, seq.ok = r.optLong(op.typ, op.name)
+		case tFileSeq:
+			fileSeq.v, fileSeq.ok = r.optLong(op.typ, op.name)
+		case tDataFile:
+			return l.decodeFile(r, mf, &e.DataFile, part)
 		}
-		if !r.ok() {
-			return r.failed()
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	e.Status = EntryStatus(status)
 	if status < int64(EntryExisting) || status > int64(EntryDeleted) {
@@ -92,24 +80,11 @@ func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, 
 // decodeFile decodes the data_file record into f.
 func (l *manifestLayout) decodeFile(r *valueReader, mf *ManifestFile, f *DataFile, part []any) error {
 	f.RecordCount, f.FileSize, f.SpecID, f.Partition = -1, -1, mf.SpecID, part
-	for i := range l.file.ops {
-		op := &l.file.ops[i]
-		if len(op.targets) == 0 {
-			r.d.Skip(op.typ)
-			continue
-		}
-		start := r.d.Offset()
-		for j, t := range op.targets {
-			if j > 0 {
-				r.d.Seek(start)
-			}
-			if err := l.decodeFileField(r, op, t, f); err != nil {
-				return err
-			}
-		}
-		if !r.ok() {
-			return r.failed()
-		}
+	err := l.file.decode(r, func(op *fieldOp, t uint8) error {
+		return l.decodeFileField(r, op, t, f)
+	})
+	if err != nil {
+		return err
 	}
 	if f.Content < FileContentData || f.Content > FileContentEqualityDeletes {
 		r.fail(fmt.Sprintf("data_file content %d", f.Content))

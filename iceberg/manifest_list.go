@@ -218,22 +218,12 @@ func (l *manifestListLayout) decode(r *valueReader, mf *ManifestFile, v1 bool, s
 		AddedRowsCount: -1, ExistingRowsCount: -1, DeletedRowsCount: -1,
 	}
 	var snapshotID, seq, minSeq optional
-	for i := range l.file.ops {
-		op := &l.file.ops[i]
-		if len(op.targets) == 0 {
-			r.d.Skip(op.typ)
-			continue
-		}
-		start := r.d.Offset()
-		for j, t := range op.targets {
-			if j > 0 {
-				r.d.Seek(start)
-			}
-			l.decodeField(r, op, t, mf, &snapshotID, &seq, &minSeq)
-		}
-		if !r.ok() {
-			return r.failed()
-		}
+	err := l.file.decode(r, func(op *fieldOp, t uint8) error {
+		l.decodeField(r, op, t, mf, &snapshotID, &seq, &minSeq)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	switch {
 	case snapshotID.ok:
@@ -338,31 +328,22 @@ func (l *manifestListLayout) summaries(r *valueReader, op *fieldOp) []FieldSumma
 // decodeSummary decodes one field_summary record.
 func (l *recordLayout) decodeSummary(r *valueReader) FieldSummary {
 	var fs FieldSummary
-	for i := range l.ops {
-		op := &l.ops[i]
-		if len(op.targets) == 0 {
-			r.d.Skip(op.typ)
-			continue
-		}
-		start := r.d.Offset()
-		for j, t := range op.targets {
-			if j > 0 {
-				r.d.Seek(start)
+	// A decoding failure stays in r for the caller, which checks it.
+	_ = l.decode(r, func(op *fieldOp, t uint8) error {
+		switch t {
+		case sContainsNull:
+			fs.ContainsNull, _ = r.boolean(op.typ)
+		case sContainsNaN:
+			if b, ok := r.boolean(op.typ); ok {
+				fs.ContainsNaN = &b
 			}
-			switch t {
-			case sContainsNull:
-				fs.ContainsNull, _ = r.boolean(op.typ)
-			case sContainsNaN:
-				if b, ok := r.boolean(op.typ); ok {
-					fs.ContainsNaN = &b
-				}
-			case sLower:
-				fs.LowerBound = r.bytes(op.typ, op.name)
-			case sUpper:
-				fs.UpperBound = r.bytes(op.typ, op.name)
-			}
+		case sLower:
+			fs.LowerBound = r.bytes(op.typ, op.name)
+		case sUpper:
+			fs.UpperBound = r.bytes(op.typ, op.name)
 		}
-	}
+		return nil
+	})
 	return fs
 }
 
