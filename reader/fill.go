@@ -121,60 +121,27 @@ func appendLiteral(b array.Builder, t iceberg.Type, v any) error {
 	var ok bool
 	switch b := b.(type) {
 	case *array.BooleanBuilder:
-		var x bool
-		if x, ok = v.(bool); ok {
-			b.Append(x)
-		}
+		ok = appendAs[bool](b, v)
 	case *array.Int32Builder:
-		var x int32
-		if x, ok = v.(int32); ok {
-			b.Append(x)
-		}
+		ok = appendAs[int32](b, v)
 	case *array.Int64Builder:
-		var x int64
-		if x, ok = v.(int64); ok {
-			b.Append(x)
-		}
+		ok = appendAs[int64](b, v)
 	case *array.Float32Builder:
-		var x float32
-		if x, ok = v.(float32); ok {
-			b.Append(x)
-		}
+		ok = appendAs[float32](b, v)
 	case *array.Float64Builder:
-		var x float64
-		if x, ok = v.(float64); ok {
-			b.Append(x)
-		}
+		ok = appendAs[float64](b, v)
 	case *array.Decimal128Builder:
-		var x decimal128.Num
-		if x, ok = v.(decimal128.Num); ok {
-			b.Append(x)
-		}
+		ok = appendAs[decimal128.Num](b, v)
 	case *array.Date32Builder:
-		var x int32
-		if x, ok = v.(int32); ok {
-			b.Append(arrow.Date32(x))
-		}
+		ok = appendConverted(b, v, func(x int32) arrow.Date32 { return arrow.Date32(x) })
 	case *array.Time64Builder:
-		var x int64
-		if x, ok = v.(int64); ok {
-			b.Append(arrow.Time64(x))
-		}
+		ok = appendConverted(b, v, func(x int64) arrow.Time64 { return arrow.Time64(x) })
 	case *array.TimestampBuilder:
-		var x int64
-		if x, ok = v.(int64); ok {
-			b.Append(arrow.Timestamp(x))
-		}
+		ok = appendConverted(b, v, func(x int64) arrow.Timestamp { return arrow.Timestamp(x) })
 	case *array.StringBuilder:
-		var x string
-		if x, ok = v.(string); ok {
-			b.Append(x)
-		}
+		ok = appendAs[string](b, v)
 	case *array.BinaryBuilder:
-		var x []byte
-		if x, ok = v.([]byte); ok {
-			b.Append(x)
-		}
+		ok = appendAs[[]byte](b, v)
 	case *array.FixedSizeBinaryBuilder:
 		switch x := v.(type) {
 		case [16]byte:
@@ -208,6 +175,25 @@ func appendLiteral(b array.Builder, t iceberg.Type, v any) error {
 		return bad()
 	}
 	return nil
+}
+
+// appendAs appends v to b when v holds the builder's Go type.
+func appendAs[T any](b interface{ Append(T) }, v any) bool {
+	x, ok := v.(T)
+	if ok {
+		b.Append(x)
+	}
+	return ok
+}
+
+// appendConverted appends v, a literal of Go type L, as the builder's type
+// A (days, micros and nanos are literals' int32 and int64).
+func appendConverted[L, A any](b interface{ Append(A) }, v any, conv func(L) A) bool {
+	x, ok := v.(L)
+	if ok {
+		b.Append(conv(x))
+	}
+	return ok
 }
 
 func appendStruct(b *array.StructBuilder, t iceberg.Type, v any) error {
