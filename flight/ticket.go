@@ -26,29 +26,58 @@ var (
 // DefaultTicketTTL is how long a ticket stays redeemable.
 const DefaultTicketTTL = time.Hour
 
-// minKeyBytes is the shortest HMAC key accepted from a key file.
+// minKeyBytes is the shortest HMAC key accepted.
 const minKeyBytes = 32
 
 // Signer signs and verifies tickets with HMAC-SHA256. Every worker that
-// shares the key can redeem any ticket, with no coordinator state.
+// shares its keys can redeem any ticket, with no coordinator state. A
+// Signer holds a ring of keys: the first signs and every one verifies, so a
+// new key can be rolled out to all processes before it starts signing and
+// an old one kept until the tickets it signed have expired.
 type Signer struct {
-	key   []byte
-	keyID string
+	keys  map[string][]byte
+	keyID string // the signing key
 	ttl   time.Duration
 	now   func() time.Time
 }
 
-// NewSigner returns a Signer for a key. The key id, sent in clear inside
-// each ticket, is derived from the key so rotated keys can be told apart.
+// TicketKey is one named key of a Signer's ring.
+type TicketKey struct {
+	ID  string
+	Key []byte
+}
+
+// NewSigner returns a Signer for a single key. The key id, sent in clear
+// inside each ticket, is derived from the key so rotated keys can be told
+// apart.
 func NewSigner(key []byte, ttl time.Duration) (*Signer, error) {
-	if len(key) < minKeyBytes {
-		return nil, fmt.Errorf("ticket key has %d bytes, need at least %d", len(key), minKeyBytes)
+	sum := sha256.Sum256(key)
+	return NewKeyring([]TicketKey{{ID: hex.EncodeToString(sum[:4]), Key: key}}, ttl)
+}
+
+// NewKeyring returns a Signer that signs with keys[0] and verifies with
+// every key.
+func NewKeyring(keys []TicketKey, ttl time.Duration) (*Signer, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("no ticket keys")
 	}
 	if ttl <= 0 {
 		ttl = DefaultTicketTTL
 	}
-	sum := sha256.Sum256(key)
-	return &Signer{key: append([]byte(nil), key...), keyID: hex.EncodeToString(sum[:4]), ttl: ttl, now: time.Now}, nil
+	s := &Signer{keys: make(map[string][]byte, len(keys)), keyID: keys[0].ID, ttl: ttl, now: time.Now}
+	for _, k := range keys {
+		if k.ID == "" {
+			return nil, errors.New("ticket key without an id")
+		}
+		if len(k.Key) < minKeyBytes {
+			return nil, fmt.Errorf("ticket key %q has %d bytes, need at least %d", k.ID, len(k.Key), minKeyBytes)
+		}
+		if _, dup := s.keys[k.ID]; dup {
+			return nil, fmt.Errorf("ticket key id %q appears twice", k.ID)
+		}
+		s.keys[k.ID] = append([]byte(nil), k.Key...)
+	}
+	return s, nil
 }
 
 // NewRandomSigner returns a Signer with a fresh random key: tickets are then
@@ -61,8 +90,8 @@ func NewRandomSigner(ttl time.Duration) (*Signer, error) {
 	return NewSigner(key, ttl)
 }
 
-// LoadSigner reads a key file. The file holds the key as hex (64 or more
-// hex digits) or as raw bytes; surrounding whitespace is ignored.
+// LoadSigner reads a single-key file. The file holds the key as hex (64 or
+// more hex digits) or as raw bytes; surrounding whitespace is ignored.
 func LoadSigner(path string, ttl time.Duration) (*Signer, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -80,8 +109,53 @@ func LoadSigner(path string, ttl time.Duration) (*Signer, error) {
 	return s, nil
 }
 
+// LoadKeyring reads a key ring file: one key a line as ID=HEX, at least 32
+// bytes each, blank lines and # comments ignored. The first key signs.
+func LoadKeyring(path string, ttl time.Duration) (*Signer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ticket keys: %w", err)
+	}
+	var keys []TicketKey
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, hexKey, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("ticket keys %s:%d: want ID=HEX", path, n+1)
+		}
+		key, err := hex.DecodeString(strings.TrimSpace(hexKey))
+		if err != nil {
+			return nil, fmt.Errorf("ticket keys %s:%d: key is not hex: %v", path, n+1, err)
+		}
+		keys = append(keys, TicketKey{ID: strings.TrimSpace(id), Key: key})
+	}
+	s, err := NewKeyring(keys, ttl)
+	if err != nil {
+		return nil, fmt.Errorf("ticket keys %s: %w", path, err)
+	}
+	return s, nil
+}
+
 // KeyID identifies the signing key.
 func (s *Signer) KeyID() string { return s.keyID }
+
+// SessionSecrets returns the signing key and the other keys of the ring,
+// for an Authenticator whose session tokens should rotate with the ticket
+// keys (it derives its own MAC keys from them under a separate label).
+func (s *Signer) SessionSecrets() (sign []byte, verify [][]byte) {
+	for id, k := range s.keys {
+		if id != s.keyID {
+			verify = append(verify, k)
+		}
+	}
+	return s.keys[s.keyID], verify
+}
+
+// TTL is how long the tickets it signs stay redeemable.
+func (s *Signer) TTL() time.Duration { return s.ttl }
 
 // Sign stamps the ticket's issue and expiry times and returns the bytes a
 // client presents to DoGet.
@@ -93,7 +167,7 @@ func (s *Signer) Sign(t *iceflightv1.Ticket) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode ticket: %w", err)
 	}
-	signed := &iceflightv1.SignedTicket{Payload: payload, KeyId: s.keyID, Mac: s.mac(s.keyID, payload)}
+	signed := &iceflightv1.SignedTicket{Payload: payload, KeyId: s.keyID, Mac: s.mac(s.keys[s.keyID], s.keyID, payload)}
 	return proto.Marshal(signed)
 }
 
@@ -104,10 +178,11 @@ func (s *Signer) Verify(b []byte) (*iceflightv1.Ticket, error) {
 	if err := proto.Unmarshal(b, &signed); err != nil {
 		return nil, fmt.Errorf("%w: not an iceflight ticket", errTicketInvalid)
 	}
-	if signed.KeyId != s.keyID {
+	key, ok := s.keys[signed.KeyId]
+	if !ok {
 		return nil, fmt.Errorf("%w: signed with unknown key %q", errTicketInvalid, signed.KeyId)
 	}
-	if !hmac.Equal(signed.Mac, s.mac(signed.KeyId, signed.Payload)) {
+	if !hmac.Equal(signed.Mac, s.mac(key, signed.KeyId, signed.Payload)) {
 		return nil, fmt.Errorf("%w: signature does not match", errTicketInvalid)
 	}
 	t := new(iceflightv1.Ticket)
@@ -123,8 +198,8 @@ func (s *Signer) Verify(b []byte) (*iceflightv1.Ticket, error) {
 
 // mac covers the key id as well as the payload so a ticket cannot be
 // replayed under another key's id.
-func (s *Signer) mac(keyID string, payload []byte) []byte {
-	h := hmac.New(sha256.New, s.key)
+func (s *Signer) mac(key []byte, keyID string, payload []byte) []byte {
+	h := hmac.New(sha256.New, key)
 	h.Write([]byte(keyID))
 	h.Write([]byte{0})
 	h.Write(payload)

@@ -2,6 +2,9 @@ package flight
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +139,89 @@ func TestCompactPathsRoundTrip(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyringRotation checks the rollout order of a new key: first every
+// process verifies it, then it signs, and tickets signed by the old key stay
+// good until the old key leaves the ring.
+func TestKeyringRotation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := strings.Repeat("11", 32)
+	next := strings.Repeat("22", 32)
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	load := func(text string) *Signer {
+		s, err := LoadKeyring(write("keys", text), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := load("k1=" + old + "\n")
+	during := load("# old key still signs\nk1=" + old + "\nk2=" + next + "\n")
+	after := load("k2=" + next + "\n\nk1=" + old + "\n")
+	retired := load("k2=" + next + "\n")
+
+	sign := func(s *Signer) []byte {
+		b, err := s.Sign(&iceflightv1.Ticket{Table: "db.t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	tests := []struct {
+		name     string
+		ticket   []byte
+		verifier *Signer
+		ok       bool
+	}{
+		{"old key verified during rollout", sign(before), during, true},
+		{"new key signs only after rollout", sign(after), during, true},
+		{"new-key tickets verified by processes that have both", sign(after), after, true},
+		{"old tickets outlive the switch", sign(before), after, true},
+		{"retired key refused", sign(before), retired, false},
+		{"unknown key refused", sign(after), before, false},
+	}
+	for _, tt := range tests {
+		_, err := tt.verifier.Verify(tt.ticket)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: err = %v", tt.name, err)
+		}
+		if err != nil && !errors.Is(err, errTicketInvalid) {
+			t.Errorf("%s: err = %v, want errTicketInvalid", tt.name, err)
+		}
+	}
+	if during.KeyID() != "k1" || after.KeyID() != "k2" {
+		t.Errorf("signing keys = %s, %s; want the first line's", during.KeyID(), after.KeyID())
+	}
+}
+
+func TestLoadKeyringRejects(t *testing.T) {
+	t.Parallel()
+	tests := map[string]string{
+		"no keys":      "# none\n",
+		"no id":        "=" + strings.Repeat("11", 32),
+		"no equals":    strings.Repeat("11", 32),
+		"not hex":      "k1=zz" + strings.Repeat("11", 32),
+		"short key":    "k1=" + strings.Repeat("11", 31),
+		"duplicate id": "k1=" + strings.Repeat("11", 32) + "\nk1=" + strings.Repeat("22", 32),
+	}
+	for name, text := range tests {
+		p := filepath.Join(t.TempDir(), "keys")
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadKeyring(p, time.Minute); err == nil {
+			t.Errorf("%s: loaded", name)
+		} else if !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: error %q does not name the file", name, err)
+		}
 	}
 }
