@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
 )
@@ -24,6 +25,8 @@ var actionTypes = []*flight.ActionType{
 	{Type: ActionSnapshots, Description: `List a table's snapshots: {"table": "db.t"} -> [{"snapshot_id", "parent_id", "timestamp_ms", "operation", "summary", "schema_id", "current"}]`},
 	{Type: ActionRefs, Description: `List a table's branches and tags: {"table": "db.t"} -> {"name": {"snapshot_id", "type"}}`},
 	{Type: ActionRefresh, Description: `Look up a table's current metadata file now instead of at the next refresh interval: {"table": "db.t"}, or {} for every table`},
+	{Type: flight.RenewFlightEndpointActionType, Description: "Extend an endpoint's expiration: a RenewFlightEndpointRequest -> the FlightEndpoint with a re-signed ticket"},
+	{Type: flight.CancelFlightInfoActionType, Description: "Cancel a FlightInfo: a CancelFlightInfoRequest -> CancelFlightInfoResult (tickets hold no server state, so this always succeeds for our tickets)"},
 }
 
 // ListActions lists the actions DoAction serves.
@@ -38,9 +41,7 @@ func (s *Service) ListActions(_ *flight.Empty, stream flight.FlightService_ListA
 
 // DoAction runs one action and sends its JSON result.
 func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_DoActionServer) error {
-	ctx, span := tracer.Start(stream.Context(), "flight.DoAction "+action.GetType())
-	defer span.End()
-	body, err := s.action(ctx, action)
+	body, err := s.action(stream.Context(), action)
 	if err != nil {
 		return statusError(err)
 	}
@@ -69,6 +70,33 @@ type refInfo struct {
 }
 
 func (s *Service) action(ctx context.Context, action *flight.Action) ([]byte, error) {
+	// The standard Flight actions carry protobuf bodies, and a worker
+	// serves them too: they need only the ticket keys.
+	switch action.GetType() {
+	case flight.RenewFlightEndpointActionType:
+		var req flight.RenewFlightEndpointRequest
+		if err := proto.Unmarshal(action.GetBody(), &req); err != nil {
+			return nil, fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
+		}
+		ep, err := s.renewEndpoint(ctx, &req)
+		if err != nil {
+			return nil, err
+		}
+		return proto.Marshal(ep)
+	case flight.CancelFlightInfoActionType:
+		var req flight.CancelFlightInfoRequest
+		if err := proto.Unmarshal(action.GetBody(), &req); err != nil {
+			return nil, fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
+		}
+		res, err := s.cancelFlightInfo(&req)
+		if err != nil {
+			return nil, err
+		}
+		return proto.Marshal(res)
+	}
+	if err := s.needPlanner("DoAction " + action.GetType()); err != nil {
+		return nil, err
+	}
 	var req actionRequest
 	if len(action.GetBody()) > 0 {
 		if err := decodeStrict(action.GetBody(), &req); err != nil {
@@ -77,7 +105,7 @@ func (s *Service) action(ctx context.Context, action *flight.Action) ([]byte, er
 	}
 	switch action.GetType() {
 	case ActionRefresh:
-		return s.refresh(req.Table)
+		return s.refresh(ctx, req.Table)
 	case ActionSnapshots, ActionRefs:
 	default:
 		return nil, fmt.Errorf("%w: unknown action %q", errBadCommand, action.GetType())
@@ -114,18 +142,36 @@ type refresher interface {
 	Refresh(id catalog.Identifier)
 }
 
-func (s *Service) refresh(table string) ([]byte, error) {
+func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
 	r, ok := s.catalog.(refresher)
 	if !ok {
 		return []byte(`{"refreshed": false}`), nil
 	}
-	var id catalog.Identifier
 	if table != "" {
-		var err error
-		if id, err = catalog.ParseIdentifier(table); err != nil {
+		id, err := catalog.ParseIdentifier(table)
+		if err != nil {
 			return nil, err
 		}
+		if err := s.auth.authorize(ctx, id); err != nil {
+			return nil, err
+		}
+		r.Refresh(id)
+		return []byte(`{"refreshed": true}`), nil
 	}
-	r.Refresh(id)
+	if s.auth == nil {
+		r.Refresh(nil) // every table
+		return []byte(`{"refreshed": true}`), nil
+	}
+	// A caller limited to some namespaces refreshes only their tables.
+	ids, err := s.catalog.ListTables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ids, err = s.auth.readable(ctx, ids); err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		r.Refresh(id)
+	}
 	return []byte(`{"refreshed": true}`), nil
 }

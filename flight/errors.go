@@ -41,9 +41,15 @@ func codeOf(err error) codes.Code {
 		return codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
 		return codes.DeadlineExceeded
-	case errors.Is(err, errTicketExpired):
+	case errors.Is(err, errOverloaded):
+		return codes.ResourceExhausted
+	case errors.Is(err, errNoWorkers):
+		return codes.Unavailable
+	case errors.Is(err, errWrongRole):
+		return codes.Unimplemented
+	case errors.Is(err, errTicketExpired), errors.Is(err, errUnauthenticated):
 		return codes.Unauthenticated
-	case errors.Is(err, errTicketInvalid):
+	case errors.Is(err, errTicketInvalid), errors.Is(err, errNotAuthorized):
 		return codes.PermissionDenied
 	case errors.Is(err, errNotYet), errors.Is(err, planner.ErrUnsupported), errors.Is(err, reader.ErrUnsupported),
 		errors.Is(err, iceberg.ErrUnsupportedVersion), errors.Is(err, fileio.ErrUnsupportedScheme):

@@ -9,11 +9,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.opentelemetry.io/otel"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
@@ -38,6 +40,14 @@ type Service struct {
 	signer  *Signer
 	mem     memory.Allocator
 	log     *slog.Logger
+
+	role      Role
+	workers   *Workers
+	advertise string
+	streams   *limiter
+	plans     *limiter
+	auth      *Authenticator
+	metrics   *Metrics
 }
 
 // Option configures a Service.
@@ -52,24 +62,75 @@ func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
 // WithPlanner replaces the default planner.
 func WithPlanner(p *planner.Planner) Option { return func(s *Service) { s.planner = p } }
 
+// WithRole sets what the service does; the default is RoleAll.
+func WithRole(r Role) Option { return func(s *Service) { s.role = r } }
+
+// WithWorkers places endpoints on w's workers instead of this process.
+func WithWorkers(w *Workers) Option { return func(s *Service) { s.workers = w } }
+
+// WithAdvertise sets the location URI (grpc://host:port) written into
+// endpoints when there are no workers, instead of the reuse-connection
+// location.
+func WithAdvertise(uri string) Option { return func(s *Service) { s.advertise = uri } }
+
+// WithAuthenticator makes every table access check the caller's
+// namespaces and serves Handshake. The same Authenticator's interceptors
+// must run on the server; without them every table call is refused.
+func WithAuthenticator(a *Authenticator) Option { return func(s *Service) { s.auth = a } }
+
+// WithMetrics records rows, bytes, streams, plan latency and refusals.
+func WithMetrics(m *Metrics) Option { return func(s *Service) { s.metrics = m } }
+
+// WithLimits bounds the concurrent DoGet streams and planning calls
+// (GetFlightInfo, PollFlightInfo, GetSchema); 0 means unbounded.
+func WithLimits(maxStreams, maxPlans int) Option {
+	return func(s *Service) {
+		s.streams, s.plans = newLimiter("DoGet", maxStreams), newLimiter("planning", maxPlans)
+	}
+}
+
 // NewService returns a Service that serves cat's tables, reads files with
 // rd and signs tickets with signer.
 func NewService(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...Option) *Service {
 	s := &Service{catalog: cat, reader: rd, signer: signer, planner: planner.New(),
-		mem: memory.DefaultAllocator, log: slog.Default()}
+		mem: memory.DefaultAllocator, log: slog.Default(),
+		streams: newLimiter("DoGet", DefaultMaxStreams), plans: newLimiter("planning", DefaultMaxPlans)}
 	for _, o := range opts {
 		o(s)
 	}
 	return s
 }
 
-// loadTable resolves a command's table name through the catalog.
+// loadTable resolves a command's table name through the catalog once the
+// caller is known to be allowed to read it, so a refusal does not tell
+// whether the table exists.
 func (s *Service) loadTable(ctx context.Context, name string) (*catalog.Table, error) {
 	id, err := catalog.ParseIdentifier(name)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.auth.authorize(ctx, id); err != nil {
+		return nil, err
+	}
 	return s.catalog.LoadTable(ctx, id)
+}
+
+// authorizeTicket checks that the caller may read a ticket's table.
+func (s *Service) authorizeTicket(ctx context.Context, t *iceflightv1.Ticket) error {
+	if s.auth == nil {
+		return nil
+	}
+	id, err := catalog.ParseIdentifier(t.Table)
+	if err != nil {
+		return fmt.Errorf("%w: table %q: %v", errTicketInvalid, t.Table, err)
+	}
+	return s.auth.authorize(ctx, id)
+}
+
+// Handshake logs a Basic user in and returns a session bearer token (see
+// Authenticator.Handshake).
+func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) error {
+	return s.auth.Handshake(stream)
 }
 
 func plannerTable(t *catalog.Table) planner.Table {
@@ -100,21 +161,32 @@ func request(cmd *iceflightv1.Command) (planner.Request, error) {
 
 // GetFlightInfo plans a scan and returns one signed ticket per endpoint.
 func (s *Service) GetFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	ctx, span := tracer.Start(ctx, "flight.GetFlightInfo")
-	defer span.End()
+	// The call log interceptor traces and logs the call; errors only
+	// need their status here.
 	info, err := s.flightInfo(ctx, desc)
 	if err != nil {
-		s.log.InfoContext(ctx, "GetFlightInfo failed", "err", err)
 		return nil, statusError(err)
 	}
 	return info, nil
 }
 
 func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if err := s.needPlanner("GetFlightInfo"); err != nil {
+		return nil, err
+	}
+	release, err := s.plans.acquire(ctx)
+	if err != nil {
+		s.metrics.Rejected(ctx, RejectPlanLimit)
+		return nil, err
+	}
+	defer release()
+	start := time.Now()
 	cmd, err := ParseDescriptor(desc)
 	if err != nil {
 		return nil, err
 	}
+	call := CallInfoFrom(ctx)
+	call.SetTable(cmd.Table)
 	tbl, err := s.loadTable(ctx, cmd.Table)
 	if err != nil {
 		return nil, err
@@ -127,6 +199,12 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if err != nil {
 		return nil, err
 	}
+	s.metrics.Planned(ctx, time.Since(start))
+	if plan.Snapshot != nil {
+		call.SetSnapshotID(plan.Snapshot.SnapshotID)
+	}
+	call.SetEndpoints(len(plan.Endpoints))
+	call.SetFiles(plan.Stats.DataFiles)
 	schema, err := iceberg.ArrowSchema(plan.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
@@ -208,6 +286,10 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 	if err != nil {
 		return nil, err
 	}
+	locs, err := s.locations(ep.Tasks)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
+	}
 	// The plan is not used after this, so its tasks may lose their folder.
 	compactPaths(t)
 	ticket, err := s.signer.Sign(t)
@@ -215,9 +297,10 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
 	return &flight.FlightEndpoint{
-		Ticket:      &flight.Ticket{Ticket: ticket},
-		Location:    []*flight.Location{{Uri: ReuseConnection}},
-		AppMetadata: appMD,
+		Ticket:         &flight.Ticket{Ticket: ticket},
+		Location:       locs,
+		ExpirationTime: timestamppb.New(time.UnixMilli(t.ExpiresAtUnixMs)),
+		AppMetadata:    appMD,
 	}, nil
 }
 
@@ -232,6 +315,14 @@ func (s *Service) GetSchema(ctx context.Context, desc *flight.FlightDescriptor) 
 }
 
 func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*arrow.Schema, error) {
+	if err := s.needPlanner("GetSchema"); err != nil {
+		return nil, err
+	}
+	release, err := s.plans.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	cmd, err := ParseDescriptor(desc)
 	if err != nil {
 		return nil, err
@@ -256,8 +347,14 @@ func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*a
 // the whole listing.
 func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) error {
 	ctx := stream.Context()
+	if err := s.needPlanner("ListFlights"); err != nil {
+		return statusError(err)
+	}
 	ids, err := s.catalog.ListTables(ctx)
 	if err != nil {
+		return statusError(err)
+	}
+	if ids, err = s.auth.readable(ctx, ids); err != nil {
 		return statusError(err)
 	}
 	for _, id := range ids {
@@ -304,20 +401,34 @@ func summaryInt(summary map[string]string, key string) int64 {
 // DoGet verifies a ticket and streams its tasks' rows. No file is opened
 // before the ticket's signature and expiry check out.
 func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	ctx, span := tracer.Start(stream.Context(), "flight.DoGet")
-	defer span.End()
-	if err := s.doGet(ctx, tkt, stream); err != nil {
-		s.log.InfoContext(ctx, "DoGet failed", "err", err)
+	if err := s.doGet(stream.Context(), tkt, stream); err != nil {
 		return statusError(err)
 	}
 	return nil
 }
 
 func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
+	if err := s.needStreamer(); err != nil {
+		return err
+	}
+	release, err := s.streams.acquire(ctx)
+	if err != nil {
+		s.metrics.Rejected(ctx, RejectStreamLimit)
+		return err
+	}
+	defer release()
 	t, err := s.signer.Verify(tkt.GetTicket())
 	if err != nil {
 		return err
 	}
+	if err := s.authorizeTicket(ctx, t); err != nil {
+		return err
+	}
+	defer s.metrics.StreamStarted(ctx)()
+	call := CallInfoFrom(ctx)
+	call.SetTable(t.Table)
+	call.SetSnapshotID(t.SnapshotId)
+	call.SetFiles(len(t.Tasks))
 	expandPaths(t)
 	var schema iceberg.Schema
 	if err := json.Unmarshal([]byte(t.SchemaJson), &schema); err != nil {
@@ -345,8 +456,17 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	if err != nil {
 		return fmt.Errorf("table %s: %w", t.Table, err)
 	}
-	w := flight.NewRecordWriter(stream, ipcOptions(arrowSchema, s.mem)...)
-	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, w.Write))
+	counted := &countingStream{FlightService_DoGetServer: stream}
+	w := flight.NewRecordWriter(counted, ipcOptions(arrowSchema, s.mem)...)
+	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, func(rec arrow.RecordBatch) error {
+		before := counted.bytes
+		if err := w.Write(rec); err != nil {
+			return err
+		}
+		s.metrics.Served(ctx, rec.NumRows(), counted.bytes-before)
+		call.AddServed(rec.NumRows(), counted.bytes-before)
+		return nil
+	}))
 	for _, task := range t.Tasks {
 		err := s.reader.Read(ctx, scan, task, emit)
 		if errors.Is(err, errLimitReached) {

@@ -62,6 +62,7 @@ func (f *countingFile) Close() error {
 }
 
 type harness struct {
+	addr   string
 	client flight.Client
 	reader *reader.Reader
 	data   *countingIO
@@ -72,26 +73,24 @@ var warehouse = filepath.Join("..", "testdata", "warehouse")
 
 // serve starts the service on a loopback port with a checked allocator and
 // a counting FileIO for data files.
-func serve(t *testing.T, batchRows int) *harness {
+func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 	t.Helper()
 	cat, err := catalog.NewDirectory(warehouse)
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := NewRandomSigner(time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	signer := testSigner(t, 7)
 	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
 	h.reader = rd
 	srv := flight.NewServerWithMiddleware(nil)
-	srv.RegisterFlightService(NewService(cat, rd, signer, WithAllocator(h.mem)))
+	srv.RegisterFlightService(NewService(cat, rd, signer, append([]Option{WithAllocator(h.mem)}, opts...)...))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv.InitListener(lis)
+	h.addr = lis.Addr().String()
 	go srv.Serve()
 	h.client, err = flight.NewClientWithMiddleware(lis.Addr().String(), nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {

@@ -2,6 +2,7 @@ package flight
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -58,4 +59,15 @@ func recordBytes(rec arrow.RecordBatch) int64 {
 		add(col.Data())
 	}
 	return n
+}
+
+// countingStream counts the IPC bytes a DoGet stream sends.
+type countingStream struct {
+	flight.FlightService_DoGetServer
+	bytes int64
+}
+
+func (c *countingStream) Send(d *flight.FlightData) error {
+	c.bytes += int64(len(d.DataHeader) + len(d.DataBody))
+	return c.FlightService_DoGetServer.Send(d)
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -22,10 +25,13 @@ type liveFile struct {
 // manifests returns the snapshot's manifest list, building one for v1
 // snapshots that list manifest paths directly.
 func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
+	ctx, span := tracer.Start(ctx, "planner.ManifestList", trace.WithAttributes(
+		attribute.String("iceflight.file", snap.ManifestList), attribute.Int64("iceflight.snapshot_id", snap.SnapshotID)))
+	defer span.End()
 	if snap.ManifestList != "" {
 		// Inheritance fills values from the snapshot, so the key has its id.
 		key := cacheKey("list", snap.ManifestList, snap.SnapshotID)
-		v, _, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
+		v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
 			data, err := fileio.ReadAll(ctx, t.IO, snap.ManifestList)
 			if err != nil {
 				return nil, 0, fmt.Errorf("manifest list: %w", err)
@@ -37,8 +43,10 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 			return mfs, manifestListSize(mfs), nil
 		})
 		if err != nil {
+			span.SetStatus(codes.Error, err.Error())
 			return nil, err
 		}
+		span.SetAttributes(attribute.Bool("iceflight.cache_hit", hit), attribute.Int("iceflight.manifests", len(v.([]iceberg.ManifestFile))))
 		return v.([]iceberg.ManifestFile), nil
 	}
 	// A v1 snapshot lists its manifests directly; only their headers are
@@ -137,6 +145,9 @@ func findField(md *iceberg.TableMetadata, id int) (iceberg.NestedField, bool) {
 // has them. Entries depend on the manifest file's inherited values, which
 // are fixed for a given path and length.
 func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile, spec iceberg.PartitionSpec) ([]iceberg.ManifestEntry, bool, error) {
+	ctx, span := tracer.Start(ctx, "planner.Manifest", trace.WithAttributes(
+		attribute.String("iceflight.file", mf.Path), attribute.Int64("iceflight.file_bytes", mf.Length)))
+	defer span.End()
 	key := cacheKey(fmt.Sprintf("manifest/%d/%d", mf.SequenceNumber, mf.AddedSnapshotID), mf.Path, mf.Length)
 	v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
 		data, err := fileio.ReadAll(ctx, t.IO, mf.Path)
@@ -150,8 +161,10 @@ func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile
 		return entries, manifestSize(entries), nil
 	})
 	if err != nil {
+		span.SetStatus(codes.Error, err.Error())
 		return nil, false, err
 	}
+	span.SetAttributes(attribute.Bool("iceflight.cache_hit", hit), attribute.Int("iceflight.entries", len(v.([]iceberg.ManifestEntry))))
 	return v.([]iceberg.ManifestEntry), hit, nil
 }
 

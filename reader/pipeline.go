@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/iceflight/iceflight/iceberg"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
@@ -223,12 +225,18 @@ func (p *readPlan) release() {
 
 // run reads the task through src and emits each output batch. Delete
 // files are loaded when the first batch arrives, so a task whose row
-// groups hold no rows never reads them.
+// groups hold no rows never reads them. The rows emitted are recorded on
+// the task's span (Read's).
 func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, emit func(arrow.RecordBatch) error) error {
 	var (
 		del    *deleteFilter
 		loaded = len(p.task.GetDeletes()) == 0
+		rows   int64
 	)
+	defer func() {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("iceflight.format", p.task.GetFormat().String()),
+			attribute.Int64("iceflight.rows", rows))
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -255,6 +263,7 @@ func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, em
 		if out == nil {
 			continue
 		}
+		rows += out.NumRows()
 		err = emit(out)
 		out.Release()
 		if err != nil {

@@ -1,0 +1,168 @@
+package flight
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"google.golang.org/grpc/codes"
+)
+
+// meterName is the instrumentation scope of the service's metrics.
+const meterName = "github.com/iceflight/iceflight/flight"
+
+// Reasons a call is rejected before it does any work, the values of the
+// reason attribute of iceflight.rejected_calls.
+const (
+	// RejectStreamLimit: the process already serves --max-streams DoGets.
+	RejectStreamLimit = "stream_limit"
+	// RejectPlanLimit: the process already runs --max-plans planning calls.
+	RejectPlanLimit = "plan_limit"
+	// RejectUnauthenticated: missing or wrong credentials.
+	RejectUnauthenticated = "unauthenticated"
+	// RejectPermissionDenied: valid credentials for another namespace, or
+	// a forged or tampered ticket.
+	RejectPermissionDenied = "permission_denied"
+	// RejectDraining: the process is shutting down.
+	RejectDraining = "draining"
+)
+
+// planBuckets are the plan latency histogram's bounds in seconds: a cached
+// plan of a small table takes about a millisecond, a cold plan reading
+// thousands of manifests from object storage several seconds.
+var planBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// Metrics records the service's OpenTelemetry metrics. Its methods are
+// safe for concurrent use, and a nil *Metrics records nothing, so code
+// paths need no checks when metrics are off.
+//
+// The instrument names below become, through the Prometheus exporter,
+// iceflight_rows_served_total, iceflight_served_bytes_total,
+// iceflight_active_streams, iceflight_plan_duration_seconds,
+// iceflight_manifest_cache_hits_total, iceflight_manifest_cache_misses_total,
+// iceflight_rejected_calls_total{reason} and iceflight_calls_total{method,code}.
+type Metrics struct {
+	rows     metric.Int64Counter
+	bytes    metric.Int64Counter
+	streams  metric.Int64UpDownCounter
+	plan     metric.Float64Histogram
+	rejected metric.Int64Counter
+	calls    metric.Int64Counter
+}
+
+// NewMetrics creates the service's instruments on a meter of mp.
+// cacheStats, when not nil, is called at each collection for the manifest
+// cache's running hit and miss counts (planner.Planner.CacheStats).
+func NewMetrics(mp metric.MeterProvider, cacheStats func() (hits, misses int64)) (*Metrics, error) {
+	meter := mp.Meter(meterName)
+	m := &Metrics{}
+	var err error
+	if m.rows, err = meter.Int64Counter("iceflight.rows_served", metric.WithUnit("{row}"),
+		metric.WithDescription("Rows sent to clients by DoGet.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.bytes, err = meter.Int64Counter("iceflight.served_bytes", metric.WithUnit("By"),
+		metric.WithDescription("Arrow IPC body bytes sent to clients by DoGet.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.streams, err = meter.Int64UpDownCounter("iceflight.active_streams", metric.WithUnit("{stream}"),
+		metric.WithDescription("DoGet streams being served.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.plan, err = meter.Float64Histogram("iceflight.plan.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time to plan a scan (GetFlightInfo)."),
+		metric.WithExplicitBucketBoundaries(planBuckets...)); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.rejected, err = meter.Int64Counter("iceflight.rejected_calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls refused before doing work, by reason.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.calls, err = meter.Int64Counter("iceflight.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Finished gRPC calls, by method and status code.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if cacheStats != nil {
+		if err := observeCache(meter, cacheStats); err != nil {
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// observeCache registers the manifest cache counters, read from the
+// planner at collection time rather than counted twice.
+func observeCache(meter metric.Meter, stats func() (hits, misses int64)) error {
+	hits, err := meter.Int64ObservableCounter("iceflight.manifest_cache.hits", metric.WithUnit("{lookup}"),
+		metric.WithDescription("Manifest and manifest list lookups served from the cache."))
+	if err != nil {
+		return err
+	}
+	misses, err := meter.Int64ObservableCounter("iceflight.manifest_cache.misses", metric.WithUnit("{lookup}"),
+		metric.WithDescription("Manifest and manifest list lookups that read the file."))
+	if err != nil {
+		return err
+	}
+	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		h, m := stats()
+		o.ObserveInt64(hits, h)
+		o.ObserveInt64(misses, m)
+		return nil
+	}, hits, misses)
+	return err
+}
+
+// StreamStarted counts a DoGet stream as active until the returned
+// function is called; call it exactly once, when the stream ends.
+func (m *Metrics) StreamStarted(ctx context.Context) (done func()) {
+	if m == nil {
+		return func() {}
+	}
+	m.streams.Add(ctx, 1)
+	return func() { m.streams.Add(ctx, -1) }
+}
+
+// Served counts rows and Arrow IPC body bytes sent to a client; either may
+// be zero.
+func (m *Metrics) Served(ctx context.Context, rows, bytes int64) {
+	if m == nil {
+		return
+	}
+	if rows > 0 {
+		m.rows.Add(ctx, rows)
+	}
+	if bytes > 0 {
+		m.bytes.Add(ctx, bytes)
+	}
+}
+
+// Planned records the time one scan took to plan.
+func (m *Metrics) Planned(ctx context.Context, d time.Duration) {
+	if m == nil {
+		return
+	}
+	m.plan.Record(ctx, d.Seconds())
+}
+
+// Rejected counts a call refused for reason, one of the Reject constants.
+func (m *Metrics) Rejected(ctx context.Context, reason string) {
+	if m == nil {
+		return
+	}
+	m.rejected.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+}
+
+// CallFinished counts a finished gRPC call by its full method name
+// ("/package.Service/Method") and status code. The call log interceptors
+// call it; the service need not.
+func (m *Metrics) CallFinished(ctx context.Context, fullMethod string, code codes.Code) {
+	if m == nil {
+		return
+	}
+	m.calls.Add(ctx, 1, metric.WithAttributes(
+		attribute.String("method", strings.TrimPrefix(fullMethod, "/")),
+		attribute.String("code", code.String())))
+}

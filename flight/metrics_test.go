@@ -1,0 +1,164 @@
+package flight
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"google.golang.org/grpc/codes"
+)
+
+// collect reads every metric of the flight scope, by instrument name.
+func collect(t *testing.T, r *sdkmetric.ManualReader) map[string]metricdata.Aggregation {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]metricdata.Aggregation{}
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != meterName {
+			continue
+		}
+		for _, m := range sm.Metrics {
+			out[m.Name] = m.Data
+		}
+	}
+	return out
+}
+
+// sumOf returns the int64 sum's value for the data point whose attributes
+// are exactly attrs.
+func sumOf(t *testing.T, data map[string]metricdata.Aggregation, name string, attrs ...attribute.KeyValue) int64 {
+	t.Helper()
+	sum, ok := data[name].(metricdata.Sum[int64])
+	if !ok {
+		t.Fatalf("%s: got %T, want an int64 sum", name, data[name])
+	}
+	want := attribute.NewSet(attrs...)
+	for _, dp := range sum.DataPoints {
+		if dp.Attributes.Equals(&want) {
+			return dp.Value
+		}
+	}
+	t.Fatalf("%s: no data point with attributes %v in %+v", name, want.ToSlice(), sum.DataPoints)
+	return 0
+}
+
+func TestMetricsRecordWhatTheServiceReports(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(ctx) })
+	hits, misses := int64(7), int64(3)
+	m, err := NewMetrics(mp, func() (int64, int64) { return hits, misses })
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	endA := m.StreamStarted(ctx)
+	endB := m.StreamStarted(ctx)
+	m.Served(ctx, 100, 4096)
+	m.Served(ctx, 20, 0)
+	m.Planned(ctx, 3*time.Millisecond)
+	m.Planned(ctx, 2*time.Second)
+	m.Rejected(ctx, RejectStreamLimit)
+	m.Rejected(ctx, RejectStreamLimit)
+	m.Rejected(ctx, RejectUnauthenticated)
+	m.CallFinished(ctx, "/arrow.flight.protocol.FlightService/DoGet", codes.OK)
+	m.CallFinished(ctx, "/arrow.flight.protocol.FlightService/DoGet", codes.NotFound)
+	m.CallFinished(ctx, "/arrow.flight.protocol.FlightService/DoGet", codes.OK)
+	endA()
+
+	data := collect(t, reader)
+	checks := []struct {
+		rule  string
+		name  string
+		attrs []attribute.KeyValue
+		want  int64
+	}{
+		{"rows add up over batches", "iceflight.rows_served", nil, 120},
+		{"bytes add up over batches", "iceflight.served_bytes", nil, 4096},
+		{"a stream is active until its done func runs", "iceflight.active_streams", nil, 1},
+		{"rejections count by reason", "iceflight.rejected_calls", []attribute.KeyValue{attribute.String("reason", RejectStreamLimit)}, 2},
+		{"each reason has its own series", "iceflight.rejected_calls", []attribute.KeyValue{attribute.String("reason", RejectUnauthenticated)}, 1},
+		{"calls count by method and code", "iceflight.calls", []attribute.KeyValue{
+			attribute.String("method", "arrow.flight.protocol.FlightService/DoGet"), attribute.String("code", "OK")}, 2},
+		{"error codes have their own series", "iceflight.calls", []attribute.KeyValue{
+			attribute.String("method", "arrow.flight.protocol.FlightService/DoGet"), attribute.String("code", "NotFound")}, 1},
+		{"cache hits are read from the planner", "iceflight.manifest_cache.hits", nil, 7},
+		{"cache misses are read from the planner", "iceflight.manifest_cache.misses", nil, 3},
+	}
+	for _, c := range checks {
+		if got := sumOf(t, data, c.name, c.attrs...); got != c.want {
+			t.Errorf("%s: %s = %d, want %d", c.rule, c.name, got, c.want)
+		}
+	}
+
+	hist, ok := data["iceflight.plan.duration"].(metricdata.Histogram[float64])
+	if !ok || len(hist.DataPoints) != 1 {
+		t.Fatalf("plan duration: got %#v", data["iceflight.plan.duration"])
+	}
+	dp := hist.DataPoints[0]
+	if dp.Count != 2 || dp.Sum < 2.003-1e-9 || dp.Sum > 2.003+1e-9 {
+		t.Errorf("plan duration: count %d sum %g, want 2 and 2.003 s", dp.Count, dp.Sum)
+	}
+	if len(dp.Bounds) != len(planBuckets) || dp.Bounds[0] != 0.001 || dp.Bounds[len(dp.Bounds)-1] != 10 {
+		t.Errorf("plan duration bounds %v, want 1 ms to 10 s", dp.Bounds)
+	}
+	// 3 ms falls in (2.5 ms, 5 ms], 2 s in (1 s, 2.5 s].
+	for i, bound := range dp.Bounds {
+		want := uint64(0)
+		if bound == 0.005 || bound == 2.5 {
+			want = 1
+		}
+		if dp.BucketCounts[i] != want {
+			t.Errorf("plan duration bucket ≤%g holds %d, want %d", bound, dp.BucketCounts[i], want)
+		}
+	}
+
+	// The cache callback is read at each collection, not once.
+	hits, misses = 9, 4
+	endB()
+	data = collect(t, reader)
+	if got := sumOf(t, data, "iceflight.manifest_cache.hits"); got != 9 {
+		t.Errorf("cache hits after more lookups = %d, want 9", got)
+	}
+	if got := sumOf(t, data, "iceflight.active_streams"); got != 0 {
+		t.Errorf("active streams after both ended = %d, want 0", got)
+	}
+}
+
+func TestMetricsNilIsNoOp(t *testing.T) {
+	t.Parallel()
+	var m *Metrics
+	ctx := context.Background()
+	m.StreamStarted(ctx)()
+	m.Served(ctx, 1, 1)
+	m.Planned(ctx, time.Second)
+	m.Rejected(ctx, RejectPlanLimit)
+	m.CallFinished(ctx, "/x/y", codes.OK)
+}
+
+func TestMetricsWithoutCacheStats(t *testing.T) {
+	t.Parallel()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	m, err := NewMetrics(mp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Served(context.Background(), 5, 50)
+	data := collect(t, reader)
+	if _, ok := data["iceflight.manifest_cache.hits"]; ok {
+		t.Error("cache counters exported without a stats callback")
+	}
+	if got := sumOf(t, data, "iceflight.rows_served"); got != 5 {
+		t.Errorf("rows = %d, want 5", got)
+	}
+}
