@@ -1,0 +1,352 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/status"
+)
+
+// server is a "flightd serve" running in this process.
+type server struct {
+	addr   string
+	stop   context.CancelFunc
+	done   chan int
+	stderr *strings.Builder
+}
+
+var addrLine = regexp.MustCompile(`on grpc(?:\+tls)?://(\S+)`)
+
+// startServe runs "flightd serve args..." until the test ends (or stop).
+func startServe(t *testing.T, args ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	s := &server{stop: cancel, done: make(chan int, 1), stderr: &strings.Builder{}}
+	errw := &lockedWriter{w: s.stderr}
+	go func() {
+		code := run(ctx, append([]string{"serve", "--log-level", "warn"}, args...), pw, errw)
+		pw.Close()
+		s.done <- code
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	m := addrLine.FindStringSubmatch(line)
+	if m == nil {
+		cancel()
+		t.Fatalf("flightd serve %v did not start (%v): %q %s", args, err, line, errw.String())
+	}
+	s.addr = m[1]
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.done:
+		case <-time.After(30 * time.Second):
+			t.Error("flightd serve did not stop")
+		}
+	})
+	return s
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func testKeys(t *testing.T) string {
+	return writeFile(t, "keys", "k1="+strings.Repeat("ab", 32)+"\n")
+}
+
+func TestServeRefusesAnOpenPortWithoutCredentials(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := runCmd(t, "serve", "--warehouse", sampleWarehouse, "--listen", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "--insecure-listen") {
+		t.Fatalf("exit %d, %q; want a usage error naming --insecure-listen", code, stderr)
+	}
+	for _, bad := range [][]string{
+		{"--role", "boss"},
+		{"--role", "coordinator"},
+		{"--role", "worker", "--workers", "a:1"},
+		{"--tls-cert", "x.pem"},
+		{"--ticket-keys", "a", "--ticket-key-file", "b"},
+		{"--advertise", "nohostport"},
+	} {
+		if code, _, stderr := runCmd(t, append([]string{"serve", "--warehouse", sampleWarehouse}, bad...)...); code != 2 {
+			t.Errorf("serve %v: exit %d (%s), want 2", bad, code, stderr)
+		}
+	}
+	s := startServe(t, "--warehouse", sampleWarehouse, "--listen", "0.0.0.0:0", "--insecure-listen")
+	if !strings.HasPrefix(s.addr, "[::]:") && !strings.HasPrefix(s.addr, "0.0.0.0:") {
+		t.Errorf("listening on %s", s.addr)
+	}
+}
+
+func dial(t *testing.T, addr string, opts ...grpc.DialOption) flight.Client {
+	t.Helper()
+	if len(opts) == 0 {
+		opts = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	}
+	c, err := flight.NewClientWithMiddleware(addr, nil, nil, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// readEndpoints redeems every endpoint at its first location and counts rows.
+func readEndpoints(t *testing.T, info *flight.FlightInfo, client func(uri string) flight.Client) int64 {
+	t.Helper()
+	var rows int64
+	for _, ep := range info.Endpoint {
+		stream, err := client(ep.Location[0].Uri).DoGet(context.Background(), ep.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rdr, err := flight.NewRecordReader(stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rdr.Next() {
+			rows += rdr.RecordBatch().NumRows()
+		}
+		if err := rdr.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rdr.Release()
+	}
+	return rows
+}
+
+// TestCoordinatorPlacesOnWorkersOverMutualTLS runs a coordinator and two
+// workers that require client certificates from one CA.
+func TestCoordinatorPlacesOnWorkersOverMutualTLS(t *testing.T) {
+	t.Parallel()
+	pki := newPKI(t)
+	keys := testKeys(t)
+	tlsArgs := []string{"--tls-cert", pki.cert, "--tls-key", pki.key, "--tls-client-ca", pki.ca}
+	w1 := startServe(t, append([]string{"--role", "worker", "--listen", "127.0.0.1:0", "--ticket-keys", keys}, tlsArgs...)...)
+	w2 := startServe(t, append([]string{"--role", "worker", "--listen", "127.0.0.1:0", "--ticket-keys", keys}, tlsArgs...)...)
+	coord := startServe(t, append([]string{"--role", "coordinator", "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0",
+		"--ticket-keys", keys, "--workers", w1.addr + "," + w2.addr, "--worker-ca", pki.ca}, tlsArgs...)...)
+
+	clients := map[string]flight.Client{}
+	client := func(uri string) flight.Client {
+		addr := strings.TrimPrefix(uri, "grpc+tls://")
+		if c := clients[addr]; c != nil {
+			return c
+		}
+		c := dial(t, addr, grpc.WithTransportCredentials(pki.clientCreds(t)))
+		clients[addr] = c
+		return c
+	}
+	info, err := client("grpc+tls://"+coord.addr).GetFlightInfo(context.Background(),
+		&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 8}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, ep := range info.Endpoint {
+		if len(ep.Location) != 2 {
+			t.Fatalf("locations %v, want both workers (placed one, fallback)", ep.Location)
+		}
+		seen[ep.Location[0].Uri] = true
+	}
+	if !seen["grpc+tls://"+w1.addr] && !seen["grpc+tls://"+w2.addr] {
+		t.Errorf("endpoints placed on %v, not on the workers", seen)
+	}
+	if rows := readEndpoints(t, info, client); rows != info.TotalRecords {
+		t.Errorf("read %d rows from the workers, planned %d", rows, info.TotalRecords)
+	}
+
+	// Without a client certificate the handshake fails.
+	noCert := dial(t, w1.addr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: pki.pool})))
+	if _, err := noCert.DoGet(context.Background(), info.Endpoint[0].Ticket); err == nil {
+		stream, _ := noCert.DoGet(context.Background(), info.Endpoint[0].Ticket)
+		if _, err := stream.Recv(); status.Code(err) != codes.Unavailable {
+			t.Errorf("DoGet without a client certificate: %v, want Unavailable", err)
+		}
+	}
+}
+
+// TestDrainFinishesRunningStreams stops a server in the middle of a stream:
+// health watchers see NOT_SERVING, the stream still completes, and the
+// server exits.
+func TestDrainFinishesRunningStreams(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0", "--drain-timeout", "20s")
+	conn, err := grpc.NewClient(s.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx := context.Background()
+	watch, err := healthpb.NewHealthClient(conn).Watch(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := watch.Recv(); err != nil || st.Status != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("health before the drain: %v %v", st, err)
+	}
+	fc := flight.NewClientFromConn(conn, nil)
+	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := stream.Recv() // the schema: the stream is running
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = first
+	s.stop()
+	if st, err := watch.Recv(); err != nil || st.Status != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Errorf("health during the drain: %v %v, want NOT_SERVING", st, err)
+	}
+	if _, err := watch.Recv(); err == nil {
+		t.Error("the health watch did not end with the drain")
+	}
+	var bodies int
+	for {
+		msg, err := stream.Recv()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("stream cut by the drain after %d messages: %v", bodies, err)
+		}
+		if len(msg.DataBody) > 0 {
+			bodies++
+		}
+	}
+	if bodies == 0 {
+		t.Error("the running stream delivered no batch")
+	}
+	select {
+	case code := <-s.done:
+		s.done <- code // for Cleanup
+		if code != 0 {
+			t.Errorf("exit %d after the drain: %s", code, s.stderr)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("server still running after its streams finished")
+	}
+	if _, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"samples", "trips"}}); err == nil {
+		t.Error("a drained server took a new call")
+	}
+}
+
+// pki is a throwaway CA and one certificate for 127.0.0.1, used by every
+// process here both as server and as client certificate.
+type pki struct {
+	ca, cert, key string
+	pool          *x509.CertPool
+	pair          tls.Certificate
+}
+
+func newPKI(t *testing.T) *pki {
+	t.Helper()
+	dir := t.TempDir()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	caTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "iceflight test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caCert, _ := x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "iceflight"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"localhost"},
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, _ := x509.MarshalECPrivateKey(key)
+	p := &pki{ca: filepath.Join(dir, "ca.pem"), cert: filepath.Join(dir, "cert.pem"), key: filepath.Join(dir, "key.pem"), pool: x509.NewCertPool()}
+	for path, block := range map[string]*pem.Block{
+		p.ca:   {Type: "CERTIFICATE", Bytes: caDER},
+		p.cert: {Type: "CERTIFICATE", Bytes: der},
+		p.key:  {Type: "EC PRIVATE KEY", Bytes: keyDER},
+	} {
+		if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.pool.AddCert(caCert)
+	if p.pair, err = tls.LoadX509KeyPair(p.cert, p.key); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p *pki) clientCreds(t *testing.T) credentials.TransportCredentials {
+	return credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: []tls.Certificate{p.pair}})
+}
+
+// lockedWriter lets the server goroutine write while the test reads.
+type lockedWriter struct {
+	mu chanMutex
+	w  *strings.Builder
+}
+
+type chanMutex chan struct{}
+
+func (w *lockedWriter) lock() {
+	if w.mu == nil {
+		w.mu = make(chanMutex, 1)
+	}
+	w.mu <- struct{}{}
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.lock()
+	defer func() { <-w.mu }()
+	return w.w.Write(p)
+}
+
+func (w *lockedWriter) String() string {
+	w.lock()
+	defer func() { <-w.mu }()
+	return w.w.String()
+}
+
+var _ = memory.DefaultAllocator
