@@ -34,25 +34,38 @@ import (
 type countingIO struct {
 	base                fileio.FileIO
 	opens, reads, inUse atomic.Int64
+	// fault, when set, may fail an open (read < 0) or the read-th ReadAt.
+	fault atomic.Pointer[func(loc string, read int64) error]
 }
 
 type countingFile struct {
 	fileio.File
-	io *countingIO
+	io  *countingIO
+	loc string
 }
 
 func (c *countingIO) Open(ctx context.Context, loc string) (fileio.File, error) {
+	if fault := c.fault.Load(); fault != nil {
+		if err := (*fault)(loc, -1); err != nil {
+			return nil, err
+		}
+	}
 	f, err := c.base.Open(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
 	c.opens.Add(1)
 	c.inUse.Add(1)
-	return &countingFile{File: f, io: c}, nil
+	return &countingFile{File: f, io: c, loc: loc}, nil
 }
 
 func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
-	f.io.reads.Add(1)
+	n := f.io.reads.Add(1)
+	if fault := f.io.fault.Load(); fault != nil {
+		if err := (*fault)(f.loc, n); err != nil {
+			return 0, err
+		}
+	}
 	return f.File.ReadAt(p, off)
 }
 

@@ -1,0 +1,118 @@
+package flight
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/iceflight/iceflight/fileio"
+)
+
+// TestStorageErrorsEndTheStreamWithAnActionableCode checks what a client
+// sees when storage fails after planning: NotFound when a data file is gone
+// (say, expired with its snapshot), Unavailable when storage is down, and
+// the file named either way.
+func TestStorageErrorsEndTheStreamWithAnActionableCode(t *testing.T) {
+	tests := []struct {
+		name  string
+		fault func(loc string, read int64) error
+		code  codes.Code
+	}{
+		{"data file gone since planning", func(loc string, read int64) error {
+			if read < 0 && strings.HasSuffix(loc, ".parquet") {
+				return fmt.Errorf("open %s: %w", loc, fileio.ErrNotFound)
+			}
+			return nil
+		}, codes.NotFound},
+		{"storage outage mid-stream", func(loc string, read int64) error {
+			if read > 3 {
+				return fmt.Errorf("read %s: connection reset: %w", loc, fileio.ErrUnavailable)
+			}
+			return nil
+		}, codes.Unavailable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := serve(t, 100)
+			ctx := context.Background()
+			info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.data.fault.Store(&tt.fault)
+			stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for err == nil {
+				_, err = stream.Recv()
+			}
+			if err == io.EOF || status.Code(err) != tt.code {
+				t.Fatalf("stream ended with %v, want %s", err, tt.code)
+			}
+			if !strings.Contains(err.Error(), ".parquet") || !strings.Contains(err.Error(), "samples.trips") {
+				t.Errorf("error %q names neither the file nor the table", err)
+			}
+		})
+	}
+}
+
+// TestSlowClientSlowsOnlyItsStream checks backpressure: a client that
+// stops reading stops the server's reads once gRPC flow control fills, so
+// a stream's server memory stays bounded however slow its client is.
+func TestSlowClientSlowsOnlyItsStream(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	m, err := NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := serve(t, 10, WithMetrics(m)) // 10-row batches: thousands of messages
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	served := func() int64 { return sumOf(t, collect(t, reader), "iceflight.rows_served") }
+	// Let the server fill the flow-control window, then watch it stay put.
+	var before int64
+	for i := 0; ; i++ {
+		time.Sleep(100 * time.Millisecond)
+		now := served()
+		if now == before && now > 0 {
+			break
+		}
+		if i > 50 {
+			t.Fatalf("the server kept producing for 5s (%d rows) while its client read nothing", now)
+		}
+		before = now
+	}
+	if before >= info.TotalRecords {
+		t.Fatalf("the server produced all %d rows for a client that read one message", before)
+	}
+	heldBytes := h.mem.CurrentAlloc()
+	time.Sleep(300 * time.Millisecond)
+	if now := served(); now != before {
+		t.Errorf("server produced %d more rows while the client was stalled", now-before)
+	}
+	if heldBytes > 16<<20 {
+		t.Errorf("a stalled stream holds %d bytes of Arrow memory on the server", heldBytes)
+	}
+	t.Logf("stalled at %d of %d rows, %d bytes of Arrow memory held", before, info.TotalRecords, heldBytes)
+	cancel()
+}
