@@ -10,6 +10,7 @@ import pathlib
 import re
 import socket
 import subprocess
+import tempfile
 
 import pyarrow as pa
 import pyarrow.flight as fl
@@ -30,16 +31,20 @@ def _free_port() -> int:
 def client():
     flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
     port = _free_port()
+    log = tempfile.TemporaryFile(mode="w+")
     proc = subprocess.Popen(
         [flightd, "serve", "--warehouse", str(WAREHOUSE), "--listen", f"127.0.0.1:{port}"],
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        # A file, not a pipe: flightd logs a line per call, and an unread
+        # pipe would fill and stall it.
+        stderr=log,
         text=True,
     )
     try:
         line = proc.stdout.readline()
         m = re.search(r"grpc://(\S+)", line)
-        assert m, f"flightd did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
+        log.seek(0)
+        assert m, f"flightd did not start: {line!r} {log.read()}"
         c = fl.connect(f"grpc://{m.group(1)}")
         c.wait_for_available(timeout=10)
         yield c

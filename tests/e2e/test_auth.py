@@ -1,0 +1,104 @@
+"""End-to-end authentication: pyarrow.flight against a flightd given
+--tokens and --users, reading only the namespaces each credential grants."""
+
+import hashlib
+import os
+import pathlib
+import re
+import subprocess
+import tempfile
+
+import pyarrow.flight as fl
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WAREHOUSE = ROOT / "testdata" / "warehouse"
+
+TOKEN = "e2e-token-0123456789abcdef"
+OTHER_TOKEN = "e2e-other-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def location(tmp_path_factory):
+    d = tmp_path_factory.mktemp("auth")
+    (d / "tokens").write_text(f"# token namespaces\n{TOKEN} samples\n{OTHER_TOKEN} elsewhere\n")
+    digest = hashlib.sha256(b"s3cret:with colon").hexdigest()
+    (d / "users").write_text(f"alice sha256:{digest} samples\nbob hunter22 elsewhere\n")
+    flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
+    log = tempfile.TemporaryFile(mode="w+")
+    proc = subprocess.Popen(
+        [flightd, "serve", "--warehouse", str(WAREHOUSE), "--listen", "127.0.0.1:0",
+         "--tokens", str(d / "tokens"), "--users", str(d / "users")],
+        stdout=subprocess.PIPE, stderr=log, text=True,
+    )
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"grpc://(\S+)", line)
+        log.seek(0)
+        assert m, f"flightd did not start: {line!r} {log.read()}"
+        yield f"grpc://{m.group(1)}"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def bearer(token: str) -> fl.FlightCallOptions:
+    return fl.FlightCallOptions(headers=[(b"authorization", f"Bearer {token}".encode())])
+
+
+def rows(client: fl.FlightClient, options: fl.FlightCallOptions) -> int:
+    info = client.get_flight_info(fl.FlightDescriptor.for_path("samples", "trips"), options)
+    return sum(client.do_get(ep.ticket, options).read_all().num_rows for ep in info.endpoints)
+
+
+def test_no_credentials_is_unauthenticated(location):
+    with fl.connect(location) as c:
+        with pytest.raises(fl.FlightUnauthenticatedError):
+            list(c.list_flights())
+        with pytest.raises(fl.FlightUnauthenticatedError):
+            c.get_flight_info(fl.FlightDescriptor.for_path("samples", "trips"))
+
+
+def test_wrong_token_is_unauthenticated(location):
+    with fl.connect(location) as c:
+        with pytest.raises(fl.FlightUnauthenticatedError):
+            list(c.list_flights(options=bearer("not-a-real-token-at-all")))
+
+
+def test_token_reads_its_namespace(location):
+    with fl.connect(location) as c:
+        assert rows(c, bearer(TOKEN)) == 20000
+        names = {tuple(p.decode() for p in f.descriptor.path) for f in c.list_flights(options=bearer(TOKEN))}
+        assert ("samples", "trips") in names
+
+
+def test_token_of_another_namespace_is_denied(location):
+    with fl.connect(location) as c:
+        with pytest.raises(fl.FlightUnauthorizedError, match="samples.trips"):
+            c.get_flight_info(fl.FlightDescriptor.for_path("samples", "trips"), bearer(OTHER_TOKEN))
+        assert list(c.list_flights(options=bearer(OTHER_TOKEN))) == []
+
+
+def test_basic_login_returns_a_session_bearer(location):
+    with fl.connect(location) as c:
+        header = c.authenticate_basic_token("alice", "s3cret:with colon")
+        assert header[0] == b"authorization" and header[1].startswith(b"Bearer ")
+        options = fl.FlightCallOptions(headers=[header])
+        assert rows(c, options) == 20000
+
+
+def test_tickets_are_checked_against_the_caller(location):
+    with fl.connect(location) as c:
+        info = c.get_flight_info(fl.FlightDescriptor.for_path("samples", "trips"), bearer(TOKEN))
+        ticket = info.endpoints[0].ticket
+        with pytest.raises(fl.FlightUnauthenticatedError):
+            c.do_get(ticket).read_all()
+        with pytest.raises(fl.FlightUnauthorizedError):
+            c.do_get(ticket, bearer(OTHER_TOKEN)).read_all()
+
+
+@pytest.mark.parametrize("user,password", [("alice", "wrong"), ("nobody", "s3cret:with colon")])
+def test_bad_login_is_unauthenticated(location, user, password):
+    with fl.connect(location) as c:
+        with pytest.raises(fl.FlightUnauthenticatedError):
+            c.authenticate_basic_token(user, password)
