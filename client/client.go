@@ -1,8 +1,9 @@
 // Package client reads tables from an iceflight server for Go Flight
 // users: it plans a scan, reads the endpoints in parallel (a bounded
-// number at once), tries each endpoint's locations in order when one is
-// unavailable, and hands back an arrow.Table or a stream of record
-// batches.
+// number at once), fails over across each endpoint's locations when one
+// is unavailable, even in the middle of a stream (the rows delivered are
+// skipped on the next location, so each row arrives once), and hands back
+// an arrow.Table or a stream of record batches.
 //
 //	c, err := client.Dial(ctx, "grpc://127.0.0.1:8815")
 //	...

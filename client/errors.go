@@ -26,3 +26,8 @@ func withTable(table string, err error) error {
 	}
 	return fmt.Errorf("table %s: %w", table, err)
 }
+
+// ErrResumeDiverged reports a stream, redeemed again after a break, that
+// ended before the rows already delivered: the ticket's stream was not the
+// same at both locations, so the rows cannot be delivered exactly once.
+var ErrResumeDiverged = errors.New("resumed stream differs from the broken one")

@@ -2,17 +2,12 @@ package client
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"golang.org/x/sync/errgroup"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // Read plans cmd and reads every endpoint into one table, endpoints
@@ -139,68 +134,4 @@ func (c *Client) ScanPlan(ctx context.Context, p *Plan, fn func(endpoint int, re
 		return fmt.Errorf("table %s: %w", p.Table, context.Cause(ctx))
 	}
 	return err
-}
-
-// readEndpoint streams endpoint i from its locations in order, moving on
-// when one is Unavailable before it delivered a batch; after a batch the
-// error stands, since another location would deliver those rows again.
-func (c *Client) readEndpoint(ctx context.Context, p *Plan, i int, emit func(arrow.RecordBatch) error) error {
-	ep := p.Endpoints[i]
-	locs := make([]string, 0, len(ep.GetLocation()))
-	for _, l := range ep.GetLocation() {
-		locs = append(locs, l.GetUri())
-	}
-	if len(locs) == 0 {
-		// Flight RPC: no location means the service the plan came from.
-		locs = []string{ReuseConnection}
-	}
-	var failures []error
-	for _, loc := range locs {
-		delivered := false
-		err := c.readFrom(ctx, p, loc, ep.GetTicket(), func(rec arrow.RecordBatch) error {
-			delivered = true
-			return emit(rec)
-		})
-		if err == nil {
-			return nil
-		}
-		if delivered || ctx.Err() != nil || status.Code(err) != codes.Unavailable {
-			return withTable(p.Table, fmt.Errorf("endpoint %d at %s: %w", i, loc, err))
-		}
-		failures = append(failures, fmt.Errorf("%s: %w", loc, err))
-	}
-	return fmt.Errorf("table %s: endpoint %d: %w: %w", p.Table, i, ErrEndpointUnavailable, errors.Join(failures...))
-}
-
-// readFrom redeems ticket at one location and emits its batches.
-func (c *Client) readFrom(ctx context.Context, p *Plan, loc string, ticket *flight.Ticket, emit func(arrow.RecordBatch) error) error {
-	fc, err := c.conns.get(loc)
-	if err != nil {
-		return err
-	}
-	// The stream's own context: returning early (emit failed) cancels the
-	// call at once instead of leaving it to the caller's context.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stream, err := fc.DoGet(c.outgoing(ctx), ticket)
-	if err != nil {
-		return err
-	}
-	rdr, err := flight.NewRecordReader(stream, ipc.WithAllocator(c.opts.mem))
-	if err != nil {
-		return err
-	}
-	defer rdr.Release()
-	if !rdr.Schema().Equal(p.Schema) {
-		return fmt.Errorf("%w: %v, plan %v", ErrSchemaMismatch, rdr.Schema(), p.Schema)
-	}
-	for rdr.Next() {
-		if c.onRecord != nil {
-			c.onRecord()
-		}
-		if err := emit(rdr.RecordBatch()); err != nil {
-			return err
-		}
-	}
-	return rdr.Err()
 }

@@ -3,10 +3,21 @@
 Worker threads take endpoints in plan order and stream each one's record
 batches into a queue of bounded size, so memory stays bounded by
 ``max_buffered`` batches plus one per worker however fast the server is and
-however slow the consumer. Each endpoint's locations are tried in order;
-``FlightUnavailableError`` before the first batch moves on to the next
-location (a later one would duplicate rows already handed out). Closing the
-streams, an error, or Ctrl-C in the consumer cancels every open stream.
+however slow the consumer. Each endpoint's locations are tried in order.
+When a stream breaks with a retryable error (see :func:`_retryable`), even
+after batches were handed out, the ticket is redeemed at the next location,
+wrapping around the list, and the rows already handed out are skipped, so
+each row arrives exactly once. Closing the streams, an error, or Ctrl-C in
+the consumer cancels every open stream.
+
+Resuming rests on one property of the server: a ticket's stream is
+deterministic. flightd's DoGet (flight/service.go) reads the ticket's tasks
+in ticket order, each through the reader (reader/), which reads the task's
+immutable data file row group by row group in file order and removes
+deleted and filtered rows row by row; a row limit cuts after the same row.
+Any location therefore sends the same rows in the same order; only batch
+boundaries may differ (batch size, message size bound), so a resumed read
+counts rows, not batches.
 """
 
 from __future__ import annotations
@@ -21,12 +32,49 @@ import pyarrow as pa
 import pyarrow.flight as fl
 
 from ._connections import REUSE_CONNECTION, location_uri
-from .errors import server_message, translate
+from .errors import IceflightError, server_message, translate
 
 # How often blocked threads look at the stop flag, in seconds.
 _POLL = 0.05
 # How long close() waits for the workers once their streams are cancelled.
 _JOIN_TIMEOUT = 10.0
+# How long a read waits before it redeems a ticket at a location that
+# already failed it, in seconds: enough for a restarting worker or a proxy
+# to move on, little against a stream's length.
+_BACKOFF = 0.1
+
+# Messages of a FlightInternalError that report a connection or stream cut
+# under the call rather than a server bug: a peer or proxy resetting the
+# HTTP/2 stream (gRPC C++ "Received RST_STREAM", grpc-go "stream terminated
+# by RST_STREAM"), a stream that ended without a gRPC status, a closed or
+# reset connection. Compared in lower case.
+_TRANSPORT_BREAKS = (
+    "rst_stream",
+    "server closed the stream without sending trailers",
+    "transport is closing",
+    "connection reset",
+    "socket closed",
+    "error reading from server",
+)
+
+
+def _retryable(exc: BaseException) -> bool:
+    """Whether a failed stream may be redeemed again, here or elsewhere.
+
+    ``FlightUnavailableError`` is: a location that is down, a storage
+    outage, or a connection lost (gRPC C++ reports a server killed
+    mid-stream as UNAVAILABLE "Stream removed (Socket closed)"). So is a
+    ``FlightInternalError`` whose message is one of the transport breaks
+    above, and no other: PermissionDenied and Unauthenticated (an expired
+    ticket stays expired), NotFound, InvalidArgument, a schema mismatch or
+    an Internal bug are answers the next location would repeat.
+    """
+    if isinstance(exc, fl.FlightUnavailableError):
+        return True
+    if isinstance(exc, fl.FlightInternalError):
+        msg = server_message(exc).lower()
+        return any(m in msg for m in _TRANSPORT_BREAKS)
+    return False
 
 
 class _Done:
@@ -43,6 +91,18 @@ class _Failure:
 
 
 _Item = Union[tuple[int, Any], _Failure, _Done]
+
+
+class _Resume:
+    """What a read of one endpoint carries from a broken stream to the next."""
+
+    __slots__ = ("rows", "schema")
+
+    def __init__(self) -> None:
+        #: Rows of the endpoint handed to the consumer so far.
+        self.rows = 0
+        #: Schema of the first stream, which a resumed one must repeat.
+        self.schema: pa.Schema | None = None
 
 
 class EndpointStreams:
@@ -94,6 +154,8 @@ class EndpointStreams:
         self._started = False
         #: Batches received from the server so far (for tests and progress).
         self.batches_received = 0
+        #: Streams redeemed again after a break that followed delivered rows.
+        self.resumed = 0
 
     def __enter__(self) -> EndpointStreams:
         return self
@@ -173,34 +235,83 @@ class EndpointStreams:
     def _read_endpoint(self, index: int) -> None:
         ep = self._endpoints[index]
         uris = [location_uri(loc) for loc in ep.locations] or [REUSE_CONNECTION]
+        # Attempts left without a new row: each location once, a single
+        # location twice (one retry).
+        tries = 2 if len(uris) == 1 else len(uris)
+        state = _Resume()
         failures: list[str] = []
-        for uri in uris:
-            delivered = False
+        attempt = 0
+        while tries > 0:
+            uri = uris[attempt % len(uris)]
+            # A location that failed this read before gets a moment.
+            if attempt >= len(uris) and self._stop.wait(_BACKOFF):
+                return
+            attempt += 1
+            tries -= 1
+            before = state.rows
             try:
-                reader = self._connect(uri).do_get(ep.ticket, options=self._options)
-                self._track(reader)
-                try:
-                    while True:
-                        try:
-                            chunk = reader.read_chunk()
-                        except StopIteration:
-                            return
-                        with self._lock:
-                            self.batches_received += 1
-                        if chunk.data is None:
-                            continue
-                        delivered = True
-                        if not self._put((index, chunk.data)):
-                            return
-                finally:
-                    self._untrack(reader)
-            except fl.FlightUnavailableError as exc:
-                if delivered or self._stop.is_set():
+                self._stream(index, uri, ep.ticket, state)
+                return
+            except fl.FlightError as exc:
+                if self._stop.is_set() or not _retryable(exc):
                     raise
-                failures.append(f"{uri}: {server_message(exc)}")
+                if state.rows > before:
+                    # Progress: every location gets one more turn, the
+                    # broken one last; a single location, one retry.
+                    tries = len(uris)
+                    failures.clear()
+                    with self._lock:
+                        self.resumed += 1
+                failures.append(f"{uri} after {state.rows} rows: {server_message(exc)}")
         raise fl.FlightUnavailableError(
             f"table {self._table}: endpoint {index}: no location could serve it: " + "; ".join(failures)
         )
+
+    def _stream(self, index: int, uri: str, ticket: fl.Ticket, state: _Resume) -> None:
+        """Redeem ticket at uri, skip the rows delivered before, queue the rest."""
+        reader = self._connect(uri).do_get(ticket, options=self._options)
+        self._track(reader)
+        try:
+            schema = reader.schema
+            if state.schema is None:
+                state.schema = schema
+            elif not schema.equals(state.schema):
+                # Skipping rows is only right on the same stream.
+                raise IceflightError(
+                    f"table {self._table}: endpoint {index}: the stream resumed at {uri} has "
+                    f"schema {schema}, the broken one had {state.schema}",
+                    self._table,
+                )
+            skip, seen = state.rows, 0
+            while True:
+                try:
+                    chunk = reader.read_chunk()
+                except StopIteration:
+                    break
+                with self._lock:
+                    self.batches_received += 1
+                batch = chunk.data
+                if batch is None:
+                    continue
+                seen += batch.num_rows
+                if seen <= skip:
+                    continue  # delivered before the break
+                start = batch.num_rows - (seen - skip)
+                if start > 0:
+                    # The batch straddles the resume point: a zero-copy
+                    # slice of its new rows.
+                    batch = batch.slice(start)
+                if not self._put((index, batch)):
+                    return
+                state.rows += batch.num_rows
+            if seen < skip:
+                raise IceflightError(
+                    f"table {self._table}: endpoint {index}: the stream resumed at {uri} ended "
+                    f"after {seen} rows, {skip} were delivered before: the streams differ",
+                    self._table,
+                )
+        finally:
+            self._untrack(reader)
 
     def _track(self, reader: Any) -> None:
         with self._lock:
