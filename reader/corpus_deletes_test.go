@@ -132,48 +132,17 @@ func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*i
 	return got, want, tasks
 }
 
-// multisetDiff returns the rows only in a and only in b.
-func multisetDiff(a, b []string) (onlyA, onlyB []string) {
-	count := map[string]int{}
-	for _, r := range a {
-		count[r]++
-	}
-	for _, r := range b {
-		count[r]--
-	}
-	for r, n := range count {
-		for ; n > 0; n-- {
-			onlyA = append(onlyA, r)
-		}
-		for ; n < 0; n++ {
-			onlyB = append(onlyB, r)
-		}
-	}
-	sort.Strings(onlyA)
-	sort.Strings(onlyB)
-	return onlyA, onlyB
-}
-
 func checkCorpusTable(t *testing.T, table string) {
 	got, want, tasks := readCorpusTable(t, table)
 	deletes := 0
 	for _, task := range tasks {
 		deletes += len(task.GetDeletes())
 	}
-	extra, missing := multisetDiff(got, want)
-	if len(extra) > 0 || len(missing) > 0 {
-		t.Errorf("%s: %d rows, oracle %d; %d extra %v; %d missing %v", table, len(got), len(want),
-			len(extra), head(extra), len(missing), head(missing))
+	if d := testutil.DiffRows(got, want); d != "" {
+		t.Errorf("%s: %s", table, d)
 		return
 	}
 	t.Logf("%s: %d rows equal the oracle's (%d tasks, %d delete attachments)", table, len(got), len(tasks), deletes)
-}
-
-func head(rows []string) []string {
-	if len(rows) > 5 {
-		return append(rows[:5:5], fmt.Sprintf("... %d more", len(rows)-5))
-	}
-	return rows
 }
 
 // TestCorpusMatchesOracle reads the current snapshot of every corpus table

@@ -154,68 +154,7 @@ func sameFields(serialized []byte, schema *iceberg.Schema) error {
 
 // oracleRows reads the oracle's rows of one scan in canonical form.
 func oracleRows(path string, schema *iceberg.Schema) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var rows []string
-	for _, line := range strings.Split(string(data), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		r, err := testutil.OracleRow(schema, []byte(line))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
-
-// diffRows compares two multisets of rows and describes the first
-// differences.
-func diffRows(got, want []string) string {
-	sort.Strings(got)
-	sort.Strings(want)
-	if len(got) == len(want) {
-		equal := true
-		for i := range got {
-			if got[i] != want[i] {
-				equal = false
-				break
-			}
-		}
-		if equal {
-			return ""
-		}
-	}
-	count := map[string]int{}
-	for _, r := range want {
-		count[r]++
-	}
-	for _, r := range got {
-		count[r]--
-	}
-	var missing, extra []string
-	for r, n := range count {
-		for ; n > 0; n-- {
-			missing = append(missing, r)
-		}
-		for ; n < 0; n++ {
-			extra = append(extra, r)
-		}
-	}
-	sort.Strings(missing)
-	sort.Strings(extra)
-	return fmt.Sprintf("got %d rows, want %d; missing %d e.g. %v; unexpected %d e.g. %v",
-		len(got), len(want), len(missing), head(missing), len(extra), head(extra))
-}
-
-func head(rows []string) []string {
-	if len(rows) > 3 {
-		return rows[:3]
-	}
-	return rows
+	return testutil.OracleFile(schema, path)
 }
 
 // tally counts outcomes across an oracle comparison.
@@ -320,7 +259,7 @@ func checkTable(t *testing.T, client flight.Client, dir string, tl *tally) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := diffRows(got, want); d != "" {
+		if d := testutil.DiffRows(got, want); d != "" {
 			t.Errorf("%s: rows differ from the Java oracle: %s", sc.Name, d)
 			allEqual = false
 			continue

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // oracleQuery is one entry of a query index the Java oracle writes
@@ -136,7 +137,7 @@ func checkQuery(t *testing.T, client flight.Client, dir string, q oracleQuery, t
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := diffRows(got, want)
+	d := testutil.DiffRows(got, want)
 	switch {
 	case d == "":
 		tl.add(func(tl *queryTally) { tl.equal++ })
@@ -145,7 +146,7 @@ func checkQuery(t *testing.T, client flight.Client, dir string, q oracleQuery, t
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d2 := diffRows(got, unpruned); d2 != "" {
+		if d2 := testutil.DiffRows(got, unpruned); d2 != "" {
 			t.Errorf("%s: rows differ from the oracle both pruned (%s) and unpruned (%s)", q.Name, d, d2)
 			return
 		}
