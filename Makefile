@@ -21,8 +21,8 @@ build:
 run: build
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
-## test: vet, staticcheck, the Go suite with the race detector, and the pyarrow end-to-end test.
-test: vet staticcheck test-go conformance test-python
+## test: vet, staticcheck, the Go suite with the race detector, the pyarrow end-to-end tests, the nginx cluster test and a short load test.
+test: vet staticcheck test-go conformance test-python test-cluster loadtest-check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
@@ -32,8 +32,9 @@ staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(GOBIN)/staticcheck ./...
 
+# tests/cluster runs in test-cluster, once the Python client it also drives is installed.
 test-go:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/cluster)
 
 ## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go).
 conformance:
@@ -99,3 +100,26 @@ bench: build $(BENCH_VENV)/.installed $(BENCH_VENV)/.client-installed
 		|| { echo "iceberg-go peer not built: it is skipped"; rm -f $(abspath $(BENCH_ICEBERGO)); }
 	cd bench/read && ../.venv/bin/python -m readbench --flightd $(abspath $(BIN)) \
 		--icebergo $(abspath $(BENCH_ICEBERGO)) $(BENCH_READ_ARGS)
+
+## test-cluster: a coordinator and two workers behind nginx (deploy/nginx/nginx.conf) on loopback, every sample table read through them by the Go and Python clients (needs Debian's nginx-light; skipped without nginx).
+.PHONY: test-cluster
+test-cluster: nginx $(VENV)/.installed $(VENV)/.client-installed
+	$(GO) test -race -count=1 -v ./tests/cluster
+
+# nginx: Debian's nginx-light, installed when missing and we may (root); the
+# cluster test skips with a message where it is absent.
+.PHONY: nginx
+nginx:
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx || \
+		{ test "$$(id -u)" = 0 && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null; } || \
+		echo "nginx missing and not installable here: the cluster test will skip"
+
+## loadtest: 64 concurrent clients plan and read for 20 s against a coordinator and two workers on loopback; fails on any error or a server above 512 MiB peak RSS (bench/results/loadtest.txt).
+.PHONY: loadtest
+loadtest: build
+	$(GO) run ./bench/loadtest --flightd $(abspath $(BIN)) --duration 20s --out bench/results/loadtest.txt
+
+# loadtest-check: the same load for 10 s inside make test, writing no file.
+.PHONY: loadtest-check
+loadtest-check: build
+	$(GO) run ./bench/loadtest --flightd $(abspath $(BIN)) --duration 10s
