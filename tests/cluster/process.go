@@ -164,6 +164,15 @@ func (p *Process) Stop() error {
 	return nil
 }
 
+// Kill ends the process group at once with SIGKILL, as a crashed node or
+// an OOM kill would, and waits for it.
+func (p *Process) Kill() {
+	p.stopOnce.Do(func() {
+		signalGroup(p.cmd.Process, syscall.SIGKILL)
+		<-p.done
+	})
+}
+
 // Log returns the process's stderr so far.
 func (p *Process) Log() string {
 	b, err := os.ReadFile(p.LogPath)
