@@ -205,14 +205,18 @@ func TestCancelledDoGetStopsReading(t *testing.T) {
 	}
 	cancel()
 	rdr.Release()
-	// The server must notice and close the file it was reading.
-	deadline := time.Now().Add(5 * time.Second)
+	// The server must notice and close the file it was reading. The issue
+	// asks for under a second; the test allows 5 so a loaded CI machine
+	// does not fail it, and logs what it took.
+	cancelled := time.Now()
+	deadline := cancelled.Add(5 * time.Second)
 	for h.data.inUse.Load() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the data file is still open 5s after the client went away")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	t.Logf("data file closed %v after the client cancelled", time.Since(cancelled).Round(time.Millisecond))
 	reads := h.data.reads.Load()
 	time.Sleep(100 * time.Millisecond)
 	if after := h.data.reads.Load(); after != reads {
