@@ -52,10 +52,33 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 		c.opts.buffered = 2 * c.opts.maxWorkers
 	}
 	c.conns = newPool(&c.opts, addr)
-	if _, err := c.conns.get(addr); err != nil {
+	fc, err := c.conns.get(addr)
+	if err != nil {
 		return nil, err
 	}
+	if c.opts.user != "" {
+		if err := c.login(ctx, fc); err != nil {
+			c.conns.close()
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// login trades the Basic credentials for a session bearer token, which
+// every later call then sends instead of them.
+func (c *Client) login(ctx context.Context, fc flight.Client) error {
+	authed, err := fc.AuthenticateBasicToken(ctx, c.opts.user, c.opts.pass)
+	if err != nil {
+		return fmt.Errorf("log in to %s as %s: %w", c.addr, c.opts.user, err)
+	}
+	md, _ := metadata.FromOutgoingContext(authed)
+	bearer := md.Get("authorization")
+	if len(bearer) == 0 {
+		return fmt.Errorf("log in to %s as %s: the server returned no bearer token", c.addr, c.opts.user)
+	}
+	c.opts.headers = append(c.opts.headers, "authorization", bearer[len(bearer)-1])
+	return nil
 }
 
 // Close closes every connection of the client.

@@ -14,6 +14,7 @@ type Option func(*options)
 
 type options struct {
 	headers    []string // key, value pairs
+	user, pass string   // Basic login at Dial, when user is set
 	tls        *tls.Config
 	dial       []grpc.DialOption
 	maxWorkers int
@@ -30,6 +31,14 @@ func defaultOptions() options {
 // WithToken sends "authorization: Bearer token" on every call.
 func WithToken(token string) Option {
 	return WithHeader("authorization", "Bearer "+token)
+}
+
+// WithBasicAuth logs in with a user and password (the server's --users)
+// when the client is dialed: Handshake trades them for a session bearer
+// token, which every later call sends. Workers that share the server's
+// ticket keys accept the same token.
+func WithBasicAuth(user, password string) Option {
+	return func(o *options) { o.user, o.pass = user, password }
 }
 
 // WithHeader sends a header (gRPC metadata) on every call.

@@ -21,13 +21,14 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/client"
 )
 
 // server is a "flightd serve" running in this process.
@@ -349,4 +350,43 @@ func (w *lockedWriter) String() string {
 	return w.w.String()
 }
 
-var _ = memory.DefaultAllocator
+
+// TestAuthenticatedServeWithTheGoClient logs in through Handshake and with
+// a static token, and is refused without either.
+func TestAuthenticatedServeWithTheGoClient(t *testing.T) {
+	t.Parallel()
+	tokens := writeFile(t, "tokens", "go-client-token-0123456789 samples\n")
+	users := writeFile(t, "users", "carol pa55word samples\n")
+	s := startServe(t, "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0", "--tokens", tokens, "--users", users)
+	ctx := context.Background()
+	cmd := client.Command{Table: "samples.trips", Columns: []string{"id"}}
+	for name, opt := range map[string]client.Option{
+		"basic login": client.WithBasicAuth("carol", "pa55word"),
+		"token":       client.WithToken("go-client-token-0123456789"),
+	} {
+		c, err := client.Dial(ctx, "grpc://"+s.addr, opt)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tbl, err := c.Read(ctx, cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if tbl.NumRows() != 20000 {
+			t.Errorf("%s: %d rows, want 20000", name, tbl.NumRows())
+		}
+		tbl.Release()
+		c.Close()
+	}
+	if _, err := client.Dial(ctx, "grpc://"+s.addr, client.WithBasicAuth("carol", "wrong")); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("wrong password: %v, want Unauthenticated", err)
+	}
+	c, err := client.Dial(ctx, "grpc://"+s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Read(ctx, cmd); status.Code(err) != codes.Unauthenticated {
+		t.Errorf("no credentials: %v, want Unauthenticated", err)
+	}
+}

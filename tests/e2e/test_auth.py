@@ -102,3 +102,31 @@ def test_bad_login_is_unauthenticated(location, user, password):
     with fl.connect(location) as c:
         with pytest.raises(fl.FlightUnauthenticatedError):
             c.authenticate_basic_token(user, password)
+
+
+def test_iceflight_client_logs_in(location):
+    import iceflight
+
+    with iceflight.connect(location, username="alice", password="s3cret:with colon") as c:
+        assert c.read("samples.trips", columns=["id"]).num_rows == 20000
+    with iceflight.connect(location, token=TOKEN) as c:
+        assert "samples.trips" in c.tables()
+    with pytest.raises(fl.FlightUnauthenticatedError):
+        iceflight.connect(location, username="alice", password="wrong")
+    with pytest.raises(ValueError):
+        iceflight.connect(location, token=TOKEN, username="alice")
+
+
+def test_cli_logs_in(location):
+    import subprocess
+    import sys
+
+    env = dict(os.environ, ICEFLIGHT_PASSWORD="hunter22")
+    out = subprocess.run([sys.executable, "-m", "iceflight", "--server", location, "--user", "bob", "tables"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == ""  # bob reads only "elsewhere", which has no tables
+    env["ICEFLIGHT_PASSWORD"] = "nope"
+    out = subprocess.run([sys.executable, "-m", "iceflight", "--server", location, "--user", "bob", "tables"],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0

@@ -90,7 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"server location (default: $ICEFLIGHT_SERVER or {DEFAULT_SERVER})",
     )
     parser.add_argument("--token", default=os.environ.get("ICEFLIGHT_TOKEN"), help="bearer token (default: $ICEFLIGHT_TOKEN)")
+    parser.add_argument("--user", default=os.environ.get("ICEFLIGHT_USER"), help="log in as this user (password from $ICEFLIGHT_PASSWORD)")
     parser.add_argument("--tls-root-certs", metavar="FILE", help="PEM file of root certificates for grpc+tls")
+    parser.add_argument("--tls-cert", metavar="FILE", help="PEM client certificate, for servers that require mutual TLS")
+    parser.add_argument("--tls-key", metavar="FILE", help="PEM private key of --tls-cert")
     parser.add_argument("--header", type=_header, action="append", default=[], metavar="KEY=VALUE", help="extra call header (repeatable)")
     parser.add_argument("--workers", type=int, help="most endpoints read at once")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -119,12 +122,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _read_file(path: str | None) -> bytes | None:
+    if not path:
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def _connect(args: argparse.Namespace) -> Client:
-    certs = None
-    if args.tls_root_certs:
-        with open(args.tls_root_certs, "rb") as f:
-            certs = f.read()
-    return Client(args.server, token=args.token, tls_root_certs=certs, headers=args.header or None, max_workers=args.workers)
+    return Client(
+        args.server,
+        token=args.token if not args.user else None,
+        username=args.user or None,
+        password=os.environ.get("ICEFLIGHT_PASSWORD", ""),
+        tls_root_certs=_read_file(args.tls_root_certs),
+        cert_chain=_read_file(args.tls_cert),
+        private_key=_read_file(args.tls_key),
+        headers=args.header or None,
+        max_workers=args.workers,
+    )
 
 
 def _plan(client: Client, args: argparse.Namespace) -> Plan:

@@ -59,6 +59,12 @@ class Client:
         Extra headers sent on every call.
     max_workers : int, optional
         Most endpoints read at once (default: CPUs + 4, at most 32).
+    username, password : str, optional
+        Log in with Basic credentials (the server's ``--users``): the
+        server's Handshake returns a session bearer token that every later
+        call sends, to the workers too.
+    cert_chain, private_key : bytes, optional
+        PEM client certificate and key for servers that require mutual TLS.
     """
 
     def __init__(
@@ -69,16 +75,31 @@ class Client:
         tls_root_certs: bytes | None = None,
         headers: Headers | None = None,
         max_workers: int | None = None,
+        username: str | None = None,
+        password: str | None = None,
+        cert_chain: bytes | None = None,
+        private_key: bytes | None = None,
     ) -> None:
         if max_workers is not None and max_workers < 1:
             raise ValueError("max_workers must be at least 1")
+        if (cert_chain is None) != (private_key is None):
+            raise ValueError("cert_chain and private_key go together")
+        if token is not None and username is not None:
+            raise ValueError("give a token or a username, not both")
         self.location = normalize_location(location)
         self.max_workers = max_workers or _default_workers()
         kwargs: dict[str, Any] = {}
         if tls_root_certs is not None:
             kwargs["tls_root_certs"] = tls_root_certs
+        if cert_chain is not None:
+            kwargs["cert_chain"] = cert_chain
+            kwargs["private_key"] = private_key
         self._pool = ConnectionPool(self.location, **kwargs)
-        self._options = fl.FlightCallOptions(headers=_header_pairs(token, headers))
+        pairs = _header_pairs(token, headers)
+        if username is not None:
+            with reraise(None):
+                pairs.append(self._flight.authenticate_basic_token(username, password or ""))
+        self._options = fl.FlightCallOptions(headers=pairs)
 
     def __repr__(self) -> str:
         return f"iceflight.Client({self.location!r})"
@@ -291,6 +312,11 @@ def connect(
     tls_root_certs: bytes | None = None,
     headers: Headers | None = None,
     max_workers: int | None = None,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+    cert_chain: bytes | None = None,
+    private_key: bytes | None = None,
 ) -> Client:
     """Connect to an iceflight server.
 
@@ -308,6 +334,11 @@ def connect(
         Extra headers sent on every call.
     max_workers : int, optional
         Most endpoints read at once.
+    username, password : str, optional
+        Log in with Basic credentials; every call then sends the session
+        bearer token the server returns.
+    cert_chain, private_key : bytes, optional
+        PEM client certificate and key, for mutual TLS.
 
     Returns
     -------
@@ -319,4 +350,14 @@ def connect(
     >>> client = iceflight.connect("grpc://127.0.0.1:8815")
     >>> client.read("samples.trips", columns=["id", "fare"], filter="fare > 10")  # doctest: +SKIP
     """
-    return Client(location, token=token, tls_root_certs=tls_root_certs, headers=headers, max_workers=max_workers)
+    return Client(
+        location,
+        token=token,
+        tls_root_certs=tls_root_certs,
+        headers=headers,
+        max_workers=max_workers,
+        username=username,
+        password=password,
+        cert_chain=cert_chain,
+        private_key=private_key,
+    )
