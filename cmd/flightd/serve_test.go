@@ -350,7 +350,6 @@ func (w *lockedWriter) String() string {
 	return w.w.String()
 }
 
-
 // TestAuthenticatedServeWithTheGoClient logs in through Handshake and with
 // a static token, and is refused without either.
 func TestAuthenticatedServeWithTheGoClient(t *testing.T) {
