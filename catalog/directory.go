@@ -232,11 +232,11 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 
 // load reads and parses a table's metadata file.
 func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, error) {
-	data, err := fileio.ReadAll(ctx, d.io, metaFile)
+	text, err := readText(ctx, d.io, metaFile)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", id, err)
 	}
-	md, err := iceberg.ParseMetadata(data)
+	md, err := iceberg.ParseMetadataString(text)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
 	}
@@ -329,7 +329,7 @@ func (d *Directory) inside(p string) (string, bool) {
 // root, that holds metadata files.
 func (d *Directory) isTable(folder string) bool {
 	meta, ok := d.inside(filepath.Join(folder, "metadata"))
-	return ok && hasMetadata(meta)
+	return ok && hasMetadata(meta, d.inside)
 }
 
 // identifierFor names the table at rel, a path below the root: its folders

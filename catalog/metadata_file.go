@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/iceflight/iceflight/fileio"
 )
 
 // Version hint files, in the order they are tried. Iceberg Java's
@@ -140,15 +143,52 @@ func versionFile(dir string, n int64) (string, bool) {
 }
 
 // hasMetadata reports whether dir is a folder holding a metadata file.
-func hasMetadata(dir string) bool {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if _, ok := metadataVersion(e.Name()); ok && !e.IsDir() {
+//
+// A table's metadata folder also holds its manifests and manifest lists,
+// thousands in a table that commits often, so the common case is answered
+// without listing it: a hint naming a version file that exists. Otherwise
+// the folder is read a batch of names at a time, up to the first metadata
+// file. within is as for currentMetadata.
+func hasMetadata(dir string, within func(string) (string, bool)) bool {
+	if n, ok := readHint(dir, within); ok {
+		if _, ok := versionFile(dir, n); ok {
 			return true
 		}
 	}
-	return false
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	for {
+		entries, err := f.ReadDir(256)
+		for _, e := range entries {
+			if name := e.Name(); strings.Contains(name, ".metadata.json") && !e.IsDir() {
+				if _, ok := metadataVersion(name); ok {
+					return true
+				}
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// readText reads a whole metadata file into a string of its size: a busy
+// table's metadata file is hundreds of kilobytes, which a growing buffer
+// would copy many times over, and the parsed metadata's strings share the
+// string's memory (iceberg.ParseMetadataString).
+func readText(ctx context.Context, fio fileio.FileIO, location string) (string, error) {
+	f, err := fio.Open(ctx, location)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	b.Grow(int(f.Size()))
+	if _, err := io.Copy(&b, io.NewSectionReader(f, 0, f.Size())); err != nil {
+		return "", fmt.Errorf("read %s: %w", location, err)
+	}
+	return b.String(), nil
 }

@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.opentelemetry.io/otel"
+	"golang.org/x/sync/errgroup"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -222,12 +224,20 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if info.AppMetadata, err = json.Marshal(plan.Stats); err != nil {
 		return nil, err
 	}
-	for _, ep := range plan.Endpoints {
-		fe, err := s.endpoint(plan, string(schemaJSON), ep)
-		if err != nil {
-			return nil, err
-		}
-		info.Endpoint = append(info.Endpoint, fe)
+	// Endpoints are independent, and a plan of many files spends much of
+	// its time encoding and signing their tickets: build them in parallel.
+	info.Endpoint = make([]*flight.FlightEndpoint, len(plan.Endpoints))
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, ep := range plan.Endpoints {
+		g.Go(func() error {
+			fe, err := s.endpoint(plan, string(schemaJSON), ep)
+			info.Endpoint[i] = fe
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return info, nil
 }
@@ -271,7 +281,7 @@ func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.End
 		*extra.dst = string(b)
 	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
-	seen := map[string]bool{}
+	seen := make(map[string]bool, len(ep.Tasks))
 	for _, task := range ep.Tasks {
 		if seen[task.Path] {
 			continue // splits of one file

@@ -133,11 +133,8 @@ func (r *valueReader) countMap(op *fieldOp) map[int]int64 {
 		return r.simpleCountMap(op)
 	}
 	var out map[int]int64
-	r.eachKV(op, func(n int) {
-		if out == nil {
-			out = make(map[int]int64, n)
-		}
-	}, func(k int, vs *avro.Schema) {
+	size := 0
+	r.eachKV(op, func(n int) { size = n }, func(k int, vs *avro.Schema) {
 		var v int64
 		switch {
 		case vs == nil || vs.Kind == avro.KindNull:
@@ -149,9 +146,23 @@ func (r *valueReader) countMap(op *fieldOp) map[int]int64 {
 		default:
 			r.mismatch(vs, op.name, "an int or long")
 		}
-		out[k] = v
+		if r.metrics.Has(k) {
+			if out == nil {
+				out = make(map[int]int64, r.mapSize(size))
+			}
+			out[k] = v
+		}
 	})
 	return out
+}
+
+// mapSize is the size to make a metric map for a block of n entries: at
+// most the number of columns kept.
+func (r *valueReader) mapSize(n int) int {
+	if r.metrics.all {
+		return n
+	}
+	return min(n, len(r.metrics.ids))
 }
 
 // simpleCountMap is countMap for the simple layout.
@@ -164,13 +175,16 @@ func (r *valueReader) simpleCountMap(op *fieldOp) map[int]int64 {
 	var out map[int]int64
 	longKey, longValue := op.kv.keyType.Kind == avro.KindLong, op.kv.valueType.Kind == avro.KindLong
 	for n := r.d.BlockCount(); n > 0; n = r.d.BlockCount() {
-		if out == nil {
-			out = make(map[int]int64, n)
-		}
 		for ; n > 0; n-- {
 			k, v := r.intOrLong(longKey), r.intOrLong(longValue)
 			if r.d.Err() != nil {
 				return nil
+			}
+			if !r.metrics.Has(int(k)) {
+				continue
+			}
+			if out == nil {
+				out = make(map[int]int64, r.mapSize(int(n)))
 			}
 			out[int(k)] = v
 		}
@@ -184,11 +198,8 @@ func (r *valueReader) boundMap(op *fieldOp) map[int][]byte {
 		return r.simpleBoundMap(op)
 	}
 	var out map[int][]byte
-	r.eachKV(op, func(n int) {
-		if out == nil {
-			out = make(map[int][]byte, n)
-		}
-	}, func(k int, vs *avro.Schema) {
+	size := 0
+	r.eachKV(op, func(n int) { size = n }, func(k int, vs *avro.Schema) {
 		var b []byte
 		switch {
 		case vs == nil || vs.Kind == avro.KindNull:
@@ -200,7 +211,10 @@ func (r *valueReader) boundMap(op *fieldOp) map[int][]byte {
 		default:
 			r.mismatch(vs, op.name, "bytes")
 		}
-		if r.ok() {
+		if r.ok() && r.metrics.Has(k) {
+			if out == nil {
+				out = make(map[int][]byte, r.mapSize(size))
+			}
 			out[k] = r.arena.copy(b)
 		}
 	})
@@ -217,13 +231,16 @@ func (r *valueReader) simpleBoundMap(op *fieldOp) map[int][]byte {
 	var out map[int][]byte
 	longKey := op.kv.keyType.Kind == avro.KindLong
 	for n := r.d.BlockCount(); n > 0; n = r.d.BlockCount() {
-		if out == nil {
-			out = make(map[int][]byte, n)
-		}
 		for ; n > 0; n-- {
 			k, b := r.intOrLong(longKey), r.d.Bytes()
 			if r.d.Err() != nil {
 				return nil
+			}
+			if !r.metrics.Has(int(k)) {
+				continue
+			}
+			if out == nil {
+				out = make(map[int][]byte, r.mapSize(int(n)))
 			}
 			out[int(k)] = r.arena.copy(b)
 		}

@@ -127,6 +127,9 @@ type valueReader struct {
 	d     avro.Decoder
 	err   error
 	arena avroArena
+	// metrics are the columns whose metric map entries are kept; the
+	// others are read and checked, then dropped.
+	metrics MetricColumns
 }
 
 func (r *valueReader) fail(msg string) {

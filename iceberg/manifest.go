@@ -114,8 +114,13 @@ type ManifestEntry struct {
 // partitionType is the spec's partition tuple type, spec.PartitionType(schema);
 // partition values become literals of those types (with nil, the Avro
 // types alone decide). Errors wrap ErrInvalidMetadata and name the entry;
-// the caller names the manifest.
-func ReadManifest(r io.Reader, mf ManifestFile, partitionType *StructType) ([]ManifestEntry, error) {
+// the caller names the manifest. Without options every column's metrics
+// are kept.
+func ReadManifest(r io.Reader, mf ManifestFile, partitionType *StructType, opts ...ManifestOption) ([]ManifestEntry, error) {
+	o := manifestOptions{metrics: AllMetrics()}
+	for _, opt := range opts {
+		opt(&o)
+	}
 	c, err := openAvroContainer(r)
 	if err == nil {
 		err = c.prepare()
@@ -130,7 +135,7 @@ func ReadManifest(r io.Reader, mf ManifestFile, partitionType *StructType) ([]Ma
 	}
 	v1 := !l.entry.present[tSeq] || c.meta("format-version") == "1"
 	var out []ManifestEntry
-	rd := &valueReader{}
+	rd := &valueReader{metrics: o.metrics}
 	for {
 		n, data, err := c.nextBlock()
 		if errors.Is(err, io.EOF) {

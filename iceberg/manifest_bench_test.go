@@ -94,7 +94,7 @@ func corpusManifests(b *testing.B) []benchManifest {
 
 // benchReadManifests decodes every manifest once per iteration and reports
 // the time per entry.
-func benchReadManifests(b *testing.B, ms []benchManifest) {
+func benchReadManifests(b *testing.B, ms []benchManifest, opts ...ManifestOption) {
 	b.Helper()
 	var size int64
 	for _, m := range ms {
@@ -106,7 +106,7 @@ func benchReadManifests(b *testing.B, ms []benchManifest) {
 	for b.Loop() {
 		entries = 0
 		for _, m := range ms {
-			es, err := ReadManifest(bytes.NewReader(m.data), m.mf, m.pt)
+			es, err := ReadManifest(bytes.NewReader(m.data), m.mf, m.pt, opts...)
 			if err != nil {
 				b.Fatalf("%s: %v", m.mf.Path, err)
 			}
@@ -120,6 +120,20 @@ func benchReadManifests(b *testing.B, ms []benchManifest) {
 func BenchmarkReadManifestPlanTable(b *testing.B) {
 	_, _, _, ms := planBenchTable(b)
 	benchReadManifests(b, ms)
+}
+
+// BenchmarkReadManifestPlanTableNoMetrics decodes as a scan without a
+// filter does: no column's metrics are kept.
+func BenchmarkReadManifestPlanTableNoMetrics(b *testing.B) {
+	_, _, _, ms := planBenchTable(b)
+	benchReadManifests(b, ms, WithMetrics(MetricsOf()))
+}
+
+// BenchmarkReadManifestPlanTableOneColumn keeps one column's metrics, as a
+// scan filtering on that column does.
+func BenchmarkReadManifestPlanTableOneColumn(b *testing.B) {
+	_, _, _, ms := planBenchTable(b)
+	benchReadManifests(b, ms, WithMetrics(MetricsOf(3)))
 }
 
 func BenchmarkReadManifestCorpus(b *testing.B) {

@@ -11,12 +11,10 @@ import (
 	"github.com/linkedin/goavro/v2"
 )
 
-// Metric maps as writers other than Iceberg Java may lay them out: an Avro
-// map with string keys, key/value records with the value first or a
-// nullable value, and file formats as enums or in mixed case.
-func TestReadManifestMetricLayouts(t *testing.T) {
-	t.Parallel()
-	schema := `{"type":"record","name":"manifest_entry","fields":[
+// metricLayouts returns a manifest schema with metric maps laid out as
+// writers other than Iceberg Java may lay them out, and an entry of it.
+func metricLayouts() (string, map[string]any) {
+	const schema = `{"type":"record","name":"manifest_entry","fields":[
 		{"name":"status","type":"int"},
 		{"name":"data_file","type":{"type":"record","name":"data_file","fields":[
 			{"name":"file_path","type":"string"},
@@ -46,6 +44,22 @@ func TestReadManifestMetricLayouts(t *testing.T) {
 			"key_metadata":      goavro.Union("bytes", []byte{}),
 		},
 	}
+	return schema, rec
+}
+
+// metricLayoutsManifest writes metricLayouts' entry into a manifest.
+func metricLayoutsManifest(t *testing.T) []byte {
+	t.Helper()
+	schema, rec := metricLayouts()
+	return writeOCF(t, "null", schema, nil, rec)
+}
+
+// Metric maps as writers other than Iceberg Java may lay them out: an Avro
+// map with string keys, key/value records with the value first or a
+// nullable value, and file formats as enums or in mixed case.
+func TestReadManifestMetricLayouts(t *testing.T) {
+	t.Parallel()
+	schema, rec := metricLayouts()
 	raw := writeOCF(t, "null", schema, nil, rec)
 	es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{}, nil)
 	if err != nil {

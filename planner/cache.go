@@ -41,23 +41,38 @@ func newCache(capacity int64) *cache {
 // callers ask at the same time. A value larger than the whole cache is
 // returned but not kept.
 func (c *cache) get(ctx context.Context, key string, load func(context.Context) (any, int64, error)) (any, bool, error) {
+	return c.getFitting(ctx, key, "", nil, func(ctx context.Context, _ any) (any, int64, error) { return load(ctx) })
+}
+
+// getFitting is get for values that come in variants, such as a manifest
+// decoded with the metrics of some columns only: a cached value is a hit
+// when fits accepts it (nil accepts any). Otherwise load builds one, given
+// the cached value that did not fit (nil when there is none) so it can
+// build a value that serves both, and the result replaces it. Callers
+// asking for the same variant of a key share one load.
+func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(any) bool,
+	load func(ctx context.Context, prev any) (any, int64, error)) (any, bool, error) {
 	if c == nil || c.capacity <= 0 {
-		v, _, err := load(ctx)
+		v, _, err := load(ctx, nil)
 		return v, false, err
 	}
+	var prev any
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
-		c.order.MoveToFront(el)
-		c.hits++
-		c.mu.Unlock()
-		return el.Value.(*cacheEntry).value, true, nil
+		prev = el.Value.(*cacheEntry).value
+		if fits == nil || fits(prev) {
+			c.order.MoveToFront(el)
+			c.hits++
+			c.mu.Unlock()
+			return prev, true, nil
+		}
 	}
 	c.misses++
 	c.mu.Unlock()
-	v, err, _ := c.loads.Do(key, func() (any, error) {
+	v, err, _ := c.loads.Do(key+"\x00"+variant, func() (any, error) {
 		// Other callers may wait on this load: one caller going away must
 		// not fail theirs, and the work is bounded (one file).
-		v, size, err := load(context.WithoutCancel(ctx))
+		v, size, err := load(context.WithoutCancel(ctx), prev)
 		if err != nil {
 			return nil, err
 		}
@@ -67,6 +82,8 @@ func (c *cache) get(ctx context.Context, key string, load func(context.Context) 
 	return v, false, err
 }
 
+// put keeps v under key, replacing what was there, and evicts the least
+// recently used values beyond the capacity.
 func (c *cache) put(key string, v any, size int64) {
 	if size > c.capacity {
 		return
@@ -74,11 +91,14 @@ func (c *cache) put(key string, v any, size int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
+		e := el.Value.(*cacheEntry)
+		c.size += size - e.size
+		e.value, e.size = v, size
 		c.order.MoveToFront(el)
-		return
+	} else {
+		c.entries[key] = c.order.PushFront(&cacheEntry{key: key, value: v, size: size})
+		c.size += size
 	}
-	c.entries[key] = c.order.PushFront(&cacheEntry{key: key, value: v, size: size})
-	c.size += size
 	for c.size > c.capacity {
 		last := c.order.Back()
 		e := last.Value.(*cacheEntry)

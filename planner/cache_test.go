@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -93,5 +94,42 @@ func TestSecondPlanIsServedFromCache(t *testing.T) {
 	}
 	if first.Stats.DataFiles != second.Stats.DataFiles || first.Stats.Records != second.Stats.Records {
 		t.Fatalf("cached plan differs: %+v vs %+v", first.Stats, second.Stats)
+	}
+}
+
+// A cached value that does not fit a request is loaded again, from the
+// value that did not fit, and replaces it.
+func TestCacheReplacesValuesThatDoNotFit(t *testing.T) {
+	t.Parallel()
+	c := newCache(1 << 20)
+	ctx := context.Background()
+	atLeast := func(n int) func(any) bool { return func(v any) bool { return v.(int) >= n } }
+	load := func(n int) func(context.Context, any) (any, int64, error) {
+		return func(_ context.Context, prev any) (any, int64, error) {
+			if prev != nil {
+				n = max(n, prev.(int))
+			}
+			return n, 8, nil
+		}
+	}
+	steps := []struct {
+		name    string
+		need    int
+		wantV   int
+		wantHit bool
+	}{
+		{"a first load", 2, 2, false},
+		{"a value that fits hits", 1, 2, true},
+		{"a value that does not fit is loaded again", 5, 5, false},
+		{"the replacement serves both", 2, 5, true},
+	}
+	for _, st := range steps {
+		v, hit, err := c.getFitting(ctx, "k", strconv.Itoa(st.need), atLeast(st.need), load(st.need))
+		if err != nil || v != st.wantV || hit != st.wantHit {
+			t.Errorf("%s: got %v, hit %v, %v; want %v, hit %v", st.name, v, hit, err, st.wantV, st.wantHit)
+		}
+	}
+	if s := c.stats(); s.Entries != 1 || s.Bytes != 8 {
+		t.Errorf("the replaced value is still counted: %+v", s)
 	}
 }

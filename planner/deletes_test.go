@@ -14,7 +14,7 @@ func TestDeleteIndex(t *testing.T) {
 	specB := iceberg.PartitionSpec{ID: 2, Fields: []iceberg.PartitionField{{SourceID: 2, FieldID: 1001, Name: "q", Transform: iceberg.IdentityTransform{}}}}
 	unpartitioned := iceberg.PartitionSpec{ID: 0}
 	file := func(content iceberg.FileContent, spec iceberg.PartitionSpec, seq int64, path string, part ...any) liveFile {
-		return liveFile{spec: spec, entry: iceberg.ManifestEntry{SequenceNumber: seq,
+		return liveFile{spec: spec, entry: &iceberg.ManifestEntry{SequenceNumber: seq,
 			DataFile: iceberg.DataFile{Content: content, Path: path, Format: "PARQUET", Partition: part}}}
 	}
 	data := file(iceberg.FileContentData, specA, 5, "s3://b/data/a.parquet", int32(7))

@@ -90,6 +90,17 @@ func newScanFilter(md *iceberg.TableMetadata, schema *iceberg.Schema, filter exp
 	return f, nil
 }
 
+// metricColumns returns the columns whose metrics the filter's evaluators
+// read: those it tests. A scan without a filter needs none.
+func (f *scanFilter) metricColumns() iceberg.MetricColumns {
+	if f == nil {
+		return iceberg.MetricColumns{}
+	}
+	var ids []int
+	expr.Walk(f.bound, func(p expr.Predicate) { ids = append(ids, p.Ref.ID) })
+	return iceberg.MetricsOf(ids...)
+}
+
 // metricsApply reports whether a data file's metrics describe every field
 // the filter tests; see defaulted.
 func (f *scanFilter) metricsApply(df *iceberg.DataFile) bool {

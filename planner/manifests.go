@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -18,7 +19,9 @@ import (
 // liveFile is a data or delete file live in the snapshot, with what it
 // inherited from its manifest.
 type liveFile struct {
-	entry iceberg.ManifestEntry
+	// entry points into a decoded manifest, which may be cached and
+	// shared by other plans: it is read only.
+	entry *iceberg.ManifestEntry
 	spec  iceberg.PartitionSpec
 }
 
@@ -32,13 +35,16 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 		// Inheritance fills values from the snapshot, so the key has its id.
 		key := cacheKey("list", snap.ManifestList, snap.SnapshotID)
 		v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
-			data, err := fileio.ReadAll(ctx, t.IO, snap.ManifestList)
+			var mfs []iceberg.ManifestFile
+			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, func(data []byte) error {
+				var err error
+				if mfs, err = iceberg.ReadManifestList(bytes.NewReader(data), t.Metadata.FormatVersion, snap); err != nil {
+					return fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
+				}
+				return nil
+			})
 			if err != nil {
-				return nil, 0, fmt.Errorf("manifest list: %w", err)
-			}
-			mfs, err := iceberg.ReadManifestList(bytes.NewReader(data), t.Metadata.FormatVersion, snap)
-			if err != nil {
-				return nil, 0, fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
+				return nil, 0, err
 			}
 			return mfs, manifestListSize(mfs), nil
 		})
@@ -65,9 +71,10 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 
 // readEntries reads manifests in parallel with a bounded pool and returns,
 // in manifest order, the entries that are not DELETED and that keep
-// accepts. The first error cancels the remaining reads.
+// accepts; their DataFiles hold the metrics of at least the columns in
+// metrics. The first error cancels the remaining reads.
 func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.ManifestFile, c *counters,
-	keep func(spec iceberg.PartitionSpec, e *iceberg.ManifestEntry) bool) ([]liveFile, error) {
+	metrics iceberg.MetricColumns, keep func(spec iceberg.PartitionSpec, e *iceberg.ManifestEntry) bool) ([]liveFile, error) {
 	results := make([][]liveFile, len(mfs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.concurrency)
@@ -77,7 +84,7 @@ func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.Manife
 			if err != nil {
 				return err
 			}
-			entries, hit, err := p.manifest(gctx, t, mf, spec)
+			entries, hit, err := p.manifest(gctx, t, mf, spec, metrics)
 			if err != nil {
 				return err
 			}
@@ -89,7 +96,7 @@ func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.Manife
 			for k := range entries {
 				e := &entries[k]
 				if e.Status != iceberg.EntryDeleted && keep(spec, e) {
-					live = append(live, liveFile{entry: *e, spec: spec})
+					live = append(live, liveFile{entry: e, spec: spec})
 				}
 			}
 			results[i] = live
@@ -99,7 +106,11 @@ func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.Manife
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	var out []liveFile
+	n := 0
+	for _, r := range results {
+		n += len(r)
+	}
+	out := make([]liveFile, 0, n)
 	for _, r := range results {
 		out = append(out, r...)
 	}
@@ -141,32 +152,97 @@ func findField(md *iceberg.TableMetadata, id int) (iceberg.NestedField, bool) {
 	return iceberg.NestedField{}, false
 }
 
+// decodedManifest is a manifest's entries as cached: their DataFiles hold
+// the column metrics of metrics only.
+type decodedManifest struct {
+	entries []iceberg.ManifestEntry
+	metrics iceberg.MetricColumns
+}
+
 // manifest returns a manifest's decoded entries, from the cache when it
-// has them. Entries depend on the manifest file's inherited values, which
-// are fixed for a given path and length.
-func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile, spec iceberg.PartitionSpec) ([]iceberg.ManifestEntry, bool, error) {
+// has them with the metrics of at least the columns in metrics. Entries
+// depend on the manifest file's inherited values, which are fixed for a
+// given path and length. A cached manifest short of metrics is decoded
+// again with the columns it had and those asked for, so a table queried
+// on a few columns settles on one decoding of each manifest.
+func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile, spec iceberg.PartitionSpec, metrics iceberg.MetricColumns) ([]iceberg.ManifestEntry, bool, error) {
 	ctx, span := tracer.Start(ctx, "planner.Manifest", trace.WithAttributes(
 		attribute.String("iceflight.file", mf.Path), attribute.Int64("iceflight.file_bytes", mf.Length)))
 	defer span.End()
 	key := cacheKey(fmt.Sprintf("manifest/%d/%d", mf.SequenceNumber, mf.AddedSnapshotID), mf.Path, mf.Length)
-	v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
-		data, err := fileio.ReadAll(ctx, t.IO, mf.Path)
-		if err != nil {
-			return nil, 0, fmt.Errorf("manifest: %w", err)
+	fits := func(v any) bool { return v.(*decodedManifest).metrics.Covers(metrics) }
+	v, hit, err := p.cache.getFitting(ctx, key, metricsVariant(metrics), fits, func(ctx context.Context, prev any) (any, int64, error) {
+		cols := metrics
+		if prev != nil {
+			cols = prev.(*decodedManifest).metrics.Union(metrics)
 		}
-		entries, err := iceberg.ReadManifest(bytes.NewReader(data), mf, partitionType(t.Metadata, spec))
+		var entries []iceberg.ManifestEntry
+		err := readFile(ctx, t.IO, "manifest", mf.Path, func(data []byte) error {
+			var err error
+			if entries, err = iceberg.ReadManifest(bytes.NewReader(data), mf, partitionType(t.Metadata, spec), iceberg.WithMetrics(cols)); err != nil {
+				return fmt.Errorf("manifest %s: %w", mf.Path, err)
+			}
+			return nil
+		})
 		if err != nil {
-			return nil, 0, fmt.Errorf("manifest %s: %w", mf.Path, err)
+			return nil, 0, err
 		}
-		return entries, manifestSize(entries), nil
+		return &decodedManifest{entries: entries, metrics: cols}, manifestSize(entries), nil
 	})
 	if err != nil {
 		span.SetStatus(codes.Error, err.Error())
 		return nil, false, err
 	}
-	span.SetAttributes(attribute.Bool("iceflight.cache_hit", hit), attribute.Int("iceflight.entries", len(v.([]iceberg.ManifestEntry))))
-	return v.([]iceberg.ManifestEntry), hit, nil
+	entries := v.(*decodedManifest).entries
+	span.SetAttributes(attribute.Bool("iceflight.cache_hit", hit), attribute.Int("iceflight.entries", len(entries)))
+	return entries, hit, nil
 }
+
+// metricsVariant names a set of metric columns for the cache.
+func metricsVariant(m iceberg.MetricColumns) string {
+	if m.All() {
+		return "all"
+	}
+	return fmt.Sprint(m.IDs())
+}
+
+// readFile reads a whole manifest or manifest list and hands its bytes to
+// decode. A plan reads thousands of these files, decoding copies what it
+// keeps, and a buffer of the file's size is read in one call: the buffers
+// are pooled, which spares a cold plan of a large table tens of megabytes
+// of fresh memory.
+//
+// Errors opening or reading the file are wrapped with kind ("manifest");
+// decode's are returned as they are.
+func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, decode func([]byte) error) error {
+	f, err := fio.Open(ctx, location)
+	if err != nil {
+		return fmt.Errorf("%s: %w", kind, err)
+	}
+	defer f.Close()
+	size := f.Size()
+	bp, _ := readBuffers.Get().(*[]byte)
+	if bp == nil || int64(cap(*bp)) < size {
+		b := make([]byte, size)
+		bp = &b
+	}
+	data := (*bp)[:size]
+	defer func() {
+		if cap(data) <= maxPooledRead {
+			readBuffers.Put(bp)
+		}
+	}()
+	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
+		return fmt.Errorf("%s: read %s: %w", kind, location, err)
+	}
+	return decode(data)
+}
+
+// readBuffers holds the buffers of readFile.
+var readBuffers sync.Pool
+
+// maxPooledRead bounds the buffers kept in readBuffers.
+const maxPooledRead = 4 << 20
 
 // manifestSize estimates the memory decoded entries hold, for the cache's
 // byte bound: fixed parts plus paths, bounds and metric maps.

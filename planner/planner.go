@@ -180,8 +180,7 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if target <= 0 {
 		target = DefaultTargetSplitBytes
 	}
-	_, withPartition := schema.FieldByID(iceberg.FieldIDPartition)
-	tasks, err := p.tasks(t, data, deletes, filter, withPartition, target, &plan.Stats)
+	tasks, err := p.tasks(t, data, deletes, filter, columnsOf(schema), target, &plan.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}

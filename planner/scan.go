@@ -63,14 +63,16 @@ func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, 
 	}
 
 	var c counters
-	if deletes, err = p.readEntries(ctx, t, relevant, &c, f.keepDelete(&c)); err != nil {
+	// Delete files keep every metric: their file_path bounds narrow the
+	// data files a position delete can touch.
+	if deletes, err = p.readEntries(ctx, t, relevant, &c, iceberg.AllMetrics(), f.keepDelete(&c)); err != nil {
 		return nil, nil, err
 	}
 	keep := f.keepData(&c)
 	if limit > 0 && f == nil && len(deletes) == 0 {
 		data, err = p.readUntil(ctx, t, dataMfs, &c, keep, limit)
 	} else {
-		data, err = p.readEntries(ctx, t, dataMfs, &c, keep)
+		data, err = p.readEntries(ctx, t, dataMfs, &c, f.metricColumns(), keep)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -92,7 +94,7 @@ func (p *Planner) readUntil(ctx context.Context, t Table, mfs []iceberg.Manifest
 	var out []liveFile
 	var rows int64
 	for _, mf := range mfs {
-		files, err := p.readEntries(ctx, t, []iceberg.ManifestFile{mf}, c, keep)
+		files, err := p.readEntries(ctx, t, []iceberg.ManifestFile{mf}, c, iceberg.MetricColumns{}, keep)
 		if err != nil {
 			return nil, err
 		}

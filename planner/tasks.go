@@ -1,11 +1,15 @@
 package planner
 
 import (
+	"cmp"
 	"container/heap"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"runtime"
+	"slices"
 	"strings"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/iceflight/iceflight/iceberg"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
@@ -19,60 +23,146 @@ var fileFormats = map[string]iceflightv1.FileFormat{
 }
 
 // tasks turns live files into one task per data file, each carrying the
-// delete files that apply to it.
-func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, withPartition bool, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
+// delete files that apply to it. Files are turned into tasks in parallel
+// chunks; the tasks keep the order of the files.
+func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, cols taskColumns, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
 	mapper, _ := t.IO.(Mapper)
 	stats.DeleteFiles = len(deletes)
 	index := newDeleteIndex(deletes, mapper)
-	var tasks []*iceflightv1.Task
-	for i := range data {
-		lf := &data[i]
+	b := &taskBuilder{t: t, mapper: mapper, index: index, filter: filter, cols: cols, targetSplit: targetSplit}
+	chunks := max(1, min(runtime.GOMAXPROCS(0), len(data)/minTaskChunk))
+	parts := make([]taskChunk, chunks)
+	var g errgroup.Group
+	for i := range parts {
+		lo, hi := i*len(data)/chunks, (i+1)*len(data)/chunks
+		g.Go(func() error { return b.build(data[lo:hi], &parts[i]) })
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	n := 0
+	for i := range parts {
+		n += len(parts[i].tasks)
+	}
+	tasks := make([]*iceflightv1.Task, 0, n)
+	for i := range parts {
+		tasks = append(tasks, parts[i].tasks...)
+		stats.DataFiles += parts[i].files
+		stats.Records += parts[i].records
+		stats.Bytes += parts[i].bytes
+	}
+	return tasks, nil
+}
+
+// minTaskChunk is the fewest files worth a goroutine of their own.
+const minTaskChunk = 2048
+
+// taskColumns says which per-file values the scan's reader uses, so that
+// tickets carry only those.
+type taskColumns struct {
+	// partition: the _partition column reads the partition tuple.
+	partition bool
+	// recordedPath: the _file column reads the file's path as metadata
+	// records it. (Filters bind to table columns only.)
+	recordedPath bool
+}
+
+// columnsOf returns the per-file values a scan reading schema needs.
+func columnsOf(schema *iceberg.Schema) taskColumns {
+	var c taskColumns
+	_, c.partition = schema.FieldByID(iceberg.FieldIDPartition)
+	_, c.recordedPath = schema.FieldByID(iceberg.FieldIDFilePath)
+	return c
+}
+
+// taskBuilder holds what building the tasks of one plan shares; it is only
+// read, so chunks of files are built at the same time.
+type taskBuilder struct {
+	t           Table
+	mapper      Mapper
+	index       *deleteIndex
+	filter      *scanFilter
+	cols        taskColumns
+	targetSplit int64
+}
+
+// taskChunk is the tasks of a run of files, with their statistics.
+type taskChunk struct {
+	tasks          []*iceflightv1.Task
+	files          int
+	records, bytes int64
+}
+
+// build appends the tasks of files to out.
+func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
+	// One allocation holds the task of every file; only split files add
+	// more.
+	slab := make([]iceflightv1.Task, len(files))
+	out.tasks = make([]*iceflightv1.Task, 0, len(files))
+	for i := range files {
+		lf := &files[i]
 		df := &lf.entry.DataFile
 		format, ok := fileFormats[strings.ToUpper(df.Format)]
 		if !ok || format == iceflightv1.FileFormat_FILE_FORMAT_PUFFIN {
-			return nil, fmt.Errorf("%w: %s data file %s", ErrUnsupported, df.Format, df.Path)
+			return fmt.Errorf("%w: %s data file %s", ErrUnsupported, df.Format, df.Path)
 		}
-		constants, err := partitionConstants(t.Metadata, lf.spec, df.Partition)
+		constants, err := partitionConstants(b.t.Metadata, lf.spec, df.Partition)
 		if err != nil {
-			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+			return fmt.Errorf("data file %s: %w", df.Path, err)
 		}
 		// Only the _partition column reads the tuple: leave it out of
 		// tickets otherwise, as it is a large share of a big plan.
 		var partJSON string
-		if withPartition {
-			if partJSON, err = partitionJSON(t.Metadata, lf.spec, df.Partition); err != nil {
-				return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+		if b.cols.partition {
+			if partJSON, err = partitionJSON(b.t.Metadata, lf.spec, df.Partition); err != nil {
+				return fmt.Errorf("data file %s: %w", df.Path, err)
 			}
 		}
-		residual, err := filter.residual(lf.spec, df)
+		residual, err := b.filter.residual(lf.spec, df)
 		if err != nil {
-			return nil, fmt.Errorf("data file %s: %w", df.Path, err)
+			return fmt.Errorf("data file %s: %w", df.Path, err)
 		}
 		path := df.Path
-		if mapper != nil {
-			path = mapper.Map(path)
+		if b.mapper != nil {
+			path = b.mapper.Map(path)
 		}
-		task := &iceflightv1.Task{
-			Path:               path,
-			FilePath:           recordedIfMapped(df.Path, path),
-			Format:             format,
-			FileSize:           df.FileSize,
-			RecordCount:        df.RecordCount,
-			Constants:          constants,
-			SpecId:             int32(lf.spec.ID),
-			DataSequenceNumber: lf.entry.SequenceNumber,
-			FileSequenceNumber: lf.entry.FileSequenceNumber,
-			FirstRowId:         df.FirstRowID,
-			PartitionJson:      partJSON,
-			Deletes:            index.forDataFile(lf),
-			ResidualJson:       residual,
+		deletes := b.index.forDataFile(lf)
+		task := &slab[i]
+		task.Path = path
+		// The reader reads the recorded path only for _file and to match
+		// position deletes to the file (Task.file_path): leave it out
+		// otherwise, as it would double the size of a big plan's tickets.
+		if b.cols.recordedPath || hasPositionDeletes(deletes) {
+			task.FilePath = recordedIfMapped(df.Path, path)
 		}
-		tasks = append(tasks, splitTask(task, df.SplitOffsets, targetSplit)...)
-		stats.DataFiles++
-		stats.Records += df.RecordCount
-		stats.Bytes += df.FileSize
+		task.Format = format
+		task.FileSize = df.FileSize
+		task.RecordCount = df.RecordCount
+		task.Constants = constants
+		task.SpecId = int32(lf.spec.ID)
+		task.DataSequenceNumber = lf.entry.SequenceNumber
+		task.FileSequenceNumber = lf.entry.FileSequenceNumber
+		task.FirstRowId = df.FirstRowID
+		task.PartitionJson = partJSON
+		task.Deletes = deletes
+		task.ResidualJson = residual
+		out.tasks = append(out.tasks, splitTask(task, df.SplitOffsets, b.targetSplit)...)
+		out.files++
+		out.records += df.RecordCount
+		out.bytes += df.FileSize
 	}
-	return tasks, nil
+	return nil
+}
+
+// hasPositionDeletes reports whether any of deletes is a position delete
+// file or a deletion vector.
+func hasPositionDeletes(deletes []*iceflightv1.DeleteFile) bool {
+	for _, d := range deletes {
+		if d.GetKind() != iceflightv1.DeleteKind_DELETE_KIND_EQUALITY {
+			return true
+		}
+	}
+	return false
 }
 
 // recordedIfMapped returns the recorded path when remapping changed it;
@@ -141,21 +231,31 @@ func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
 	if n == 0 {
 		return nil
 	}
-	order := make([]int, len(tasks))
-	for i := range order {
-		order[i] = i
+	type sized struct {
+		i     int
+		bytes int64
 	}
-	sort.SliceStable(order, func(a, b int) bool { return taskBytes(tasks[order[a]]) > taskBytes(tasks[order[b]]) })
+	order := make([]sized, len(tasks))
+	for i, t := range tasks {
+		order[i] = sized{i, taskBytes(t)}
+	}
+	// Largest first; equal sizes keep plan order, so plans are stable.
+	slices.SortFunc(order, func(a, b sized) int {
+		if c := cmp.Compare(b.bytes, a.bytes); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
 	eps := make([]Endpoint, n)
 	h := &endpointHeap{eps: eps, idx: make([]int, n)}
 	for i := range h.idx {
 		h.idx[i] = i
 	}
-	for _, i := range order {
+	for _, o := range order {
 		lightest := h.idx[0]
-		eps[lightest].Tasks = append(eps[lightest].Tasks, tasks[i])
-		eps[lightest].Bytes += taskBytes(tasks[i])
-		eps[lightest].Records += tasks[i].RecordCount
+		eps[lightest].Tasks = append(eps[lightest].Tasks, tasks[o.i])
+		eps[lightest].Bytes += o.bytes
+		eps[lightest].Records += tasks[o.i].RecordCount
 		heap.Fix(h, 0)
 	}
 	return eps

@@ -1,0 +1,156 @@
+package iceberg
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The snapshot decoder must read a snapshots array as encoding/json reads
+// it into []Snapshot: the same values, and an error for the same inputs.
+func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ name, json string }{
+		{"empty array", `[]`},
+		{"null array", `null`},
+		{"a full v2 snapshot", `[{"snapshot-id": 3, "parent-snapshot-id": 2, "sequence-number": 3, "timestamp-ms": 1700000000000,
+			"manifest-list": "s3://b/t/metadata/snap-3.avro", "schema-id": 1,
+			"summary": {"operation": "append", "added-data-files": "1", "total-records": "10"}}]`},
+		{"a v1 snapshot listing manifests", `[{"snapshot-id": 1, "timestamp-ms": 5, "manifests": ["/a/m1.avro", "/a/m2.avro"]}]`},
+		{"v3 row lineage", `[{"snapshot-id": 1, "timestamp-ms": 5, "first-row-id": 0, "added-rows": 30}]`},
+		{"extreme ids", `[{"snapshot-id": 9223372036854775807, "parent-snapshot-id": -9223372036854775808, "timestamp-ms": -0}]`},
+		{"nulls leave values unset", `[{"snapshot-id": null, "parent-snapshot-id": null, "manifest-list": null,
+			"summary": null, "schema-id": null, "manifests": null, "first-row-id": null}]`},
+		{"a null snapshot is a zero one", `[null, {"snapshot-id": 4}]`},
+		{"null members of the summary and manifests", `[{"summary": {"a": null, "b": "x"}, "manifests": ["m", null]}]`},
+		{"escapes and unicode", `[{"manifest-list": "s3://b/t/\u00e9t\u00e9/\"q\"\\/x\ty", "summary": {"k\u2028": "caf\u00e9 ☕ 𝄞", "\ud834\udd1e": "x"}}]`},
+		{"raw unicode", `[{"manifest-list": "s3://b/tables/données/été.avro", "summary": {"note": "日本語"}}]`},
+		{"invalid UTF-8 is replaced", "[{\"manifest-list\": \"a\xffb\", \"summary\": {\"k\xc3\": \"v\xe2\x82\"}}]"},
+		{"keys match without regard to case", `[{"Snapshot-ID": 7, "TIMESTAMP-MS": 8, "Summary": {"Operation": "append"}}]`},
+		{"unknown keys are skipped", `[{"snapshot-id": 1, "key-id": "k", "extra": {"a": [1, 2.5e-3, -0.1E+2, true, false, null, {"b": "c"}], "d": {}}, "timestamp-ms": 2}]`},
+		{"the last of duplicate keys wins", `[{"snapshot-id": 1, "snapshot-id": 2, "summary": {"a": "1", "a": "2"}}]`},
+		{"white space anywhere", " \n[ {\t\"snapshot-id\"\r: 1 , \"summary\" : { \"a\" : \"b\" } } ] \n"},
+		{"strings longer than a word", `[{"manifest-list": "abcdefghijklmnopqrstuvwxyz0123456789", "summary": {"abcdefgh": "12345678", "": ""}}]`},
+
+		{"unterminated string", `[{"manifest-list": "abc}]`},
+		{"unterminated array", `[{"snapshot-id": 1}`},
+		{"trailing comma", `[{"snapshot-id": 1},]`},
+		{"trailing comma in an object", `[{"snapshot-id": 1,}]`},
+		{"missing colon", `[{"snapshot-id" 1}]`},
+		{"a fraction for an integer", `[{"snapshot-id": 1.5}]`},
+		{"an exponent for an integer", `[{"timestamp-ms": 1e3}]`},
+		{"a leading zero", `[{"snapshot-id": 01}]`},
+		{"an integer out of range", `[{"snapshot-id": 9223372036854775808}]`},
+		{"a string for an integer", `[{"snapshot-id": "1"}]`},
+		{"a number for a string", `[{"manifest-list": 1}]`},
+		{"a number in the summary", `[{"summary": {"added-data-files": 1}}]`},
+		{"a control character in a string", "[{\"manifest-list\": \"a\x01b\"}]"},
+		{"a bad escape", `[{"manifest-list": "a\qb"}]`},
+		{"a bad number among unknown keys", `[{"extra": -}]`},
+		{"a bad literal", `[{"extra": nul}]`},
+		{"an object for the array", `{"snapshot-id": 1}`},
+		{"data after the array", `[] []`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var want []Snapshot
+			wantErr := json.Unmarshal([]byte(tc.json), &want)
+			got, gotErr := decodeSnapshots(tc.json)
+			if (gotErr != nil) != (wantErr != nil) {
+				t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+			}
+			if wantErr == nil && !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+		})
+	}
+}
+
+// decodeSnapshots decodes a whole text as a snapshots array.
+func decodeSnapshots(text string) ([]Snapshot, error) {
+	d := jsonText{s: text}
+	snaps, err := d.snapshots()
+	if err == nil && d.peek() != 0 {
+		err = d.errorf("data after the array")
+	}
+	return snaps, err
+}
+
+// referenceMetadata decodes the arrays that ParseMetadata decodes itself
+// with encoding/json, to compare with.
+type referenceMetadata struct {
+	Snapshots   []Snapshot         `json:"snapshots"`
+	SnapshotLog []SnapshotLogEntry `json:"snapshot-log"`
+	MetadataLog []MetadataLogEntry `json:"metadata-log"`
+}
+
+// Every metadata file of the conformance corpus, and the planning
+// benchmark's 1,000-snapshot table when generated, parses to the snapshots
+// and logs encoding/json reads, from bytes and from a string alike.
+func TestMetadataSnapshotsMatchEncodingJSON(t *testing.T) {
+	t.Parallel()
+	files, _ := filepath.Glob(filepath.Join("..", "..", "shared", "conformance", "tables", "*", "metadata", "*.metadata.json"))
+	if len(files) == 0 {
+		t.Skip("conformance corpus not found at ../../shared/conformance: skipping")
+	}
+	bench, _ := filepath.Glob(filepath.Join("..", "bench", ".data", "warehouse", "bench", "events", "metadata", "v1001.metadata.json"))
+	snapshots := 0
+	for _, f := range append(files, bench...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want referenceMetadata
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for name, parse := range map[string]func() (*TableMetadata, error){
+			"bytes":  func() (*TableMetadata, error) { return ParseMetadata(data) },
+			"string": func() (*TableMetadata, error) { return ParseMetadataString(string(data)) },
+		} {
+			md, err := parse()
+			if err != nil {
+				t.Errorf("%s from %s: %v", f, name, err)
+				continue
+			}
+			got := referenceMetadata{Snapshots: md.Snapshots, SnapshotLog: md.SnapshotLog, MetadataLog: md.MetadataLog}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s from %s:\ngot  %+v\nwant %+v", f, name, got, want)
+			}
+		}
+		snapshots += len(want.Snapshots)
+	}
+	if snapshots == 0 {
+		t.Error("the corpus has no snapshots to compare")
+	}
+}
+
+// A metadata file that is no valid JSON outside its snapshots fails as
+// invalid metadata, and one that spells "snapshots" in another case still
+// has its snapshots read.
+func TestParseMetadataOutsideSnapshots(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{
+		`{"format-version": 2, "snapshots": [], "schemas": [}`,
+		`{"format-version": 2, "snapshots": [{"snapshot-id": 1.5}]}`,
+		`{"format-version": 2} {}`,
+		`[]`,
+	} {
+		if _, err := ParseMetadataString(bad); !errors.Is(err, ErrInvalidMetadata) {
+			t.Errorf("%s: error %v, want ErrInvalidMetadata", bad, err)
+		}
+	}
+	odd := strings.Replace(v2Metadata, `"snapshots"`, `"Snapshots"`, 1)
+	md, err := ParseMetadataString(odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := md.CurrentSnapshot(); s == nil || s.Summary["operation"] != "overwrite" {
+		t.Errorf("snapshots under \"Snapshots\" not read: %+v", md.Snapshots)
+	}
+}

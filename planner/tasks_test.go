@@ -1,0 +1,129 @@
+package planner
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/iceflight/iceflight/catalog"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+)
+
+func loadSampleTable(t *testing.T, name string) Table {
+	t.Helper()
+	cat, err := catalog.NewDirectory(filepath.Join("..", "testdata", "warehouse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := catalog.Identifier{"samples", name}
+	tbl, err := cat.LoadTable(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Table{Name: id.String(), MetadataLocation: tbl.MetadataLocation, Metadata: tbl.Metadata, IO: tbl.IO}
+}
+
+func planTasks(t *testing.T, p *Planner, tbl Table, req Request) (*Plan, []*iceflightv1.Task) {
+	t.Helper()
+	plan, err := p.Plan(context.Background(), tbl, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tasks []*iceflightv1.Task
+	for _, ep := range plan.Endpoints {
+		tasks = append(tasks, ep.Tasks...)
+	}
+	return plan, tasks
+}
+
+// Spec (Task.file_path): the reader reads a file's recorded path only for
+// the _file column and to match position deletes and deletion vectors to
+// the file, so tasks carry it only then (the corpus tables were written
+// elsewhere, so every recorded path differs from where the file is).
+func TestTasksCarryRecordedPathsOnlyWhenRead(t *testing.T) {
+	t.Parallel()
+	mustFilter := func(s string) Request {
+		f, err := ParseFilter(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Request{Filter: f, CaseSensitive: true}
+	}
+	cases := []struct {
+		name  string
+		table string
+		req   Request
+		// want says which tasks must carry the recorded path.
+		want func(*iceflightv1.Task) bool
+	}{
+		{"a plain scan carries none", "apache-impala__iceberg_v2_no_deletes", Request{},
+			func(*iceflightv1.Task) bool { return false }},
+		{"a scan of _file carries every one", "apache-impala__iceberg_v2_no_deletes", Request{Columns: []string{"i", "_file"}, CaseSensitive: true},
+			func(*iceflightv1.Task) bool { return true }},
+		{"a filter carries none", "apache-impala__iceberg_v2_no_deletes", mustFilter("i > 0"),
+			func(*iceflightv1.Task) bool { return false }},
+		{"position deletes carry it on the files they may touch", "apache-impala__iceberg_v2_positional_not_all_data_files_have_delete_files", Request{},
+			func(task *iceflightv1.Task) bool { return hasPositionDeletes(task.Deletes) }},
+		{"equality deletes alone carry none", "apache-impala__iceberg_v2_delete_equality", Request{},
+			func(*iceflightv1.Task) bool { return false }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, tasks := planTasks(t, New(), loadCorpusTable(t, tc.table), tc.req)
+			if len(tasks) == 0 {
+				t.Fatal("no tasks planned")
+			}
+			carried := 0
+			for _, task := range tasks {
+				if got, want := task.FilePath != "", tc.want(task); got != want {
+					t.Errorf("%s: carries the recorded path %v, want %v (file_path %q)", task.Path, got, want, task.FilePath)
+				}
+				if task.FilePath != "" {
+					carried++
+				}
+			}
+			t.Logf("%d of %d tasks carry the recorded path", carried, len(tasks))
+		})
+	}
+}
+
+// Manifests cached by a scan that tested no column serve a later scan that
+// tests one only after decoding its metrics: the filtered scans prune as a
+// fresh planner does, then hit the cache, and so does the plain scan again.
+func TestCachedManifestsHoldTheMetricsFiltersRead(t *testing.T) {
+	t.Parallel()
+	tbl := loadSampleTable(t, "trips")
+	f, err := ParseFilter("id >= 6000 AND id < 6100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	filtered := Request{Filter: f, CaseSensitive: true}
+	want, _ := planTasks(t, New(), tbl, filtered)
+	if want.Stats.FilesSkippedByMetrics == 0 {
+		t.Fatalf("the filter skips no file by metrics: %+v", want.Stats)
+	}
+
+	p := New()
+	plain, _ := planTasks(t, p, tbl, Request{})
+	steps := []struct {
+		name     string
+		req      Request
+		want     Stats
+		wantHits bool
+	}{
+		{"the filter after a plain scan decodes metrics", filtered, want.Stats, false},
+		{"the filter again hits", filtered, want.Stats, true},
+		{"the plain scan again hits", Request{}, plain.Stats, true},
+	}
+	for _, st := range steps {
+		got, _ := planTasks(t, p, tbl, st.req)
+		if got.Stats.DataFiles != st.want.DataFiles || got.Stats.FilesSkippedByMetrics != st.want.FilesSkippedByMetrics ||
+			got.Stats.FilesSkippedByPartition != st.want.FilesSkippedByPartition || got.Stats.Records != st.want.Records {
+			t.Errorf("%s: stats %+v, want %+v", st.name, got.Stats, st.want)
+		}
+		if hits := got.Stats.ManifestCacheHits == got.Stats.ManifestsRead; hits != st.wantHits {
+			t.Errorf("%s: %d of %d manifests from the cache", st.name, got.Stats.ManifestCacheHits, got.Stats.ManifestsRead)
+		}
+	}
+}
