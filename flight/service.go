@@ -467,7 +467,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		return fmt.Errorf("table %s: %w", t.Table, err)
 	}
 	counted := &countingStream{FlightService_DoGetServer: stream}
-	w := flight.NewRecordWriter(counted, ipcOptions(arrowSchema, s.mem)...)
+	w := newStreamWriter(counted, ipcOptions(arrowSchema, s.mem)...)
 	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, func(rec arrow.RecordBatch) error {
 		before := counted.bytes
 		if err := w.Write(rec); err != nil {

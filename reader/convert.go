@@ -22,10 +22,15 @@ import (
 // gives.
 
 // storageType unwraps extension types (arrow.uuid, parquet.variant, geoarrow)
-// that pqarrow produces when their packages are registered.
+// that pqarrow produces when their packages are registered, and the
+// dictionaries it reads some string columns as (see dictionaryColumns),
+// which convertLeaf unpacks.
 func storageType(dt arrow.DataType) arrow.DataType {
-	if ext, ok := dt.(arrow.ExtensionType); ok {
-		return ext.StorageType()
+	switch t := dt.(type) {
+	case arrow.ExtensionType:
+		return t.StorageType()
+	case *arrow.DictionaryType:
+		return t.ValueType
 	}
 	return dt
 }
@@ -223,6 +228,14 @@ func (c *converter) convertVariant(p *fieldPlan, sa *array.Struct) (arrow.Array,
 func (c *converter) convertLeaf(p *fieldPlan, arr arrow.Array) (arrow.Array, error) {
 	if !canConvert(arr.DataType(), p.field.Type) {
 		return nil, c.layoutError(p, arr)
+	}
+	if d, ok := arr.(*array.Dictionary); ok {
+		dense, err := unpackDictionary(c.mem, d)
+		if err != nil {
+			return nil, fmt.Errorf("read column %q of %s: %w", p.src.name, c.path, err)
+		}
+		defer dense.Release()
+		arr = dense
 	}
 	return c.asType(arr, p.target)
 }

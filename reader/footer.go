@@ -18,8 +18,11 @@ import (
 
 // streamBufferSize is the read-ahead of each column chunk stream: column
 // chunks are read in pieces of this size instead of whole, which bounds
-// memory for large row groups.
-const streamBufferSize = 1 << 20
+// memory for large row groups. Page data past the buffer is read straight
+// into the page (arrow-go's buffered reader works like bufio.Reader), so a
+// small buffer costs few extra reads; at 1 MiB, 16 columns of 8 concurrent
+// streams held 128 MiB of buffers.
+const streamBufferSize = 64 << 10
 
 var (
 	magicPlain     = []byte("PAR1")
@@ -29,54 +32,117 @@ var (
 // openParquet opens a Parquet file for reading. The footer is read here, not
 // by arrow-go, for two reasons: the file's length comes from File.Size (the
 // size recorded in metadata may be wrong), and footers that arrow-go rejects
-// for a known writer defect are repaired first (see repairFooter).
-func openParquet(f fileio.File, mem memory.Allocator, path string) (*file.Reader, error) {
+// for a known writer defect are repaired first (see repairFooter). A small
+// file is read whole (see fetchTail); the caller then releases whole, the
+// buffer holding it, after the reader.
+func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Reader, whole *memory.Buffer, err error) {
 	size := f.Size()
 	if size < 12 {
-		return nil, fmt.Errorf("%w: parquet file %s is %d bytes, too small", ErrInvalidTask, path, size)
+		return nil, nil, fmt.Errorf("%w: parquet file %s is %d bytes, too small", ErrInvalidTask, path, size)
 	}
-	tail := make([]byte, 8)
-	if _, err := f.ReadAt(tail, size-8); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("read parquet footer of %s: %w", path, err)
+	tail, whole, err := fetchTail(f, size, mem)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read parquet footer of %s: %w", path, err)
 	}
+	defer func() {
+		if err != nil && whole != nil {
+			whole.Release()
+			whole = nil
+		}
+	}()
+	magic := tail[len(tail)-4:]
 	switch {
-	case bytes.Equal(tail[4:], magicEncrypted):
-		return nil, fmt.Errorf("%w: encrypted parquet file %s", ErrUnsupported, path)
-	case !bytes.Equal(tail[4:], magicPlain):
-		return nil, fmt.Errorf("%w: %s is not a parquet file (no PAR1 magic at its end)", ErrInvalidTask, path)
+	case bytes.Equal(magic, magicEncrypted):
+		return nil, whole, fmt.Errorf("%w: encrypted parquet file %s", ErrUnsupported, path)
+	case !bytes.Equal(magic, magicPlain):
+		return nil, whole, fmt.Errorf("%w: %s is not a parquet file (no PAR1 magic at its end)", ErrInvalidTask, path)
 	}
-	footerLen := int64(binary.LittleEndian.Uint32(tail[:4]))
+	footerLen := int64(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
 	if footerLen <= 0 || footerLen+12 > size {
-		return nil, fmt.Errorf("%w: parquet file %s: footer length %d does not fit its size %d", ErrInvalidTask, path, footerLen, size)
+		return nil, whole, fmt.Errorf("%w: parquet file %s: footer length %d does not fit its size %d", ErrInvalidTask, path, footerLen, size)
 	}
-	raw := make([]byte, footerLen)
-	if _, err := f.ReadAt(raw, size-8-footerLen); err != nil && err != io.EOF {
-		return nil, fmt.Errorf("read parquet footer of %s: %w", path, err)
+	var raw []byte
+	if footerLen+8 <= int64(len(tail)) {
+		// A copy: the metadata must not point into a buffer that is
+		// recycled when the file is closed.
+		raw = bytes.Clone(tail[int64(len(tail))-8-footerLen : len(tail)-8])
+	} else {
+		raw = make([]byte, footerLen)
+		if _, err := f.ReadAt(raw, size-8-footerLen); err != nil && err != io.EOF {
+			return nil, whole, fmt.Errorf("read parquet footer of %s: %w", path, err)
+		}
 	}
 
 	md, err := parseFooter(raw)
 	if err != nil {
 		fixed, changed, rerr := repairFooter(raw)
 		if rerr != nil || !changed {
-			return nil, fmt.Errorf("parquet footer of %s: %w", path, err)
+			return nil, whole, fmt.Errorf("parquet footer of %s: %w", path, err)
 		}
 		if md, err = parseFooter(fixed); err != nil {
-			return nil, fmt.Errorf("parquet footer of %s: %w", path, err)
+			return nil, whole, fmt.Errorf("parquet footer of %s: %w", path, err)
 		}
 	}
 	if md.IsSetEncryptionAlgorithm() {
-		return nil, fmt.Errorf("%w: encrypted parquet file %s", ErrUnsupported, path)
+		return nil, whole, fmt.Errorf("%w: encrypted parquet file %s", ErrUnsupported, path)
 	}
 	md.SetSourceFileSize(size)
 
 	props := parquet.NewReaderProperties(mem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = streamBufferSize
-	rd, err := file.NewParquetReader(io.NewSectionReader(f, 0, size), file.WithMetadata(md), file.WithReadProps(props))
-	if err != nil {
-		return nil, fmt.Errorf("open parquet file %s: %w", path, err)
+	var src io.ReaderAt = f
+	if whole != nil {
+		src = bytes.NewReader(whole.Bytes())
 	}
-	return rd, nil
+	rd, err = file.NewParquetReader(io.NewSectionReader(src, 0, size), file.WithMetadata(md), file.WithReadProps(props))
+	if err != nil {
+		return nil, whole, fmt.Errorf("open parquet file %s: %w", path, err)
+	}
+	return rd, whole, nil
+}
+
+// Sizes of the first read of a Parquet file. A file up to wholeFileBytes is
+// read in one piece: tables written by frequent small appends have
+// thousands of such files, and each would otherwise cost a read for the
+// footer and one per column chunk (a request each on an object store).
+// Of a larger file the last footerReadBytes are read, which hold the
+// footer of all but very wide tables; a longer footer takes a second read.
+const (
+	wholeFileBytes  = 2 << 20
+	footerReadBytes = 64 << 10
+)
+
+// fetchTail reads the end of a file of size bytes (at least 12): all of it,
+// in whole (from mem), when it is small, else its last footerReadBytes.
+func fetchTail(f io.ReaderAt, size int64, mem memory.Allocator) (tail []byte, whole *memory.Buffer, err error) {
+	if size <= wholeFileBytes {
+		whole = memory.NewResizableBuffer(uninitialized(mem))
+		whole.Resize(int(size))
+		if err := readFull(f, whole.Bytes(), 0); err != nil {
+			whole.Release()
+			return nil, nil, err
+		}
+		return whole.Bytes(), whole, nil
+	}
+	tail = make([]byte, min(size, footerReadBytes))
+	if err := readFull(f, tail, size-int64(len(tail))); err != nil {
+		return nil, nil, err
+	}
+	return tail, nil, nil
+}
+
+// readFull fills p from offset off; io.ReaderAt may report io.EOF with a
+// full read at the end of a file.
+func readFull(f io.ReaderAt, p []byte, off int64) error {
+	n, err := f.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // parseFooter decodes footer bytes. arrow-go panics on some malformed

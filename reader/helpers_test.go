@@ -164,11 +164,36 @@ func jsonRows(t *testing.T, s string) []map[string]any {
 	return rows
 }
 
+// checkedAlloc returns the allocator of a test's reader: a CheckedAllocator,
+// to assert that every buffer is released, over a poisoning PoolAllocator,
+// the reader's default, so that a buffer used after its release reads
+// garbage and fails the test's expected values.
 func checkedAlloc(t *testing.T) *memory.CheckedAllocator {
 	t.Helper()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	mem := memory.NewCheckedAllocator(poisonPool{NewPoolAllocator()})
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	return mem
+}
+
+// poisonPool is a PoolAllocator that overwrites every buffer it takes back.
+type poisonPool struct{ *PoolAllocator }
+
+func (p poisonPool) Reallocate(size int, b []byte) []byte {
+	if size <= cap(b) {
+		return p.PoolAllocator.Reallocate(size, b)
+	}
+	nb := p.Allocate(size)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (p poisonPool) Free(b []byte) {
+	b = b[:cap(b)]
+	for i := range b {
+		b[i] = 0xa5
+	}
+	p.PoolAllocator.Free(b)
 }
 
 func toJSON(t *testing.T, v any) string {

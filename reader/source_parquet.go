@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -22,6 +23,7 @@ import (
 type parquetSource struct {
 	cfg    *sourceConfig
 	pf     *file.Reader
+	whole  *memory.Buffer // the whole file when openParquet read it so, or nil
 	fr     *pqarrow.FileReader
 	proj   *projection
 	groups []int   // row groups to read, in file order
@@ -34,20 +36,29 @@ type parquetSource struct {
 	pos       int64 // file position of the next row
 }
 
-func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (source, error) {
-	pf, err := openParquet(f, cfg.mem, cfg.path)
+func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ source, err error) {
+	pf, whole, err := openParquet(f, cfg.mem, cfg.path)
 	if err != nil {
 		return nil, err
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, cfg.mem)
-	if err != nil {
+	s := &parquetSource{cfg: cfg, pf: pf, whole: whole}
+	// On error the source is not returned: free what it holds.
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if err = s.selectRowGroups(); err != nil {
+		return nil, err
+	}
+	props := pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}
+	for _, c := range dictionaryColumns(pf.MetaData(), s.groups) {
+		props.SetReadDict(c, true)
+	}
+	if s.fr, err = pqarrow.NewFileReader(pf, props, cfg.mem); err != nil {
 		return nil, fmt.Errorf("read parquet schema of %s: %w", cfg.path, err)
 	}
-	s := &parquetSource{cfg: cfg, pf: pf, fr: fr}
-	if err := s.selectRowGroups(); err != nil {
-		return nil, err
-	}
-	if s.proj, err = planProjection(fr, cfg); err != nil {
+	if s.proj, err = planProjection(s.fr, cfg); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -256,5 +267,11 @@ func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, err
 
 func (s *parquetSource) close() {
 	s.closeGroup()
-	s.proj.release()
+	if s.proj != nil {
+		s.proj.release()
+	}
+	if s.whole != nil {
+		s.whole.Release()
+		s.whole = nil
+	}
 }

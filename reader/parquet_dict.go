@@ -1,0 +1,283 @@
+package reader
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// Dictionary-encoded string columns are read as Arrow dictionaries and
+// unpacked here. pqarrow's plain path resolves every value to a slice of the
+// Parquet dictionary and appends it to a BinaryBuilder one at a time, which
+// grows its buffers as it goes; read as a dictionary, a column costs one
+// pass over its int32 indices, and unpacking knows the exact size of its
+// output before copying a byte. On the read benchmark's big table (TPC-H
+// lineitem, five string columns) that takes about a quarter off the
+// reader's CPU time.
+
+// dictionaryColumns returns the Parquet leaf columns to read as
+// dictionaries: top-level BYTE_ARRAY columns whose data pages are all
+// dictionary-encoded in every row group of groups. A column chunk that falls
+// back to plain pages (writers do when the dictionary grows too large) would
+// be read through a hash table instead, slower than the plain path, so such
+// columns, and those whose chunks do not say, are read plainly.
+func dictionaryColumns(md *metadata.FileMetaData, groups []int) []int {
+	if len(groups) == 0 {
+		return nil
+	}
+	sc := md.Schema
+	var cols []int
+	for c := 0; c < sc.NumColumns(); c++ {
+		col := sc.Column(c)
+		if col.PhysicalType() != parquet.Types.ByteArray || col.MaxRepetitionLevel() != 0 ||
+			col.SchemaNode().Parent() != sc.Root() || !plainStringType(col) {
+			continue
+		}
+		all := true
+		for _, g := range groups {
+			cc, err := md.RowGroup(g).ColumnChunk(c)
+			if err != nil || !dictionaryPagesOnly(cc) || !dictionaryPays(cc) {
+				all = false
+				break
+			}
+		}
+		if all {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
+// plainStringType reports whether pqarrow reads the column as string or
+// binary (not as a decimal or an extension type).
+func plainStringType(col *schema.Column) bool {
+	switch col.LogicalType().(type) {
+	case nil, schema.NoLogicalType, *schema.NoLogicalType, schema.StringLogicalType, *schema.StringLogicalType:
+		return true
+	}
+	return false
+}
+
+// dictionaryPagesOnly reports whether every data page of a column chunk is
+// dictionary-encoded. Spec (parquet.thrift, ColumnMetaData.encoding_stats):
+// the per-page-type encoding counts are optional; without them the chunk's
+// encodings list decides, which a dictionary page written PLAIN makes
+// ambiguous, so PLAIN (or any other value encoding) there means no.
+func dictionaryPagesOnly(cc *metadata.ColumnChunkMetaData) bool {
+	if !cc.HasDictionaryPage() {
+		return false
+	}
+	if stats := cc.EncodingStats(); len(stats) > 0 {
+		for _, st := range stats {
+			switch st.PageType {
+			case pageTypeDataPage, pageTypeDataPageV2:
+				if !isDictEncoding(st.Encoding) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, enc := range cc.Encodings() {
+		switch {
+		case isDictEncoding(enc), enc == parquet.Encodings.RLE, enc == parquet.Encodings.BitPacked:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// dictionaryPays reports whether a column chunk's values repeat enough for
+// a dictionary read to be faster: pqarrow hashes every dictionary entry
+// into a memo table before the first index is read, which costs more per
+// byte than unpacking saves per index byte, so a chunk that is mostly
+// dictionary (few rows per distinct value, as in small files) is read
+// plainly. The dictionary page's share of the chunk comes from its offsets.
+func dictionaryPays(cc *metadata.ColumnChunkMetaData) bool {
+	total := cc.TotalCompressedSize()
+	dict := cc.DataPageOffset() - cc.DictionaryPageOffset()
+	return total > 0 && dict > 0 && dict*2 <= total
+}
+
+// Page types of parquet.thrift (PageType).
+const (
+	pageTypeDataPage   = 0
+	pageTypeDataPageV2 = 3
+)
+
+func isDictEncoding(e parquet.Encoding) bool {
+	return e == parquet.Encodings.PlainDict || e == parquet.Encodings.RLEDict
+}
+
+// unpackDictionary returns the values a dictionary array stands for as a
+// dense array of the dictionary's value type. The caller owns the result.
+func unpackDictionary(mem memory.Allocator, d *array.Dictionary) (arrow.Array, error) {
+	dict := d.Dictionary().Data()
+	idx := d.Indices().Data()
+	vt := dict.DataType()
+	if (vt.ID() != arrow.STRING && vt.ID() != arrow.BINARY) || idx.DataType().ID() != arrow.INT32 || dict.NullN() > 0 {
+		return nil, fmt.Errorf("%w: dictionary of %s indexed by %s", ErrUnsupported, vt, idx.DataType())
+	}
+	n := idx.Len()
+	if n == 0 {
+		return array.MakeArrayOfNull(mem, vt, 0), nil
+	}
+	nd := dict.Len()
+	offs := arrow.Int32Traits.CastFromBytes(dict.Buffers()[1].Bytes())[dict.Offset() : dict.Offset()+nd+1]
+	var vals []byte
+	if b := dict.Buffers()[2]; b != nil {
+		vals = b.Bytes()
+	}
+	keys := arrow.Int32Traits.CastFromBytes(idx.Buffers()[1].Bytes())[idx.Offset() : idx.Offset()+n]
+	var valid []byte
+	if d.NullN() > 0 && d.Data().Buffers()[0] != nil {
+		valid = d.Data().Buffers()[0].Bytes()
+	}
+	at := d.Data().Offset()
+
+	// Size the output first: one allocation each for offsets and bytes.
+	var total int64
+	for i, k := range keys {
+		if valid != nil && !bitutil.BitIsSet(valid, at+i) {
+			continue
+		}
+		if uint32(k) >= uint32(nd) {
+			return nil, fmt.Errorf("%w: dictionary index %d out of range of %d values", ErrInvalidTask, k, nd)
+		}
+		total += int64(offs[k+1] - offs[k])
+	}
+	if total > math.MaxInt32 {
+		return nil, fmt.Errorf("%w: %d bytes of strings in one batch", ErrUnsupported, total)
+	}
+	slots := newSlotDictionary(offs, vals)
+	offBuf := memory.NewResizableBuffer(uninitialized(mem))
+	defer offBuf.Release()
+	offBuf.Resize((n + 1) * arrow.Int32SizeBytes)
+	out := arrow.Int32Traits.CastFromBytes(offBuf.Bytes())
+	dataBuf := memory.NewResizableBuffer(uninitialized(mem))
+	defer dataBuf.Release()
+	// Room for the last value's whole slot; the length stays total.
+	dataBuf.Resize(int(total) + maxSlot)
+	data := dataBuf.Bytes()
+	var pos int32
+	if slots.stride > 0 {
+		pos = slots.gather(data, out, keys, valid, at)
+	} else {
+		for i, k := range keys {
+			out[i] = pos
+			if valid != nil && !bitutil.BitIsSet(valid, at+i) {
+				continue
+			}
+			pos += int32(copy(data[pos:], vals[offs[k]:offs[k+1]]))
+		}
+	}
+	out[n] = pos
+	dataBuf.ResizeNoShrink(int(total))
+
+	validity := alignedValidity(mem, d.Data())
+	if validity != nil {
+		defer validity.Release()
+	}
+	return newArray(vt, n, []*memory.Buffer{validity, offBuf, dataBuf}, nil, d.NullN(), 0), nil
+}
+
+// maxSlot bounds the values slotDictionary copies word by word; longer
+// ones are copied with copy.
+const maxSlot = 64
+
+// slotDictionary holds a dictionary's values in fixed-size, zero-padded
+// slots, so that each lookup copies a few whole words with no call and no
+// branch on the value's length: most dictionary-encoded strings (codes,
+// flags, names) are short.
+type slotDictionary struct {
+	stride int // bytes per slot, a multiple of 8; 0 when not used
+	slots  []byte
+	lens   []int32
+}
+
+func newSlotDictionary(offs []int32, vals []byte) slotDictionary {
+	nd := len(offs) - 1
+	longest := int32(0)
+	for i := range nd {
+		longest = max(longest, offs[i+1]-offs[i])
+	}
+	if longest > maxSlot {
+		return slotDictionary{}
+	}
+	stride := max(8, int(longest+7)&^7)
+	// maxSlot bytes of padding: gatherSlots may read a whole S past the
+	// last slot.
+	d := slotDictionary{stride: stride, slots: make([]byte, nd*stride+maxSlot), lens: make([]int32, nd)}
+	for i := range nd {
+		d.lens[i] = offs[i+1] - offs[i]
+		copy(d.slots[i*stride:], vals[offs[i]:offs[i+1]])
+	}
+	return d
+}
+
+// gather writes the value of each key into data, its start into out, and
+// returns the end of the last one. data has maxSlot bytes of room past the
+// total; keys are in range (checked by the caller).
+func (d *slotDictionary) gather(data []byte, out []int32, keys []int32, valid []byte, at int) int32 {
+	switch d.stride {
+	case 8:
+		return gatherSlots[[8]byte](d, data, out, keys, valid, at)
+	case 16:
+		return gatherSlots[[16]byte](d, data, out, keys, valid, at)
+	case 24:
+		return gatherSlots[[24]byte](d, data, out, keys, valid, at)
+	case 32:
+		return gatherSlots[[32]byte](d, data, out, keys, valid, at)
+	case 40, 48:
+		return gatherSlots[[48]byte](d, data, out, keys, valid, at)
+	}
+	return gatherSlots[[maxSlot]byte](d, data, out, keys, valid, at)
+}
+
+// slot is one dictionary slot as a value, so that a copy is a few moves.
+type slot interface {
+	[8]byte | [16]byte | [24]byte | [32]byte | [48]byte | [maxSlot]byte
+}
+
+// gatherSlots is gather with slots moved as values of type S, at least as
+// wide as a slot.
+func gatherSlots[S slot](d *slotDictionary, data []byte, out []int32, keys []int32, valid []byte, at int) int32 {
+	width := int(unsafe.Sizeof(*new(S)))
+	// Each value is moved as one S of width bytes: reads past a slot land
+	// in the next one or in the padding after the last, writes past a
+	// value are overwritten by the next one or fall in the room past the
+	// total.
+	slots := d.slots
+	move := func(pos int32, k int32) {
+		src := slots[int(k)*d.stride:][:width]
+		dst := data[pos:][:width]
+		*(*S)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*S)(unsafe.Pointer(unsafe.SliceData(src)))
+	}
+	var pos int32
+	if valid == nil {
+		for i, k := range keys {
+			out[i] = pos
+			move(pos, k)
+			pos += d.lens[k]
+		}
+		return pos
+	}
+	for i, k := range keys {
+		out[i] = pos
+		if !bitutil.BitIsSet(valid, at+i) {
+			continue
+		}
+		move(pos, k)
+		pos += d.lens[k]
+	}
+	return pos
+}
