@@ -42,6 +42,7 @@ type serveConfig struct {
 	maxStreams     int
 	maxPlans       int
 	metricsListen  string
+	pprof          bool
 	logLevel       string
 	drainTimeout   time.Duration
 	refresh        time.Duration
@@ -67,6 +68,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.IntVar(&c.maxStreams, "max-streams", flight.DefaultMaxStreams, "concurrent DoGet streams; more are refused with ResourceExhausted (0: unbounded)")
 	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema); more are refused with ResourceExhausted (0: unbounded)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "host:port serving Prometheus /metrics; empty: no metrics endpoint")
+	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on --metrics-listen (keep that port private)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
@@ -92,6 +94,8 @@ func (c *serveConfig) check() (flight.Role, error) {
 		return 0, usageError{"--tls-cert and --tls-key go together"}
 	case c.tls.clientCA != "" && c.tls.cert == "":
 		return 0, usageError{"--tls-client-ca needs --tls-cert and --tls-key"}
+	case c.pprof && c.metricsListen == "":
+		return 0, usageError{"--pprof needs --metrics-listen"}
 	}
 	if c.advertise != "" {
 		if _, _, err := net.SplitHostPort(c.advertise); err != nil {
@@ -219,7 +223,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if err != nil {
 		return nil, err
 	}
-	mp, stopTelemetry, err := setupTelemetry(ctx, cfg.metricsListen, log)
+	mp, stopTelemetry, err := setupTelemetry(ctx, cfg.metricsListen, cfg.pprof, log)
 	if err != nil {
 		return nil, err
 	}

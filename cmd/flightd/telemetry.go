@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	httppprof "net/http/pprof"
 	"os"
 	"time"
 
@@ -45,19 +46,19 @@ const serviceName = "iceflight"
 //
 // shutdown stops the HTTP server and flushes pending spans; call it once,
 // after the gRPC server has stopped.
-func setupTelemetry(ctx context.Context, metricsListen string, log *slog.Logger) (meterProvider metric.MeterProvider, shutdown func(context.Context) error, err error) {
+func setupTelemetry(ctx context.Context, metricsListen string, pprof bool, log *slog.Logger) (meterProvider metric.MeterProvider, shutdown func(context.Context) error, err error) {
 	var lis net.Listener
 	if metricsListen != "" {
 		if lis, err = net.Listen("tcp", metricsListen); err != nil {
 			return nil, nil, fmt.Errorf("metrics listen: %w", err)
 		}
 	}
-	return startTelemetry(ctx, lis, log)
+	return startTelemetry(ctx, lis, pprof, log)
 }
 
 // startTelemetry is setupTelemetry on a listener already bound (nil: no
 // metrics endpoint); it closes lis when it fails.
-func startTelemetry(ctx context.Context, lis net.Listener, log *slog.Logger) (metric.MeterProvider, func(context.Context) error, error) {
+func startTelemetry(ctx context.Context, lis net.Listener, pprof bool, log *slog.Logger) (metric.MeterProvider, func(context.Context) error, error) {
 	res, err := resource.New(ctx,
 		resource.WithAttributes(semconv.ServiceName(serviceName)),
 		resource.WithFromEnv(), // OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES
@@ -79,7 +80,7 @@ func startTelemetry(ctx context.Context, lis net.Listener, log *slog.Logger) (me
 
 	var mp metric.MeterProvider = noop.NewMeterProvider()
 	if lis != nil {
-		smp, stop, err := serveMetrics(lis, res, log)
+		smp, stop, err := serveMetrics(lis, res, pprof, log)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -105,8 +106,9 @@ func startTelemetry(ctx context.Context, lis net.Listener, log *slog.Logger) (me
 }
 
 // serveMetrics serves a new MeterProvider's metrics, with the Go runtime's
-// and the process's, on lis at /metrics.
-func serveMetrics(lis net.Listener, res *resource.Resource, log *slog.Logger) (*sdkmetric.MeterProvider, func(context.Context) error, error) {
+// and the process's, on lis at /metrics, with Go's profiles at
+// /debug/pprof/ when pprof is set.
+func serveMetrics(lis net.Listener, res *resource.Resource, pprof bool, log *slog.Logger) (*sdkmetric.MeterProvider, func(context.Context) error, error) {
 	// A registry of its own, not prometheus.DefaultRegisterer: what is
 	// exported is exactly what flightd registers, and tests can start
 	// several in one process.
@@ -132,6 +134,15 @@ func serveMetrics(lis net.Listener, res *resource.Resource, log *slog.Logger) (*
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
+	if pprof {
+		// Explicit routes, not net/http/pprof's registration on the default
+		// mux, which any other import could expose by accident.
+		mux.HandleFunc("GET /debug/pprof/", httppprof.Index)
+		mux.HandleFunc("GET /debug/pprof/cmdline", httppprof.Cmdline)
+		mux.HandleFunc("GET /debug/pprof/profile", httppprof.Profile)
+		mux.HandleFunc("GET /debug/pprof/symbol", httppprof.Symbol)
+		mux.HandleFunc("GET /debug/pprof/trace", httppprof.Trace)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {

@@ -52,7 +52,7 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	var logs bytes.Buffer
-	mp, shutdown, err := setupTelemetry(ctx, "127.0.0.1:0", slog.New(slog.NewJSONHandler(&logs, nil)))
+	mp, shutdown, err := setupTelemetry(ctx, "127.0.0.1:0", false, slog.New(slog.NewJSONHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 
 func TestTelemetryWithoutMetricsListen(t *testing.T) {
 	t.Parallel()
-	mp, shutdown, err := setupTelemetry(context.Background(), "", slog.New(slog.DiscardHandler))
+	mp, shutdown, err := setupTelemetry(context.Background(), "", false, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestTelemetryWithoutMetricsListen(t *testing.T) {
 
 func TestTelemetryRejectsABadMetricsAddress(t *testing.T) {
 	t.Parallel()
-	if _, _, err := setupTelemetry(context.Background(), "256.0.0.1:http", slog.New(slog.DiscardHandler)); err == nil {
+	if _, _, err := setupTelemetry(context.Background(), "256.0.0.1:http", false, slog.New(slog.DiscardHandler)); err == nil {
 		t.Fatal("setupTelemetry accepted an address it cannot bind")
 	}
 }
@@ -170,7 +170,7 @@ func TestTelemetryExportsSpansOverOTLP(t *testing.T) {
 	t.Cleanup(func() { otel.SetTracerProvider(tracenoop.NewTracerProvider()) })
 
 	ctx := context.Background()
-	_, shutdown, err := setupTelemetry(ctx, "", slog.New(slog.DiscardHandler))
+	_, shutdown, err := setupTelemetry(ctx, "", false, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,5 +194,27 @@ func TestTelemetryExportsSpansOverOTLP(t *testing.T) {
 	}
 	if len(col.services) == 0 || col.services[0] != "iceflight" {
 		t.Errorf("exported service.name %v, want iceflight", col.services)
+	}
+}
+
+func TestTelemetryServesProfilesOnlyWhenAsked(t *testing.T) {
+	t.Parallel()
+	for _, pprof := range []bool{false, true} {
+		var logs bytes.Buffer
+		_, shutdown, err := setupTelemetry(context.Background(), "127.0.0.1:0", pprof, slog.New(slog.NewJSONHandler(&logs, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := strings.TrimSuffix(metricsURL(t, &logs), "/metrics") + "/debug/pprof/goroutine?debug=1"
+		code, body := get(t, url)
+		if want := map[bool]int{false: http.StatusNotFound, true: http.StatusOK}[pprof]; code != want {
+			t.Errorf("pprof=%v: GET %s: %d, want %d", pprof, url, code, want)
+		}
+		if pprof && !strings.Contains(body, "goroutine profile") {
+			t.Errorf("pprof=%v: body %.80q is not a goroutine profile", pprof, body)
+		}
+		if err := shutdown(context.Background()); err != nil {
+			t.Error(err)
+		}
 	}
 }
