@@ -304,3 +304,18 @@ func TestRenewAndCancelFlightInfo(t *testing.T) {
 		t.Errorf("cancel: %v, %v", res, err)
 	}
 }
+
+func TestPollFlightInfoIsCompleteAtOnce(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	poll, err := h.client.PollFlightInfo(ctx, pathDesc("samples", "trips"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if poll.FlightDescriptor != nil || poll.GetProgress() != 1 {
+		t.Errorf("poll: descriptor %v, progress %v; want none and 1 (complete)", poll.FlightDescriptor, poll.GetProgress())
+	}
+	if rows := h.readAll(ctx, t, poll.Info); rows != poll.Info.TotalRecords || rows == 0 {
+		t.Errorf("read %d rows, poll promised %d", rows, poll.Info.TotalRecords)
+	}
+}
