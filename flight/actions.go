@@ -129,7 +129,7 @@ func (s *Service) action(ctx context.Context, action *flight.Action) ([]byte, er
 	for _, snap := range md.Snapshots {
 		out = append(out, snapshotInfo{
 			SnapshotID: snap.SnapshotID, ParentID: snap.ParentSnapshotID, TimestampMs: snap.TimestampMs,
-			Operation: snap.Operation(), Summary: snap.Summary, SchemaID: snap.SchemaID,
+			Operation: snap.Operation(), Summary: snap.Summary.Map(), SchemaID: snap.SchemaID,
 			Current: md.CurrentSnapshotID != nil && *md.CurrentSnapshotID == snap.SnapshotID,
 		})
 	}

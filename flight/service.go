@@ -400,9 +400,9 @@ func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_Li
 	return nil
 }
 
-func summaryInt(summary map[string]string, key string) int64 {
+func summaryInt(summary iceberg.Summary, key string) int64 {
 	var n int64
-	if _, err := fmt.Sscan(summary[key], &n); err != nil {
+	if _, err := fmt.Sscan(summary.Value(key), &n); err != nil {
 		return -1
 	}
 	return n

@@ -3,6 +3,7 @@ package iceberg
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/iceflight/iceflight/internal/avro"
 )
@@ -285,6 +286,11 @@ type avroArena struct {
 	bytes []byte
 	longs []int64
 	ints  []int
+	// What manifest lists hold: their entries' partition field summaries,
+	// contains_nan flags and paths.
+	summaries []FieldSummary
+	bools     []bool
+	strs      strings.Builder
 }
 
 const arenaChunk = 4 << 10

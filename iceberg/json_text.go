@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -102,37 +103,29 @@ func (d *jsonText) str() (string, error) {
 	if d.peek() != '"' {
 		return "", d.errorf("expected a string")
 	}
+	// Most strings are short and plain: one pass over their bytes finds
+	// the closing quote, and any byte that needs more care (escapes,
+	// control characters, UTF-8) sends the string to escaped.
 	start := d.pos + 1
-	if end := strings.IndexByte(d.s[start:], '"'); end >= 0 && plainASCII(d.s[start:start+end]) {
-		d.pos = start + end + 1
-		return d.s[start : start+end], nil
+	i := start
+	for i < len(d.s) && plainByte[d.s[i]] {
+		i++
+	}
+	if i < len(d.s) && d.s[i] == '"' {
+		d.pos = i + 1
+		return d.s[start:i], nil
 	}
 	return d.escaped()
 }
 
-// plainASCII reports whether s is printable ASCII without backslashes: a
-// JSON string body that means itself. It tests eight bytes at a time.
-func plainASCII(s string) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		// A byte of 0x80 or more, one below 0x20, or a backslash (the
-		// "has a byte less than n" and "has a zero byte" tricks).
-		below := (w - ones*0x20) &^ w
-		bs := w ^ (ones * '\\')
-		if (w|below|((bs-ones)&^bs))&highs != 0 {
-			return false
-		}
+// plainByte tells the bytes that mean themselves inside a JSON string:
+// printable ASCII other than the quote and the backslash.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
 	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '\\' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
+	return t
+}()
 
 // escaped reads a string that holds escapes, control characters or bytes
 // beyond ASCII.
@@ -176,14 +169,18 @@ func (d *jsonText) escaped() (string, error) {
 func (d *jsonText) int() (int64, error) {
 	d.space()
 	start := d.pos
-	if d.pos < len(d.s) && d.s[d.pos] == '-' {
+	neg := d.pos < len(d.s) && d.s[d.pos] == '-'
+	if neg {
 		d.pos++
 	}
 	first := d.pos
+	var u uint64
 	for d.pos < len(d.s) && '0' <= d.s[d.pos] && d.s[d.pos] <= '9' {
+		u = u*10 + uint64(d.s[d.pos]-'0')
 		d.pos++
 	}
-	if d.pos-first > 1 && d.s[first] == '0' {
+	n := d.pos - first
+	if n > 1 && d.s[first] == '0' {
 		return 0, d.errorf("number with a leading zero")
 	}
 	if d.pos < len(d.s) {
@@ -191,11 +188,20 @@ func (d *jsonText) int() (int64, error) {
 			return 0, d.errorf("expected an integer")
 		}
 	}
-	v, err := strconv.ParseInt(d.s[start:d.pos], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("%w at offset %d: %v", errJSON, start, err)
+	// Up to 19 digits fit a uint64 (snapshot ids have 19); what is out of
+	// range, longer or no number at all takes strconv's checks and
+	// messages.
+	if n == 0 || n > 19 || u > math.MaxInt64 && !(neg && u == 1<<63) {
+		v, err := strconv.ParseInt(d.s[start:d.pos], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%w at offset %d: %v", errJSON, start, err)
+		}
+		return v, nil
 	}
-	return v, nil
+	if neg {
+		return -int64(u), nil
+	}
+	return int64(u), nil
 }
 
 // skip reads past any value.
@@ -291,24 +297,6 @@ func (d *jsonText) strings() ([]string, error) {
 		err := d.string(&s)
 		out = append(out, s)
 		return err
-	})
-	return out, err
-}
-
-// stringMap reads an object of strings, sized for hint members; null is
-// nil.
-func (d *jsonText) stringMap(hint int) (map[string]string, error) {
-	if d.null() {
-		return nil, nil
-	}
-	out := make(map[string]string, hint)
-	err := d.each('{', func(key string) error {
-		var v string
-		if err := d.string(&v); err != nil {
-			return err
-		}
-		out[key] = v
-		return nil
 	})
 	return out, err
 }

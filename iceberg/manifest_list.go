@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/iceflight/iceflight/internal/avro"
 )
@@ -267,7 +269,11 @@ func (l *manifestListLayout) decodeField(r *valueReader, op *fieldOp, t uint8, m
 	}
 	switch t {
 	case lPath:
-		mf.Path = r.str(op.typ, op.name, true)
+		b, ok := r.strBytes(op.typ, op.name)
+		if !ok && r.ok() {
+			r.fail(op.name + ": expected a string, got null")
+		}
+		mf.Path = r.arena.string(b)
 	case lLength:
 		mf.Length = long(-1)
 	case lSpecID:
@@ -317,7 +323,7 @@ func (l *manifestListLayout) summaries(r *valueReader, op *fieldOp) []FieldSumma
 			r.fail(fmt.Sprintf("%s: expected a record, got Avro %s", op.name, s.Items.Type))
 			return nil
 		}
-		out = slices.Grow(out, int(n))
+		out = r.arena.growSummaries(out, int(n))
 		for ; n > 0 && r.ok(); n-- {
 			out = append(out, l.summary.decodeSummary(r))
 		}
@@ -335,7 +341,7 @@ func (l *recordLayout) decodeSummary(r *valueReader) FieldSummary {
 			fs.ContainsNull, _ = r.boolean(op.typ)
 		case sContainsNaN:
 			if b, ok := r.boolean(op.typ); ok {
-				fs.ContainsNaN = &b
+				fs.ContainsNaN = r.arena.bool(b)
 			}
 		case sLower:
 			fs.LowerBound = r.bytes(op.typ, op.name)
@@ -379,4 +385,52 @@ func DataManifestsFromPaths(snapshot *Snapshot, open func(path string) (io.ReadC
 		})
 	}
 	return out, nil
+}
+
+// A manifest list's entries share their memory: a list of a thousand
+// manifests would otherwise make thousands of small allocations (a slice of
+// summaries, a flag and a path per entry), most of a cold plan's
+// allocations for the list.
+const (
+	summaryChunk = 512
+	stringChunk  = 16 << 10
+)
+
+// growSummaries returns s with room for n more summaries, in the arena
+// when s is nil or outgrows its place.
+func (a *avroArena) growSummaries(s []FieldSummary, n int) []FieldSummary {
+	n = min(n, math.MaxInt32)
+	need := len(s) + n
+	if s != nil && need <= cap(s) {
+		return s
+	}
+	if need > cap(a.summaries)-len(a.summaries) {
+		a.summaries = make([]FieldSummary, 0, max(need, summaryChunk))
+	}
+	at := len(a.summaries)
+	a.summaries = append(a.summaries, s...)
+	a.summaries = a.summaries[:at+need]
+	return a.summaries[at : at+len(s) : at+need]
+}
+
+// bool returns a pointer to v, held in the arena.
+func (a *avroArena) bool(v bool) *bool {
+	if len(a.bools) == cap(a.bools) {
+		a.bools = make([]bool, 0, arenaChunk)
+	}
+	a.bools = append(a.bools, v)
+	return &a.bools[len(a.bools)-1]
+}
+
+// string returns b as a string that shares a chunk of memory with the
+// arena's other strings: a builder never changes the bytes it has
+// written, so each string stays valid as the chunk fills.
+func (a *avroArena) string(b []byte) string {
+	if len(b) > a.strs.Cap()-a.strs.Len() {
+		a.strs = strings.Builder{}
+		a.strs.Grow(max(len(b), stringChunk))
+	}
+	at := a.strs.Len()
+	a.strs.Write(b)
+	return a.strs.String()[at:]
 }

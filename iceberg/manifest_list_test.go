@@ -285,7 +285,7 @@ func TestCorpusCurrentSnapshotMatchesSummary(t *testing.T) {
 			}
 			checked := 0
 			for key, n := range got {
-				want, ok := s.Summary[key]
+				want, ok := s.Summary.Get(key)
 				if !ok {
 					continue
 				}
@@ -295,7 +295,7 @@ func TestCorpusCurrentSnapshotMatchesSummary(t *testing.T) {
 				}
 			}
 			if checked == 0 && len(got) > 0 {
-				t.Errorf("summary %v has none of %v", s.Summary, got)
+				t.Errorf("summary %v has none of %v", s.Summary.Map(), got)
 			}
 		})
 	}

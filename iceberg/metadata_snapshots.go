@@ -1,6 +1,9 @@
 package iceberg
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // A table that commits often keeps thousands of snapshots, and they are
 // most of its metadata file (a thousand appends by Iceberg Java make 800 KB,
@@ -8,7 +11,8 @@ import "strings"
 // generic decoder allocates every one of those strings and spends most of a
 // cold table load on them, so the snapshots and the logs have their own
 // decoder here: it reads the file's text once and hands out strings that
-// share it. It reads them as encoding/json would read them into the
+// share it; each summary stays text until asked for (see Summary). It
+// reads them as encoding/json would read them into the
 // structs: unknown keys are ignored, keys match case-insensitively when no
 // key matches exactly, and null leaves a value unset.
 
@@ -151,6 +155,14 @@ func foldKey(key string, names ...string) string {
 var snapshotKeys = []string{"snapshot-id", "parent-snapshot-id", "sequence-number", "timestamp-ms",
 	"manifest-list", "manifests", "summary", "schema-id", "first-row-id", "added-rows"}
 
+// Bounds of the guess at a snapshots array's length: a snapshot takes at
+// least minSnapshotText bytes of text, and no guess goes beyond
+// maxSnapshotHint snapshots.
+const (
+	minSnapshotText = 64
+	maxSnapshotHint = 1 << 16
+)
+
 // snapshots reads the array of snapshots.
 func (d *jsonText) snapshots() ([]Snapshot, error) {
 	if d.null() {
@@ -158,7 +170,6 @@ func (d *jsonText) snapshots() ([]Snapshot, error) {
 	}
 	out := []Snapshot{}
 	var longs []int64 // the optional numbers share allocations
-	summarySize := 0
 	optional := func() (*int64, error) {
 		if d.null() {
 			return nil, nil
@@ -173,7 +184,16 @@ func (d *jsonText) snapshots() ([]Snapshot, error) {
 		longs = append(longs, v)
 		return &longs[len(longs)-1], nil
 	}
+	var ints []int // the schema ids share allocations too
+	first := -1
 	err := d.each('[', func(string) error {
+		if len(out) == 1 {
+			// Size the array by the first snapshot's length in the text:
+			// growing it by doubling would allocate twice its size over
+			// again, and a thousand snapshots take 100 KB.
+			out = slices.Grow(out, min((len(d.s)-d.pos)/max(d.pos-first, minSnapshotText), maxSnapshotHint))
+		}
+		first = d.pos
 		out = append(out, Snapshot{})
 		s := &out[len(out)-1]
 		if d.null() {
@@ -195,16 +215,18 @@ func (d *jsonText) snapshots() ([]Snapshot, error) {
 			case "manifests":
 				s.Manifests, err = d.strings()
 			case "summary":
-				s.Summary, err = d.stringMap(summarySize)
-				summarySize = max(summarySize, len(s.Summary))
+				s.Summary, err = d.summary()
 			case "schema-id":
 				var id *int64
 				if id, err = optional(); id != nil {
 					if int64(int(*id)) != *id {
 						return d.errorf("schema-id %d out of range", *id)
 					}
-					v := int(*id)
-					s.SchemaID = &v
+					if len(ints) == cap(ints) {
+						ints = make([]int, 0, 256)
+					}
+					ints = append(ints, int(*id))
+					s.SchemaID = &ints[len(ints)-1]
 				} else {
 					s.SchemaID = nil
 				}

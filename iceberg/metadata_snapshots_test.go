@@ -67,6 +67,9 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 			if wantErr == nil && !reflect.DeepEqual(got, want) {
 				t.Errorf("got  %+v\nwant %+v", got, want)
 			}
+			if wantErr == nil {
+				checkSummaries(t, tc.json, got)
+			}
 		})
 	}
 }
@@ -79,6 +82,39 @@ func decodeSnapshots(text string) ([]Snapshot, error) {
 		err = d.errorf("data after the array")
 	}
 	return snaps, err
+}
+
+// checkSummaries checks that each snapshot's summary, read whole and key
+// by key, holds what encoding/json decodes from the snapshots array text
+// into a map.
+func checkSummaries(t *testing.T, text string, got []Snapshot) {
+	t.Helper()
+	var want []struct {
+		Summary map[string]string `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(text), &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(got) {
+		t.Fatalf("%d snapshots, encoding/json reads %d", len(got), len(want))
+	}
+	for i, w := range want {
+		s := got[i].Summary
+		if m := s.Map(); !reflect.DeepEqual(m, w.Summary) {
+			t.Errorf("snapshot %d: summary %v, encoding/json reads %v", i, m, w.Summary)
+		}
+		if op, _ := s.Get("operation"); op != got[i].Operation() || op != w.Summary["operation"] {
+			t.Errorf("snapshot %d: operation %q, want %q", i, got[i].Operation(), w.Summary["operation"])
+		}
+		for k, v := range w.Summary {
+			if gv, ok := s.Get(k); !ok || gv != v {
+				t.Errorf("snapshot %d: Get(%q) = %q, %v; want %q", i, k, gv, ok, v)
+			}
+		}
+		if _, ok := s.Get("no such key"); ok {
+			t.Errorf("snapshot %d: Get of an absent key found one", i)
+		}
+	}
 }
 
 // referenceMetadata decodes the arrays that ParseMetadata decodes itself
@@ -122,6 +158,15 @@ func TestMetadataSnapshotsMatchEncodingJSON(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("%s from %s:\ngot  %+v\nwant %+v", f, name, got, want)
 			}
+			var top struct {
+				Snapshots json.RawMessage `json:"snapshots"`
+			}
+			if err := json.Unmarshal(data, &top); err != nil {
+				t.Fatal(err)
+			}
+			if len(top.Snapshots) > 0 {
+				checkSummaries(t, string(top.Snapshots), md.Snapshots)
+			}
 		}
 		snapshots += len(want.Snapshots)
 	}
@@ -150,7 +195,40 @@ func TestParseMetadataOutsideSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := md.CurrentSnapshot(); s == nil || s.Summary["operation"] != "overwrite" {
+	if s := md.CurrentSnapshot(); s == nil || s.Summary.Value("operation") != "overwrite" {
 		t.Errorf("snapshots under \"Snapshots\" not read: %+v", md.Snapshots)
+	}
+}
+
+// A summary built from a map, or decoded by encoding/json, reads back the
+// same properties and encodes to the same JSON object.
+func TestSummaryRoundTrip(t *testing.T) {
+	t.Parallel()
+	m := map[string]string{"operation": "append", "total-records": "10", "k\u2028\"": "caf\u00e9"}
+	s := NewSummary(m)
+	if got := s.Map(); !reflect.DeepEqual(got, m) {
+		t.Errorf("Map() = %v, want %v", got, m)
+	}
+	snap := Snapshot{SnapshotID: 1, Summary: s}
+	b, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Snapshot
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.Summary.Map(); !reflect.DeepEqual(got, m) {
+		t.Errorf("after a JSON round trip: %v, want %v", got, m)
+	}
+	if b, err := json.Marshal(Snapshot{SnapshotID: 1}); err != nil || strings.Contains(string(b), "summary") {
+		t.Errorf("an absent summary encodes as %s (%v)", b, err)
+	}
+	if !NewSummary(nil).IsZero() || NewSummary(map[string]string{}).IsZero() {
+		t.Error("NewSummary: nil must be absent and an empty map present")
+	}
+	var bad Summary
+	if err := json.Unmarshal([]byte(`{"a": 1}`), &bad); err == nil {
+		t.Error("a number in a summary decoded without error")
 	}
 }

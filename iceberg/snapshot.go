@@ -9,16 +9,17 @@ type Snapshot struct {
 	ManifestList     string `json:"manifest-list,omitempty"`
 	// Manifests lists manifest paths directly: the v1 form that predates
 	// manifest lists.
-	Manifests []string          `json:"manifests,omitempty"`
-	Summary   map[string]string `json:"summary,omitempty"`
-	SchemaID  *int              `json:"schema-id,omitempty"`
+	Manifests []string `json:"manifests,omitempty"`
+	// Summary holds the snapshot's properties, decoded when read.
+	Summary  Summary `json:"summary,omitzero"`
+	SchemaID *int    `json:"schema-id,omitempty"`
 	// FirstRowID and AddedRows are v3 row-lineage fields.
 	FirstRowID *int64 `json:"first-row-id,omitempty"`
 	AddedRows  *int64 `json:"added-rows,omitempty"`
 }
 
 // Operation returns the snapshot summary's operation ("append", ...).
-func (s Snapshot) Operation() string { return s.Summary["operation"] }
+func (s Snapshot) Operation() string { return s.Summary.Value("operation") }
 
 // Ref kinds.
 const (

@@ -72,7 +72,7 @@ func loadCorpusTable(t *testing.T, name string) Table {
 
 func summary(t *testing.T, s *iceberg.Snapshot, key string) int64 {
 	t.Helper()
-	n, err := strconv.ParseInt(s.Summary[key], 10, 64)
+	n, err := strconv.ParseInt(s.Summary.Value(key), 10, 64)
 	if err != nil {
 		t.Fatalf("snapshot %d summary %s: %v", s.SnapshotID, key, err)
 	}
