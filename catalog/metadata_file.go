@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/iceflight/iceflight/fileio"
 )
@@ -185,10 +186,21 @@ func readText(ctx context.Context, fio fileio.FileIO, location string) (string, 
 		return "", err
 	}
 	defer f.Close()
-	var b strings.Builder
-	b.Grow(int(f.Size()))
-	if _, err := io.Copy(&b, io.NewSectionReader(f, 0, f.Size())); err != nil {
+	// One read straight into the string's memory: copying through
+	// io.Copy's 32 KB buffer costs a system call per 32 KB and a second
+	// pass over the text, a sizeable part of a cold load.
+	size := f.Size()
+	if size == 0 {
+		return "", nil
+	}
+	b := make([]byte, size)
+	// ReadAt fills b or says why not; io.EOF with a full b is success.
+	if n, err := f.ReadAt(b, 0); n < len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
 		return "", fmt.Errorf("read %s: %w", location, err)
 	}
-	return b.String(), nil
+	// b is never written again, so the string may share it.
+	return unsafe.String(&b[0], len(b)), nil
 }

@@ -226,12 +226,23 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	}
 	// Endpoints are independent, and a plan of many files spends much of
 	// its time encoding and signing their tickets: build them in parallel.
+	// A plan of few tasks takes microseconds an endpoint, less than
+	// starting and waking goroutines costs, so it builds them in turn.
 	info.Endpoint = make([]*flight.FlightEndpoint, len(plan.Endpoints))
+	ticketSchema := string(schemaJSON) // converted once for all tickets
+	if plan.Stats.Tasks < parallelEndpointTasks {
+		for i, ep := range plan.Endpoints {
+			if info.Endpoint[i], err = s.endpoint(plan, ticketSchema, ep); err != nil {
+				return nil, err
+			}
+		}
+		return info, nil
+	}
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
 		g.Go(func() error {
-			fe, err := s.endpoint(plan, string(schemaJSON), ep)
+			fe, err := s.endpoint(plan, ticketSchema, ep)
 			info.Endpoint[i] = fe
 			return err
 		})
@@ -252,6 +263,10 @@ type endpointMetadata struct {
 	Bytes     int64    `json:"bytes"`
 	Records   int64    `json:"records"`
 }
+
+// parallelEndpointTasks is the plan size, in tasks, from which endpoints
+// are built in parallel.
+const parallelEndpointTasks = 1024
 
 // maxListedFiles caps the files an endpoint's app_metadata names.
 const maxListedFiles = 100

@@ -155,6 +155,8 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		p.workers.Wait()
 		p.close()
 	}()
+	// Before listening, so a load balancer's first call finds it done.
+	flight.WarmUp()
 	lis, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
