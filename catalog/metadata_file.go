@@ -181,25 +181,9 @@ func hasMetadata(dir string, within func(string) (string, bool)) bool {
 // would copy many times over, and the parsed metadata's strings share the
 // string's memory (iceberg.ParseMetadataString).
 func readText(ctx context.Context, fio fileio.FileIO, location string) (string, error) {
-	f, err := fio.Open(ctx, location)
-	if err != nil {
+	b, err := fileio.ReadAll(ctx, fio, location)
+	if err != nil || len(b) == 0 {
 		return "", err
-	}
-	defer f.Close()
-	// One read straight into the string's memory: copying through
-	// io.Copy's 32 KB buffer costs a system call per 32 KB and a second
-	// pass over the text, a sizeable part of a cold load.
-	size := f.Size()
-	if size == 0 {
-		return "", nil
-	}
-	b := make([]byte, size)
-	// ReadAt fills b or says why not; io.EOF with a full b is success.
-	if n, err := f.ReadAt(b, 0); n < len(b) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return "", fmt.Errorf("read %s: %w", location, err)
 	}
 	// b is never written again, so the string may share it.
 	return unsafe.String(&b[0], len(b)), nil

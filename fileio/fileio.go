@@ -35,17 +35,21 @@ var (
 )
 
 // ReadAll reads the whole file at location. Metadata files and manifests
-// are small and immutable; reading each in one call keeps object-store
-// round trips low.
+// are small and immutable; reading each in one call, into a buffer of the
+// file's size, keeps object-store round trips low and copies nothing.
 func ReadAll(ctx context.Context, fio FileIO, location string) ([]byte, error) {
 	f, err := fio.Open(ctx, location)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.NewSectionReader(f, 0, f.Size()))
-	if err != nil {
+	b := make([]byte, f.Size())
+	// ReadAt fills b or says why not; io.EOF with a full b is success.
+	if n, err := f.ReadAt(b, 0); n < len(b) {
+		if err == nil || errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
 		return nil, fmt.Errorf("read %s: %w", location, err)
 	}
-	return data, nil
+	return b, nil
 }
