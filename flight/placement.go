@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/iceflight/iceflight/planner"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -278,7 +279,7 @@ func rendezvous(addrs []string, tasks []*iceflightv1.Task) []string {
 				best, bestScore = a, s
 			}
 		}
-		votes[best] += max(taskBytes(t), 1)
+		votes[best] += max(planner.TaskBytes(t), 1)
 	}
 	first := ""
 	if len(tasks) > 0 {
@@ -309,12 +310,4 @@ func score(worker, key string) uint64 {
 	x *= 0xc4ceb9fe1a85ec53
 	x ^= x >> 33
 	return x
-}
-
-// taskBytes is the bytes a task reads: its range, or the whole file.
-func taskBytes(t *iceflightv1.Task) int64 {
-	if t.Length > 0 {
-		return t.Length
-	}
-	return t.FileSize
 }

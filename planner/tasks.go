@@ -237,7 +237,7 @@ func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
 	}
 	order := make([]sized, len(tasks))
 	for i, t := range tasks {
-		order[i] = sized{i, taskBytes(t)}
+		order[i] = sized{i, TaskBytes(t)}
 	}
 	// Largest first; equal sizes keep plan order, so plans are stable.
 	slices.SortFunc(order, func(a, b sized) int {
@@ -276,8 +276,8 @@ func (h *endpointHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] 
 func (h *endpointHeap) Push(any)      {}
 func (h *endpointHeap) Pop() any      { return nil }
 
-// taskBytes is the bytes a task reads: its range, or the whole file.
-func taskBytes(t *iceflightv1.Task) int64 {
+// TaskBytes is the bytes a task reads: its range, or the whole file.
+func TaskBytes(t *iceflightv1.Task) int64 {
 	if t.Length > 0 {
 		return t.Length
 	}
