@@ -9,8 +9,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -82,7 +80,7 @@ func run(ctx context.Context, cfg config, stdout io.Writer) (bool, error) {
 			return false, err
 		}
 	}
-	keys, err := writeTicketKeys(dir)
+	keys, err := cluster.WriteTicketKeys(dir)
 	if err != nil {
 		return false, err
 	}
@@ -152,16 +150,6 @@ func startServers(ctx context.Context, cfg config, bin, dir, keys string) ([]*cl
 		return servers, err
 	}
 	return append([]*cluster.Process{c}, servers...), nil
-}
-
-// writeTicketKeys writes a --ticket-keys file with one fresh key.
-func writeTicketKeys(dir string) (string, error) {
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "ticket-keys")
-	return path, os.WriteFile(path, []byte("loadtest="+hex.EncodeToString(key)+"\n"), 0o600)
 }
 
 // sampleTables lists the sample tables with the row count of their

@@ -2,8 +2,6 @@ package cluster_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
@@ -143,15 +141,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// writeTicketKeys writes a --ticket-keys file with one fresh key.
+// writeTicketKeys writes the cluster's shared --ticket-keys file.
 func writeTicketKeys(t *testing.T, dir string) string {
 	t.Helper()
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "ticket-keys")
-	if err := os.WriteFile(path, []byte("cluster-test="+hex.EncodeToString(key)+"\n"), 0o600); err != nil {
+	path, err := cluster.WriteTicketKeys(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path

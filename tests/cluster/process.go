@@ -3,6 +3,8 @@ package cluster
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,17 @@ import (
 	"syscall"
 	"time"
 )
+
+// WriteTicketKeys writes a --ticket-keys file with one fresh key in dir,
+// for every process of one cluster to share, and returns its path.
+func WriteTicketKeys(dir string) (string, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "ticket-keys")
+	return path, os.WriteFile(path, []byte("cluster="+hex.EncodeToString(key)+"\n"), 0o600)
+}
 
 // StartTimeout bounds how long a process may take to print its address.
 const StartTimeout = 30 * time.Second
