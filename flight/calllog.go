@@ -55,59 +55,39 @@ func CallInfoFrom(ctx context.Context) *CallInfo {
 	return c
 }
 
-// SetTable records the table the call is about.
-func (c *CallInfo) SetTable(name string) {
+// update changes the record under its lock; a nil record ignores it.
+func (c *CallInfo) update(f func(*CallInfo)) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	c.table = name
+	f(c)
 	c.mu.Unlock()
+}
+
+// SetTable records the table the call is about.
+func (c *CallInfo) SetTable(name string) {
+	c.update(func(c *CallInfo) { c.table = name })
 }
 
 // SetSnapshotID records the snapshot planned or read.
 func (c *CallInfo) SetSnapshotID(id int64) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	c.snapshotID = id
-	c.set |= fieldSnapshot
-	c.mu.Unlock()
+	c.update(func(c *CallInfo) { c.snapshotID, c.set = id, c.set|fieldSnapshot })
 }
 
 // AddServed adds rows and Arrow IPC body bytes sent to the client.
 func (c *CallInfo) AddServed(rows, bytes int64) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	c.rows += rows
-	c.bytes += bytes
-	c.set |= fieldServed
-	c.mu.Unlock()
+	c.update(func(c *CallInfo) { c.rows, c.bytes, c.set = c.rows+rows, c.bytes+bytes, c.set|fieldServed })
 }
 
 // SetEndpoints records the endpoints a plan returned.
 func (c *CallInfo) SetEndpoints(n int) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	c.endpoints = n
-	c.set |= fieldEndpoints
-	c.mu.Unlock()
+	c.update(func(c *CallInfo) { c.endpoints, c.set = n, c.set|fieldEndpoints })
 }
 
 // SetFiles records the data files a plan chose or a ticket reads.
 func (c *CallInfo) SetFiles(n int) {
-	if c == nil {
-		return
-	}
-	c.mu.Lock()
-	c.files = n
-	c.set |= fieldFiles
-	c.mu.Unlock()
+	c.update(func(c *CallInfo) { c.files, c.set = n, c.set|fieldFiles })
 }
 
 // attrs returns the fields that were set, as log attributes.
