@@ -166,10 +166,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	scheme := "grpc"
-	if cfg.tls.cert != "" {
-		scheme = "grpc+tls"
-	}
+	scheme := cfg.tls.scheme()
 	if role == flight.RoleWorker {
 		fmt.Fprintf(stdout, "iceflight worker on %s://%s\n", scheme, lis.Addr())
 	} else {
@@ -273,11 +270,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		p.workers.Go(func() { ws.Run(ctx) })
 		opts = append(opts, flight.WithWorkers(ws))
 	} else if cfg.advertise != "" {
-		scheme := "grpc"
-		if cfg.tls.cert != "" {
-			scheme = "grpc+tls"
-		}
-		opts = append(opts, flight.WithAdvertise(scheme+"://"+cfg.advertise))
+		opts = append(opts, flight.WithAdvertise(cfg.tls.scheme()+"://"+cfg.advertise))
 	}
 	// The call log comes first so that refused calls are logged too.
 	unary := []grpc.UnaryServerInterceptor{flight.UnaryCallLog(log, metrics)}

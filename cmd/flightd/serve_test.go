@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -325,28 +326,19 @@ func (p *pki) clientCreds(t *testing.T) credentials.TransportCredentials {
 
 // lockedWriter lets the server goroutine write while the test reads.
 type lockedWriter struct {
-	mu chanMutex
+	mu sync.Mutex
 	w  *strings.Builder
 }
 
-type chanMutex chan struct{}
-
-func (w *lockedWriter) lock() {
-	if w.mu == nil {
-		w.mu = make(chanMutex, 1)
-	}
-	w.mu <- struct{}{}
-}
-
 func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.lock()
-	defer func() { <-w.mu }()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return w.w.Write(p)
 }
 
 func (w *lockedWriter) String() string {
-	w.lock()
-	defer func() { <-w.mu }()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	return w.w.String()
 }
 

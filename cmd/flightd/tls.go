@@ -16,6 +16,15 @@ type tlsFiles struct {
 	workerCA  string // verify workers with this CA
 }
 
+// scheme is the location scheme of a server with these files: grpc+tls
+// when it serves TLS.
+func (f tlsFiles) scheme() string {
+	if f.cert != "" {
+		return "grpc+tls"
+	}
+	return "grpc"
+}
+
 // server returns the server's transport credentials, or nil for plaintext.
 func (f tlsFiles) server() (credentials.TransportCredentials, error) {
 	if f.cert == "" {
