@@ -83,12 +83,12 @@ func load(ctx context.Context, addr string, n, streams int, tables []table) (*ta
 // runClient loops over the tables, starting at its own offset so the
 // clients spread over them.
 func runClient(ctx context.Context, c *client.Client, tables []table, id int, t *tally) {
-	for i := id; ctx.Err() == nil; i++ {
+	for i := id; !runOver(ctx); i++ {
 		tb := tables[i%len(tables)]
 		planned, err := readOnce(ctx, c, tb, t)
 		switch {
 		case err == nil:
-		case ctx.Err() != nil:
+		case runOver(ctx):
 			// The run's time is up mid-read: neither a read nor an error.
 			return
 		case status.Code(err) == codes.ResourceExhausted:
@@ -112,6 +112,18 @@ func runClient(ctx context.Context, c *client.Client, tables []table, id int, t 
 			}
 		}
 	}
+}
+
+// runOver reports whether the run's time is up. gRPC times a call out on
+// a timer of its own, derived from ctx's deadline, which can fire an
+// instant before ctx's: a call cut by the run's end may fail with
+// DeadlineExceeded while ctx.Err() is still nil, so the clock decides.
+func runOver(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	d, ok := ctx.Deadline()
+	return ok && !time.Now().Before(d)
 }
 
 // defaultPushback is the wait after a rejection that came without a retry
