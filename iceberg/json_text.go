@@ -40,6 +40,10 @@ func (d *jsonText) space() {
 
 // peek returns the next byte after white space, 0 at the end.
 func (d *jsonText) peek() byte {
+	// Writers rarely put white space between tokens: test for none first.
+	if d.pos < len(d.s) && d.s[d.pos] > ' ' {
+		return d.s[d.pos]
+	}
 	d.space()
 	if d.pos < len(d.s) {
 		return d.s[d.pos]
@@ -108,6 +112,15 @@ func (d *jsonText) str() (string, error) {
 	// control characters, UTF-8) sends the string to escaped.
 	start := d.pos + 1
 	i := start
+	for i+8 <= len(d.s) {
+		w := d.s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if !plainWord(x) {
+			break
+		}
+		i += 8
+	}
 	for i < len(d.s) && plainByte[d.s[i]] {
 		i++
 	}
@@ -116,6 +129,18 @@ func (d *jsonText) str() (string, error) {
 		return d.s[start:i], nil
 	}
 	return d.escaped()
+}
+
+// plainWord reports whether the eight bytes packed in x are all plain
+// (see plainByte), testing them at once: paths and summaries make most of
+// a metadata file's text, and a byte at a time is most of its parsing.
+// Each test is exact as a whole; a word that fails one goes through
+// plainByte.
+func plainWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zeroIn := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	control := (x - 0x20*ones) & ^x & highs // a byte below 0x20
+	return (zeroIn(x^('"'*ones)) | zeroIn(x^('\\'*ones)) | control | x&highs) == 0
 }
 
 // plainByte tells the bytes that mean themselves inside a JSON string:
