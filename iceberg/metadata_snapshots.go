@@ -163,82 +163,179 @@ const (
 	maxSnapshotHint = 1 << 16
 )
 
+// parallelSnapshotsText is the length of text, from the snapshots array on,
+// from which its second half is read on another goroutine: a table with a
+// long history spends most of a cold load reading its snapshots, and a
+// half takes far longer than starting a goroutine.
+const parallelSnapshotsText = 128 << 10
+
 // snapshots reads the array of snapshots.
 func (d *jsonText) snapshots() ([]Snapshot, error) {
 	if d.null() {
 		return nil, nil
 	}
-	out := []Snapshot{}
-	var longs []int64 // the optional numbers share allocations
-	optional := func() (*int64, error) {
-		if d.null() {
-			return nil, nil
-		}
-		v, err := d.int()
-		if err != nil {
-			return nil, err
-		}
-		if len(longs) == cap(longs) {
-			longs = make([]int64, 0, 256)
-		}
-		longs = append(longs, v)
-		return &longs[len(longs)-1], nil
+	if d.peek() != '[' {
+		return nil, d.errorf("expected '['")
 	}
-	var ints []int // the schema ids share allocations too
-	first := -1
-	err := d.each('[', func(string) error {
+	d.pos++
+	if d.peek() == ']' {
+		d.pos++
+		return []Snapshot{}, nil
+	}
+	split := -1
+	if len(d.s)-d.pos >= parallelSnapshotsText {
+		split = snapshotSplit(d.s, d.pos)
+	}
+	if split < 0 {
+		var r snapshotReader
+		out, _, err := r.elements(d, -1)
+		return out, err
+	}
+	// The second half starts at what looks like a snapshot's start. It is
+	// one only if the first half, read in order, ends an element exactly
+	// there; otherwise the guess fell inside a string or past the array,
+	// and the first half reads on as if there had been no split.
+	type half struct {
+		snaps []Snapshot
+		end   int
+		err   error
+	}
+	second := make(chan half, 1)
+	go func() {
+		var r snapshotReader
+		d2 := jsonText{s: d.s, pos: split + 1}
+		snaps, _, err := r.elements(&d2, -1)
+		second <- half{snaps, d2.pos, err}
+	}()
+	var r snapshotReader
+	out, stopped, err := r.elements(d, split)
+	h := <-second
+	if err != nil || !stopped {
+		return out, err
+	}
+	if h.err == nil {
+		d.pos = h.end
+		return append(out, h.snaps...), nil
+	}
+	// The second half met an error: read on from the split in order, so
+	// that the error and its offset are the ones a reading in order gives.
+	d.pos++
+	rest, _, err := r.elements(d, -1)
+	return append(out, rest...), err
+}
+
+// snapshotSplit returns the offset of what may be the comma between two
+// snapshots near the middle of s[from:], as writers lay them out (no white
+// space), or -1 when there is none to be found nearby.
+func snapshotSplit(s string, from int) int {
+	const sep = `},{"`
+	mid := from + (len(s)-from)*9/20 // the logs that follow the array take some of the rest
+	i := strings.Index(s[mid:min(len(s), mid+64<<10)], sep)
+	if i < 0 {
+		return -1
+	}
+	return mid + i + 1
+}
+
+// snapshotReader reads snapshot objects; their optional numbers share
+// allocations.
+type snapshotReader struct {
+	longs []int64
+	ints  []int
+}
+
+// elements reads the elements of a snapshots array from d, which is at the
+// start of one, to the array's end. When stopAt is the offset of the comma
+// after an element, it stops there instead, with d at that comma, and
+// reports that it stopped.
+func (r *snapshotReader) elements(d *jsonText, stopAt int) (out []Snapshot, stopped bool, err error) {
+	out = []Snapshot{}
+	first := d.pos
+	for {
 		if len(out) == 1 {
 			// Size the array by the first snapshot's length in the text:
 			// growing it by doubling would allocate twice its size over
 			// again, and a thousand snapshots take 100 KB.
 			out = slices.Grow(out, min((len(d.s)-d.pos)/max(d.pos-first, minSnapshotText), maxSnapshotHint))
 		}
-		first = d.pos
 		out = append(out, Snapshot{})
-		s := &out[len(out)-1]
-		if d.null() {
-			return nil
+		if err := r.snapshot(d, &out[len(out)-1]); err != nil {
+			return out, false, err
 		}
-		return d.each('{', func(key string) error {
-			var err error
-			switch foldKey(key, snapshotKeys...) {
-			case "snapshot-id":
-				err = d.long(&s.SnapshotID)
-			case "parent-snapshot-id":
-				s.ParentSnapshotID, err = optional()
-			case "sequence-number":
-				err = d.long(&s.SequenceNumber)
-			case "timestamp-ms":
-				err = d.long(&s.TimestampMs)
-			case "manifest-list":
-				err = d.string(&s.ManifestList)
-			case "manifests":
-				s.Manifests, err = d.strings()
-			case "summary":
-				s.Summary, err = d.summary()
-			case "schema-id":
-				var id *int64
-				if id, err = optional(); id != nil {
-					if int64(int(*id)) != *id {
-						return d.errorf("schema-id %d out of range", *id)
-					}
-					if len(ints) == cap(ints) {
-						ints = make([]int, 0, 256)
-					}
-					ints = append(ints, int(*id))
-					s.SchemaID = &ints[len(ints)-1]
-				} else {
-					s.SchemaID = nil
-				}
-			case "first-row-id":
-				s.FirstRowID, err = optional()
-			case "added-rows":
-				s.AddedRows, err = optional()
-			default:
-				err = d.skip()
+		switch d.peek() {
+		case ',':
+			if d.pos == stopAt {
+				return out, true, nil
 			}
-			return err
-		})
+			d.pos++
+		case ']':
+			d.pos++
+			return out, false, nil
+		default:
+			return out, false, d.errorf("expected ',' or ']'")
+		}
+	}
+}
+
+// snapshot reads one snapshot object into s; null leaves s zero.
+func (r *snapshotReader) snapshot(d *jsonText, s *Snapshot) error {
+	if d.null() {
+		return nil
+	}
+	return d.each('{', func(key string) error {
+		var err error
+		switch foldKey(key, snapshotKeys...) {
+		case "snapshot-id":
+			err = d.long(&s.SnapshotID)
+		case "parent-snapshot-id":
+			s.ParentSnapshotID, err = r.optional(d)
+		case "sequence-number":
+			err = d.long(&s.SequenceNumber)
+		case "timestamp-ms":
+			err = d.long(&s.TimestampMs)
+		case "manifest-list":
+			err = d.string(&s.ManifestList)
+		case "manifests":
+			s.Manifests, err = d.strings()
+		case "summary":
+			s.Summary, err = d.summary()
+		case "schema-id":
+			var id *int64
+			if id, err = r.optional(d); id != nil {
+				if int64(int(*id)) != *id {
+					return d.errorf("schema-id %d out of range", *id)
+				}
+				if len(r.ints) == cap(r.ints) {
+					r.ints = make([]int, 0, 256)
+				}
+				r.ints = append(r.ints, int(*id))
+				s.SchemaID = &r.ints[len(r.ints)-1]
+			} else {
+				s.SchemaID = nil
+			}
+		case "first-row-id":
+			s.FirstRowID, err = r.optional(d)
+		case "added-rows":
+			s.AddedRows, err = r.optional(d)
+		default:
+			err = d.skip()
+		}
+		return err
 	})
-	return out, err
+}
+
+// optional reads an integer that may be null (nil).
+func (r *snapshotReader) optional(d *jsonText) (*int64, error) {
+	if d.null() {
+		return nil, nil
+	}
+	v, err := d.int()
+	if err != nil {
+		return nil, err
+	}
+	if len(r.longs) == cap(r.longs) {
+		r.longs = make([]int64, 0, 256)
+	}
+	r.longs = append(r.longs, v)
+	return &r.longs[len(r.longs)-1], nil
 }

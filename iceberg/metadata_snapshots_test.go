@@ -3,6 +3,7 @@ package iceberg
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -230,5 +231,112 @@ func TestSummaryRoundTrip(t *testing.T) {
 	var bad Summary
 	if err := json.Unmarshal([]byte(`{"a": 1}`), &bad); err == nil {
 		t.Error("a number in a summary decoded without error")
+	}
+}
+
+// A long snapshots array is read in two halves, split where a snapshot
+// seems to start; whatever the text around the guess, the result is what a
+// reading in order gives: the same snapshots, or the same error.
+func TestLongSnapshotsArraySplit(t *testing.T) {
+	t.Parallel()
+	snapshot := func(i int, first, extra string) string {
+		return fmt.Sprintf(`{%s"snapshot-id":%d,"parent-snapshot-id":%d,"timestamp-ms":%d,"sequence-number":%d,`+
+			`"manifest-list":"s3://bucket/t/metadata/snap-%d.avro","schema-id":0%s,"summary":{"operation":"append",`+
+			`"added-data-files":"%d","total-records":"%d","note":"padding padding padding padding padding"}}`,
+			first, 1000+i, 999+i, 1700000000000+i, i, i, extra, i%7, i*100)
+	}
+	const n = 1200 // about 330 KB, past parallelSnapshotsText
+	array := func(first string, extra func(i int) string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = snapshot(i, first, extra(i))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+	none := func(int) string { return "" }
+	at := func(k int, extra string) func(int) string {
+		return func(i int) string {
+			if i == k {
+				return extra
+			}
+			return ""
+		}
+	}
+	cases := []struct {
+		name string
+		text string
+		// splitAt is how the text at the guessed split starts.
+		splitAt string
+	}{
+		{"plain", array("", none), `{"snapshot-id":1`},
+		// Every snapshot starts with a member holding what looks like a
+		// snapshot's start, one level down, and white space parts the real
+		// ones: the guess falls on a lookalike.
+		{"a lookalike inside a member", strings.ReplaceAll(array(`"extra":[{"a":1},{"snapshot-id":5}],`, none), `}},{"extra"`, `}}, {"extra"`), `{"snapshot-id":5}`},
+		{"an error in the second half", array("", at(n*3/4, `,"first-row-id":1.5`)), `{"snapshot-id":1`},
+		{"an error in the first half", array("", at(n/5, `,"added-rows":"x"`)), `{"snapshot-id":1`},
+		{"white space between snapshots", strings.ReplaceAll(array("", none), `},{"`, "}, {\""), ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			split := snapshotSplit(tc.text, 1)
+			switch {
+			case tc.splitAt == "" && split >= 0:
+				t.Fatalf("split at %d, want none", split)
+			case tc.splitAt != "" && (split < 0 || !strings.HasPrefix(tc.text[split+1:], tc.splitAt)):
+				t.Fatalf("split at %d, want one before %s", split, tc.splitAt)
+			}
+			got, gotErr := decodeSnapshots(tc.text)
+			var r snapshotReader
+			d := jsonText{s: tc.text, pos: 1}
+			want, _, wantErr := r.elements(&d, -1)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("error %v, in order %v", gotErr, wantErr)
+			}
+			if wantErr != nil {
+				return
+			}
+			var ref []Snapshot
+			if err := json.Unmarshal([]byte(tc.text), &ref); err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != n || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(got, ref) {
+				t.Errorf("%d snapshots differ from a reading in order (%d) or encoding/json's (%d)", len(got), len(want), len(ref))
+			}
+		})
+	}
+}
+
+// A metadata file whose snapshots array is short and whose log is long
+// has its split guess land in the snapshot log, whose entries here look
+// like snapshots; they must stay log entries.
+func TestSnapshotSplitPastTheArray(t *testing.T) {
+	t.Parallel()
+	var log strings.Builder
+	for i := range 8000 {
+		if i > 0 {
+			log.WriteByte(',')
+		}
+		fmt.Fprintf(&log, `{"snapshot-id":%d,"timestamp-ms":%d}`, 20, 1700000000000+i)
+	}
+	text := strings.Replace(v2Metadata, `"snapshot-log": [`, `"snapshot-log": [`+log.String()+`,`, 1)
+	arrayAt := strings.Index(text, `"snapshots"`) + len(`"snapshots": [`)
+	logAt := strings.Index(text, `"snapshot-log"`)
+	if split := snapshotSplit(text, arrayAt); split < logAt {
+		t.Fatalf("split at %d, want one in the snapshot log (from %d)", split, logAt)
+	}
+	var want referenceMetadata
+	if err := json.Unmarshal([]byte(text), &want); err != nil {
+		t.Fatal(err)
+	}
+	md, err := ParseMetadataString(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := referenceMetadata{Snapshots: md.Snapshots, SnapshotLog: md.SnapshotLog, MetadataLog: md.MetadataLog}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%d snapshots and %d log entries, encoding/json reads %d and %d",
+			len(got.Snapshots), len(got.SnapshotLog), len(want.Snapshots), len(want.SnapshotLog))
 	}
 }
