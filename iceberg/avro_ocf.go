@@ -75,6 +75,7 @@ func (c *avroContainer) nextBlock() (int, []byte, error) {
 // Writers use few distinct schemas (one per table, partition spec and
 // library version), so a table's thousands of manifests share one.
 type compiledSchema struct {
+	parse  sync.Once
 	schema *avro.Schema
 	err    error
 
@@ -151,22 +152,21 @@ var schemas schemaCache
 func (c *schemaCache) get(raw []byte) *compiledSchema {
 	c.mu.Lock()
 	cs, ok := c.m[string(raw)]
+	if !ok {
+		if c.m == nil || len(c.m) >= maxCachedSchemas {
+			c.m = map[string]*compiledSchema{}
+		}
+		cs = &compiledSchema{}
+		c.m[string(raw)] = cs
+	}
 	c.mu.Unlock()
-	if ok {
-		return cs
-	}
-	cs = &compiledSchema{}
-	if cs.schema, cs.err = avro.ParseSchema(raw); cs.err != nil {
-		cs.err = fmt.Errorf("%w: %v", ErrInvalidMetadata, cs.err)
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if prev, ok := c.m[string(raw)]; ok {
-		return prev
-	}
-	if c.m == nil || len(c.m) >= maxCachedSchemas {
-		c.m = map[string]*compiledSchema{}
-	}
-	c.m[string(raw)] = cs
+	// A plan reads a table's manifests in parallel and they share one
+	// schema: the first to come parses it and the others wait for it
+	// rather than each parsing their own copy.
+	cs.parse.Do(func() {
+		if cs.schema, cs.err = avro.ParseSchema(raw); cs.err != nil {
+			cs.err = fmt.Errorf("%w: %v", ErrInvalidMetadata, cs.err)
+		}
+	})
 	return cs
 }
