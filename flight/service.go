@@ -211,9 +211,9 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
-	schemaJSON, err := json.Marshal(plan.Schema)
+	schemas, err := encodeTicketSchemas(plan)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: encode schema: %w", plan.Table, err)
+		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
 	info := &flight.FlightInfo{
 		Schema:           flight.SerializeSchema(schema, s.mem),
@@ -229,10 +229,9 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	// A plan of few tasks takes microseconds an endpoint, less than
 	// starting and waking goroutines costs, so it builds them in turn.
 	info.Endpoint = make([]*flight.FlightEndpoint, len(plan.Endpoints))
-	ticketSchema := string(schemaJSON) // converted once for all tickets
 	if plan.Stats.Tasks < parallelEndpointTasks {
 		for i, ep := range plan.Endpoints {
-			if info.Endpoint[i], err = s.endpoint(plan, ticketSchema, ep); err != nil {
+			if info.Endpoint[i], err = s.endpoint(plan, schemas, ep); err != nil {
 				return nil, err
 			}
 		}
@@ -242,7 +241,7 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
 		g.Go(func() error {
-			fe, err := s.endpoint(plan, ticketSchema, ep)
+			fe, err := s.endpoint(plan, schemas, ep)
 			info.Endpoint[i] = fe
 			return err
 		})
@@ -271,29 +270,42 @@ const parallelEndpointTasks = 1024
 // maxListedFiles caps the files an endpoint's app_metadata names.
 const maxListedFiles = 100
 
-func (s *Service) endpoint(plan *planner.Plan, schemaJSON string, ep planner.Endpoint) (*flight.FlightEndpoint, error) {
-	t := &iceflightv1.Ticket{
-		Table:            plan.Table,
-		MetadataLocation: plan.MetadataLocation,
-		SnapshotId:       plan.Snapshot.SnapshotID,
-		SchemaJson:       schemaJSON,
-		NameMappingJson:  plan.NameMappingJSON,
-		Tasks:            ep.Tasks,
-		FormatVersion:    int32(plan.FormatVersion),
-		Limit:            plan.Limit,
-	}
-	for _, extra := range []struct {
+// ticketSchemas are the schemas every ticket of a plan carries, as JSON
+// encoded once for all of them.
+type ticketSchemas struct {
+	read, equality, filter string
+}
+
+func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
+	var out ticketSchemas
+	for _, s := range []struct {
 		schema *iceberg.Schema
 		dst    *string
-	}{{plan.EqualitySchema, &t.EqualitySchemaJson}, {plan.FilterSchema, &t.FilterSchemaJson}} {
-		if extra.schema == nil {
+	}{{plan.Schema, &out.read}, {plan.EqualitySchema, &out.equality}, {plan.FilterSchema, &out.filter}} {
+		if s.schema == nil {
 			continue
 		}
-		b, err := json.Marshal(extra.schema)
+		b, err := json.Marshal(s.schema)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: encode schema: %w", plan.Table, err)
+			return out, fmt.Errorf("encode schema: %w", err)
 		}
-		*extra.dst = string(b)
+		*s.dst = string(b)
+	}
+	return out, nil
+}
+
+func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint) (*flight.FlightEndpoint, error) {
+	t := &iceflightv1.Ticket{
+		Table:              plan.Table,
+		MetadataLocation:   plan.MetadataLocation,
+		SnapshotId:         plan.Snapshot.SnapshotID,
+		SchemaJson:         schemas.read,
+		EqualitySchemaJson: schemas.equality,
+		FilterSchemaJson:   schemas.filter,
+		NameMappingJson:    plan.NameMappingJSON,
+		Tasks:              ep.Tasks,
+		FormatVersion:      int32(plan.FormatVersion),
+		Limit:              plan.Limit,
 	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
 	seen := make(map[string]bool, len(ep.Tasks))
