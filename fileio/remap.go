@@ -154,7 +154,7 @@ func splitLocation(s string) (splitLoc, bool) {
 	scheme := Scheme(s)
 	if scheme == "" {
 		if strings.HasPrefix(s, "/") {
-			return splitLoc{scheme: "file", path: path.Clean(s)}, true
+			return splitLoc{scheme: "file", path: cleanPath(s)}, true
 		}
 		if filepath.IsAbs(s) { // a Windows path such as C:\x
 			return splitLoc{scheme: "file", path: path.Clean("/" + filepath.ToSlash(s))}, true
@@ -174,7 +174,46 @@ func splitLocation(s string) (splitLoc, bool) {
 	if !strings.HasPrefix(rest, "/") {
 		return splitLoc{}, false
 	}
-	return splitLoc{scheme: scheme, authority: authority, path: path.Clean(rest)}, true
+	return splitLoc{scheme: scheme, authority: authority, path: cleanPath(rest)}, true
+}
+
+// cleanPath is path.Clean for a rooted path, returning p itself without
+// scanning it twice when it is clean already, as the paths a table's
+// manifests record are: a plan maps every one of up to millions of them.
+func cleanPath(p string) string {
+	if isCleanPath(p) {
+		return p
+	}
+	return path.Clean(p)
+}
+
+// isCleanPath reports whether path.Clean would return the rooted path p
+// unchanged: no empty, "." or ".." segment and no trailing slash. It looks
+// at slashes and dots only, with the byte searches of package strings.
+func isCleanPath(p string) bool {
+	if p == "/" {
+		return true
+	}
+	if len(p) == 0 || p[0] != '/' || p[len(p)-1] == '/' || strings.Contains(p, "//") {
+		return false
+	}
+	for i := strings.IndexByte(p, '.'); i >= 0; {
+		if p[i-1] == '/' { // a segment starts with a dot
+			seg := p[i:]
+			if j := strings.IndexByte(seg, '/'); j >= 0 {
+				seg = seg[:j]
+			}
+			if seg == "." || seg == ".." {
+				return false
+			}
+		}
+		next := strings.IndexByte(p[i+1:], '.')
+		if next < 0 {
+			break
+		}
+		i += 1 + next
+	}
+	return true
 }
 
 // isRelative reports whether location has neither a scheme nor a root.
@@ -182,9 +221,13 @@ func isRelative(location string) bool {
 	return Scheme(location) == "" && !strings.HasPrefix(location, "/") && !filepath.IsAbs(location)
 }
 
-// joinRest appends rest ("" or "/...") to prefix, a folder path or a URI.
+// joinRest appends rest ("" or "/...", cleaned) to prefix, a folder path or
+// a URI.
 func joinRest(prefix, rest string) string {
 	if Scheme(prefix) == "" {
+		if filepath.Separator == '/' && prefix != "/" && isCleanPath(prefix) && isCleanPath(rest) {
+			return prefix + rest // what filepath.Join gives, without cleaning again
+		}
 		return filepath.Join(prefix, filepath.FromSlash(rest))
 	}
 	return strings.TrimRight(prefix, "/") + rest

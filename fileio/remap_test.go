@@ -3,6 +3,7 @@ package fileio
 import (
 	"context"
 	"errors"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +112,36 @@ func TestRemapOpen(t *testing.T) {
 	}
 	if got := r.Rules(); len(got) != 1 || got[0].To != "/data/t" {
 		t.Errorf("Rules = %v", got)
+	}
+}
+
+// cleanPath and the join's shortcut must give what path.Clean and
+// filepath.Join give, for clean paths and for every way of being unclean.
+func TestCleanPathMatchesPathClean(t *testing.T) {
+	t.Parallel()
+	paths := []string{"/", "/a", "/a/b", "/a/b/", "//a", "/a//b", "/./a", "/a/.", "/a/./b", "/..", "/a/..",
+		"/a/../b", "/a/b/..", "/.a", "/a./b", "/..a/b", "/a/..b", "/a/b.", "/a/b..", "/...", "/a/.../b", "a", "", "./a"}
+	for _, p := range paths {
+		if !strings.HasPrefix(p, "/") {
+			if isCleanPath(p) {
+				t.Errorf("isCleanPath(%q) for a path without a root", p)
+			}
+			continue
+		}
+		if got, want := cleanPath(p), path.Clean(p); got != want {
+			t.Errorf("cleanPath(%q) = %q, path.Clean gives %q", p, got, want)
+		}
+		if isCleanPath(p) != (path.Clean(p) == p) {
+			t.Errorf("isCleanPath(%q) = %v, path.Clean gives %q", p, isCleanPath(p), path.Clean(p))
+		}
+		for _, prefix := range []string{"/w", "/w/x", "/w/", "/w/./x", "/"} {
+			rest := path.Clean(p)
+			if rest == "/" {
+				rest = ""
+			}
+			if got, want := joinRest(prefix, rest), filepath.Join(prefix, filepath.FromSlash(rest)); got != want {
+				t.Errorf("joinRest(%q, %q) = %q, filepath.Join gives %q", prefix, rest, got, want)
+			}
+		}
 	}
 }
