@@ -48,6 +48,9 @@ func (c *avroContainer) prepare() error {
 	return c.schema.err
 }
 
+// offset is the file offset of the next block.
+func (c *avroContainer) offset() int64 { return c.c.Offset() }
+
 // release hands the container's block memory back for reuse; nothing
 // decoded may alias it.
 func (c *avroContainer) release() { c.c.Release() }

@@ -189,6 +189,11 @@ func ReadManifestList(r io.Reader, formatVersion int, snapshot *Snapshot) ([]Man
 		return nil, err
 	}
 	v1 := formatVersion <= 1 || c.meta("format-version") == "1"
+	fileSize := int64(-1)
+	if s, ok := r.(interface{ Size() int64 }); ok {
+		fileSize = s.Size()
+	}
+	blocksStart := c.offset()
 	var out []ManifestFile
 	rd := &valueReader{}
 	for {
@@ -199,7 +204,11 @@ func ReadManifestList(r io.Reader, formatVersion int, snapshot *Snapshot) ([]Man
 		if err != nil {
 			return nil, fmt.Errorf("manifest list entry %d: %w", len(out), err)
 		}
-		out = slices.Grow(out, min(n, len(data)/minRecordBytes+1))
+		grow := min(n, len(data)/minRecordBytes+1)
+		if out == nil {
+			out = make([]ManifestFile, 0, listSizeHint(grow, c.offset()-blocksStart, fileSize-blocksStart))
+		}
+		out = slices.Grow(out, grow)
 		rd.d.Reset(data)
 		for range n {
 			out = append(out, ManifestFile{})
@@ -208,6 +217,21 @@ func ReadManifestList(r io.Reader, formatVersion int, snapshot *Snapshot) ([]Man
 			}
 		}
 	}
+}
+
+// listSizeHint guesses the entries of a manifest list whose first block of
+// n entries took the first of total bytes of blocks: writers fill blocks
+// alike, and a list of thousands of manifests sized by its first block
+// does not grow through ever larger copies of itself. A total that is
+// unknown (negative) gives n.
+func listSizeHint(n int, first, total int64) int {
+	if first <= 0 || total <= first {
+		return n
+	}
+	// A little over the share, as the last block is rarely full; capped, as
+	// the sizes of a damaged file mean nothing.
+	est := int64(n) * total / first
+	return int(min(est+est/32+1, int64(n)<<10, 1<<20))
 }
 
 // noSnapshot ends the message of a value that would inherit from a snapshot

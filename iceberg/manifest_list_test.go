@@ -595,3 +595,27 @@ func TestManifestMetadataAndDataManifestsFromPaths(t *testing.T) {
 		t.Errorf("missing manifest: got %v", err)
 	}
 }
+
+// A list sized by its first block's share of the file reserves about its
+// length, and sizes that mean nothing (unknown, damaged) fall back to the
+// block's own count.
+func TestListSizeHint(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name         string
+		n            int
+		first, total int64
+		want         int
+	}{
+		{"three blocks, the last short", 378, 20_700, 54_700, 1_030},
+		{"one block", 100, 15_000, 15_000, 100},
+		{"unknown size", 100, 15_000, -1, 100},
+		{"an empty first block", 0, 10, 1_000, 0},
+		{"a damaged count is capped", 1, 1, 1 << 40, 1 << 10},
+	}
+	for _, tc := range cases {
+		if got := listSizeHint(tc.n, tc.first, tc.total); got != tc.want {
+			t.Errorf("%s: listSizeHint(%d, %d, %d) = %d, want %d", tc.name, tc.n, tc.first, tc.total, got, tc.want)
+		}
+	}
+}

@@ -69,6 +69,10 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // offset is the file offset of the next byte the container will read.
 func (c *Container) offset() int64 { return c.counter.n - int64(c.r.Buffered()) }
 
+// Offset returns the file offset of the next byte the container will read:
+// after Open, the start of the first block.
+func (c *Container) Offset() int64 { return c.offset() }
+
 // Open reads the container header (magic, metadata and sync marker) from r.
 // It decodes no further; the datum decoder is built by the first Next.
 func Open(r io.Reader) (*Container, error) {
