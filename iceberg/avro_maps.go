@@ -8,8 +8,9 @@ import (
 )
 
 // Column metrics are maps from field id to a count or a bound. Their decoders
-// write straight into Go maps sized by the writer's block counts, with a
-// fast path for the layout Iceberg Java writes.
+// gather the kept columns' entries in a buffer the reader reuses, order
+// them by field id (see column_metrics.go) and copy them into the arena,
+// with a fast path for the layout Iceberg Java writes.
 
 // kvLayout is a compiled map<int, V> field: Iceberg Java writes such maps
 // as arrays of key/value records (logicalType "map"); other writers as Avro
@@ -61,10 +62,9 @@ func compileKV(name string, s *avro.Schema) *kvLayout {
 	return kv
 }
 
-// eachKV reads a map<int, V> field, calling fn with the entry count when a
-// block starts and then for each entry; the value's schema is resolved
-// from a union, and a null value has a nil schema.
-func (r *valueReader) eachKV(op *fieldOp, start func(n int), fn func(k int, vs *avro.Schema)) {
+// eachKV reads a map<int, V> field, calling fn for each entry; the value's
+// schema is resolved from a union, and a null value has a nil schema.
+func (r *valueReader) eachKV(op *fieldOp, fn func(k int, vs *avro.Schema)) {
 	kv := op.kv
 	s := r.branch(op.typ)
 	if s == nil || s.Kind == avro.KindNull {
@@ -80,7 +80,6 @@ func (r *valueReader) eachKV(op *fieldOp, start func(n int), fn func(k int, vs *
 		return
 	}
 	for n := r.d.BlockCount(); n > 0 && r.ok(); n = r.d.BlockCount() {
-		start(int(n))
 		for ; n > 0 && r.ok(); n-- {
 			if s.Kind == avro.KindMap {
 				key := r.d.Bytes()
@@ -127,14 +126,14 @@ func (r *valueReader) entry(item *avro.Schema, kv *kvLayout, name string, fn fun
 	}
 }
 
-// countMap reads a map<int, long> field; nil when null.
-func (r *valueReader) countMap(op *fieldOp) map[int]int64 {
+// countMap reads a map<int, long> field into the arena, the kept columns
+// only; nil when null or when no kept column has an entry.
+func (r *valueReader) countMap(op *fieldOp) ColumnCounts {
 	if kv := op.kv; kv.simple && (kv.valueType.Kind == avro.KindLong || kv.valueType.Kind == avro.KindInt) {
 		return r.simpleCountMap(op)
 	}
-	var out map[int]int64
-	size := 0
-	r.eachKV(op, func(n int) { size = n }, func(k int, vs *avro.Schema) {
+	buf := r.countBuf[:0]
+	r.eachKV(op, func(k int, vs *avro.Schema) {
 		var v int64
 		switch {
 		case vs == nil || vs.Kind == avro.KindNull:
@@ -146,60 +145,50 @@ func (r *valueReader) countMap(op *fieldOp) map[int]int64 {
 		default:
 			r.mismatch(vs, op.name, "an int or long")
 		}
-		if r.metrics.Has(k) {
-			if out == nil {
-				out = make(map[int]int64, r.mapSize(size))
-			}
-			out[k] = v
+		if r.ok() && r.metrics.Has(k) {
+			buf = append(buf, ColumnCount{ID: k, Count: v})
 		}
 	})
-	return out
-}
-
-// mapSize is the size to make a metric map for a block of n entries: at
-// most the number of columns kept.
-func (r *valueReader) mapSize(n int) int {
-	if r.metrics.all {
-		return n
+	r.countBuf = buf
+	if !r.ok() {
+		return nil
 	}
-	return min(n, len(r.metrics.ids))
+	return r.arena.counts(NewColumnCounts(buf))
 }
 
 // simpleCountMap is countMap for the simple layout.
-func (r *valueReader) simpleCountMap(op *fieldOp) map[int]int64 {
+func (r *valueReader) simpleCountMap(op *fieldOp) ColumnCounts {
 	s := r.branch(op.typ)
 	if s != op.kv.array {
 		r.notMap(op, s)
 		return nil
 	}
-	var out map[int]int64
+	buf := r.countBuf[:0]
 	longKey, longValue := op.kv.keyType.Kind == avro.KindLong, op.kv.valueType.Kind == avro.KindLong
 	for n := r.d.BlockCount(); n > 0; n = r.d.BlockCount() {
 		for ; n > 0; n-- {
 			k, v := r.intOrLong(longKey), r.intOrLong(longValue)
 			if r.d.Err() != nil {
+				r.countBuf = buf
 				return nil
 			}
-			if !r.metrics.Has(int(k)) {
-				continue
+			if r.metrics.Has(int(k)) {
+				buf = append(buf, ColumnCount{ID: int(k), Count: v})
 			}
-			if out == nil {
-				out = make(map[int]int64, r.mapSize(int(n)))
-			}
-			out[int(k)] = v
 		}
 	}
-	return out
+	r.countBuf = buf
+	return r.arena.counts(NewColumnCounts(buf))
 }
 
-// boundMap reads a map<int, binary> field into the arena; nil when null.
-func (r *valueReader) boundMap(op *fieldOp) map[int][]byte {
+// boundMap reads a map<int, binary> field into the arena, the kept columns
+// only; nil when null or when no kept column has an entry.
+func (r *valueReader) boundMap(op *fieldOp) ColumnBounds {
 	if kv := op.kv; kv.simple && kv.valueType.Kind == avro.KindBytes {
 		return r.simpleBoundMap(op)
 	}
-	var out map[int][]byte
-	size := 0
-	r.eachKV(op, func(n int) { size = n }, func(k int, vs *avro.Schema) {
+	buf := r.boundBuf[:0]
+	r.eachKV(op, func(k int, vs *avro.Schema) {
 		var b []byte
 		switch {
 		case vs == nil || vs.Kind == avro.KindNull:
@@ -212,40 +201,40 @@ func (r *valueReader) boundMap(op *fieldOp) map[int][]byte {
 			r.mismatch(vs, op.name, "bytes")
 		}
 		if r.ok() && r.metrics.Has(k) {
-			if out == nil {
-				out = make(map[int][]byte, r.mapSize(size))
-			}
-			out[k] = r.arena.copy(b)
+			// The value aliases the block until the arena copies it.
+			buf = append(buf, ColumnBound{ID: k, Value: b})
 		}
 	})
-	return out
+	r.boundBuf = buf
+	if !r.ok() {
+		return nil
+	}
+	return r.arena.bounds(NewColumnBounds(buf))
 }
 
 // simpleBoundMap is boundMap for the simple layout.
-func (r *valueReader) simpleBoundMap(op *fieldOp) map[int][]byte {
+func (r *valueReader) simpleBoundMap(op *fieldOp) ColumnBounds {
 	s := r.branch(op.typ)
 	if s != op.kv.array {
 		r.notMap(op, s)
 		return nil
 	}
-	var out map[int][]byte
+	buf := r.boundBuf[:0]
 	longKey := op.kv.keyType.Kind == avro.KindLong
 	for n := r.d.BlockCount(); n > 0; n = r.d.BlockCount() {
 		for ; n > 0; n-- {
 			k, b := r.intOrLong(longKey), r.d.Bytes()
 			if r.d.Err() != nil {
+				r.boundBuf = buf
 				return nil
 			}
-			if !r.metrics.Has(int(k)) {
-				continue
+			if r.metrics.Has(int(k)) {
+				buf = append(buf, ColumnBound{ID: int(k), Value: b})
 			}
-			if out == nil {
-				out = make(map[int][]byte, r.mapSize(int(n)))
-			}
-			out[int(k)] = r.arena.copy(b)
 		}
 	}
-	return out
+	r.boundBuf = buf
+	return r.arena.bounds(NewColumnBounds(buf))
 }
 
 // notMap handles, for the fast paths, a map field whose value is null or

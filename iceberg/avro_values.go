@@ -131,6 +131,10 @@ type valueReader struct {
 	// metrics are the columns whose metric map entries are kept; the
 	// others are read and checked, then dropped.
 	metrics MetricColumns
+	// countBuf and boundBuf gather one metric map's kept entries before
+	// they are ordered and copied into the arena; reused map after map.
+	countBuf []ColumnCount
+	boundBuf []ColumnBound
 }
 
 func (r *valueReader) fail(msg string) {
@@ -286,6 +290,9 @@ type avroArena struct {
 	bytes []byte
 	longs []int64
 	ints  []int
+	// Column metrics of manifest entries.
+	colCounts []ColumnCount
+	colBounds []ColumnBound
 	// What manifest lists hold: their entries' partition field summaries,
 	// contains_nan flags and paths.
 	summaries []FieldSummary
@@ -339,4 +346,32 @@ func (a *avroArena) int(v int) *int {
 	}
 	a.ints = append(a.ints, v)
 	return &a.ints[len(a.ints)-1]
+}
+
+// counts returns a copy of c in the arena; nil when c is empty.
+func (a *avroArena) counts(c ColumnCounts) ColumnCounts {
+	if len(c) == 0 {
+		return nil
+	}
+	if len(c) > cap(a.colCounts)-len(a.colCounts) {
+		a.colCounts = make([]ColumnCount, 0, max(len(c), arenaChunk/16))
+	}
+	at := len(a.colCounts)
+	a.colCounts = append(a.colCounts, c...)
+	return a.colCounts[at:len(a.colCounts):len(a.colCounts)]
+}
+
+// bounds returns a copy of b in the arena, values too; nil when b is empty.
+func (a *avroArena) bounds(b ColumnBounds) ColumnBounds {
+	if len(b) == 0 {
+		return nil
+	}
+	if len(b) > cap(a.colBounds)-len(a.colBounds) {
+		a.colBounds = make([]ColumnBound, 0, max(len(b), arenaChunk/32))
+	}
+	at := len(a.colBounds)
+	for _, e := range b {
+		a.colBounds = append(a.colBounds, ColumnBound{ID: e.ID, Value: a.copy(e.Value)})
+	}
+	return a.colBounds[at:len(a.colBounds):len(a.colBounds)]
 }

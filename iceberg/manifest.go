@@ -65,15 +65,20 @@ type DataFile struct {
 	Format string
 	// Partition holds one literal per field of the manifest's partition
 	// spec, in spec order (see literal.go for the Go types); nil is null.
-	Partition          []any
-	RecordCount        int64
-	FileSize           int64
-	ColumnSizes        map[int]int64
-	ValueCounts        map[int]int64
-	NullValueCounts    map[int]int64
-	NaNValueCounts     map[int]int64
-	LowerBounds        map[int][]byte // single-value serialization, undecoded
-	UpperBounds        map[int][]byte
+	Partition   []any
+	RecordCount int64
+	FileSize    int64
+	// Column metrics by field id (column_metrics.go): sizes in bytes,
+	// counts of values (nulls and NaNs included), nulls and NaNs, and
+	// bounds in the single-value serialization, undecoded. Nil is absent,
+	// as is a column without an entry; with WithMetrics only the chosen
+	// columns have entries.
+	ColumnSizes        ColumnCounts
+	ValueCounts        ColumnCounts
+	NullValueCounts    ColumnCounts
+	NaNValueCounts     ColumnCounts
+	LowerBounds        ColumnBounds
+	UpperBounds        ColumnBounds
 	KeyMetadata        []byte
 	SplitOffsets       []int64
 	EqualityIDs        []int

@@ -68,8 +68,8 @@ func TestReadManifestMetricLayouts(t *testing.T) {
 	f := es[0].DataFile
 	want := DataFile{
 		Path: "f", Format: "PARQUET", Partition: []any{}, RecordCount: 3, FileSize: 9,
-		ColumnSizes: map[int]int64{1: 10, 2: 20}, ValueCounts: map[int]int64{1: 3}, NullValueCounts: map[int]int64{2: 1},
-		LowerBounds: map[int][]byte{1: {}, 2: {5}}, UpperBounds: map[int][]byte{2: {6, 7}}, KeyMetadata: []byte{},
+		ColumnSizes: ColumnCounts{{1, 10}, {2, 20}}, ValueCounts: ColumnCounts{{1, 3}}, NullValueCounts: ColumnCounts{{2, 1}},
+		LowerBounds: ColumnBounds{{1, []byte{}}, {2, []byte{5}}}, UpperBounds: ColumnBounds{{2, []byte{6, 7}}}, KeyMetadata: []byte{},
 	}
 	if !reflect.DeepEqual(f, want) {
 		t.Errorf("got  %#v\nwant %#v", f, want)

@@ -2,26 +2,24 @@ package iceberg
 
 import (
 	"bytes"
-	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 )
 
-// keepMetrics returns f with its metric maps cut to the columns in cols, as
-// WithMetrics(cols) should decode it; empty maps become nil.
+// keepMetrics returns f with its metrics cut to the columns in cols, as
+// WithMetrics(cols) should decode it; empty metrics become nil.
 func keepMetrics(f DataFile, cols MetricColumns) DataFile {
-	counts := func(m map[int]int64) map[int]int64 {
-		out := maps.Clone(m)
-		maps.DeleteFunc(out, func(id int, _ int64) bool { return !cols.Has(id) })
+	counts := func(m ColumnCounts) ColumnCounts {
+		out := slices.DeleteFunc(slices.Clone(m), func(e ColumnCount) bool { return !cols.Has(e.ID) })
 		if len(out) == 0 {
 			return nil
 		}
 		return out
 	}
-	bounds := func(m map[int][]byte) map[int][]byte {
-		out := maps.Clone(m)
-		maps.DeleteFunc(out, func(id int, _ []byte) bool { return !cols.Has(id) })
+	bounds := func(m ColumnBounds) ColumnBounds {
+		out := slices.DeleteFunc(slices.Clone(m), func(e ColumnBound) bool { return !cols.Has(e.ID) })
 		if len(out) == 0 {
 			return nil
 		}

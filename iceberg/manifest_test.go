@@ -278,7 +278,7 @@ func TestReadManifestDataFileFields(t *testing.T) {
 	zero := 0
 	want := DataFile{
 		Path: "s3://b/t/data/f.parquet", Format: "PARQUET", Partition: []any{}, RecordCount: 3, FileSize: 100,
-		ColumnSizes: map[int]int64{1: 40}, LowerBounds: map[int][]byte{1: {1, 0, 0, 0}},
+		ColumnSizes: ColumnCounts{{1, 40}}, LowerBounds: ColumnBounds{{1, []byte{1, 0, 0, 0}}},
 		SplitOffsets: []int64{4}, SortOrderID: &zero, SpecID: 4,
 	}
 	if !reflect.DeepEqual(f, want) {

@@ -121,8 +121,8 @@ func (idx *deleteIndex) forDataFile(lf *liveFile) []*iceflightv1.DeleteFile {
 // mayNameFile uses a position delete file's file_path bounds to rule out
 // data files it cannot reference.
 func mayNameFile(df *iceberg.DataFile, path string) bool {
-	lo, hasLo := df.LowerBounds[filePathFieldID]
-	hi, hasHi := df.UpperBounds[filePathFieldID]
+	lo, hasLo := df.LowerBounds.Get(filePathFieldID)
+	hi, hasHi := df.UpperBounds.Get(filePathFieldID)
 	if hasLo && bytes.Compare([]byte(path), lo) < 0 {
 		return false
 	}

@@ -34,8 +34,8 @@ func TestDeleteIndex(t *testing.T) {
 	}
 	bounded := func(lo, hi string) liveFile {
 		lf := pos(9, specA, int32(7))
-		lf.entry.DataFile.LowerBounds = map[int][]byte{filePathFieldID: []byte(lo)}
-		lf.entry.DataFile.UpperBounds = map[int][]byte{filePathFieldID: []byte(hi)}
+		lf.entry.DataFile.LowerBounds = iceberg.ColumnBounds{{ID: filePathFieldID, Value: []byte(lo)}}
+		lf.entry.DataFile.UpperBounds = iceberg.ColumnBounds{{ID: filePathFieldID, Value: []byte(hi)}}
 		return lf
 	}
 	cases := []struct {

@@ -105,8 +105,8 @@ func (f *scanFilter) metricColumns() iceberg.MetricColumns {
 // the filter tests; see defaulted.
 func (f *scanFilter) metricsApply(df *iceberg.DataFile) bool {
 	for _, id := range f.defaulted {
-		_, values := df.ValueCounts[id]
-		_, nulls := df.NullValueCounts[id]
+		_, values := df.ValueCounts.Get(id)
+		_, nulls := df.NullValueCounts.Get(id)
 		if !values && !nulls {
 			return false
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unsafe"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -245,19 +246,30 @@ var readBuffers sync.Pool
 const maxPooledRead = 4 << 20
 
 // manifestSize estimates the memory decoded entries hold, for the cache's
-// byte bound: fixed parts plus paths, bounds and metric maps.
+// byte bound: the entries' array, and per entry its path, partition values,
+// split offsets and column metrics. Metrics are slices that ReadManifest
+// packs into a few shared allocations, so each count or bound costs its
+// element (plus a bound's bytes) and nothing per column besides.
 func manifestSize(entries []iceberg.ManifestEntry) int64 {
-	const entryOverhead, mapEntry = 400, 48
-	n := int64(0)
+	const (
+		entrySize = int64(unsafe.Sizeof(iceberg.ManifestEntry{}))
+		countSize = int64(unsafe.Sizeof(iceberg.ColumnCount{}))
+		boundSize = int64(unsafe.Sizeof(iceberg.ColumnBound{}))
+		// A partition value is an interface and, mostly, a boxed value.
+		valueSize = 32
+		// Optional numbers held in the arena, allocation rounding.
+		entryExtra = 64
+	)
+	n := int64(cap(entries)) * entrySize
 	for i := range entries {
 		df := &entries[i].DataFile
-		n += entryOverhead + int64(len(df.Path)) + int64(len(df.Partition))*32 + int64(len(df.SplitOffsets))*8
-		n += int64(len(df.ColumnSizes)+len(df.ValueCounts)+len(df.NullValueCounts)+len(df.NaNValueCounts)) * mapEntry
+		n += entryExtra + int64(len(df.Path)) + int64(len(df.Partition))*valueSize + int64(len(df.SplitOffsets))*8
+		n += int64(len(df.ColumnSizes)+len(df.ValueCounts)+len(df.NullValueCounts)+len(df.NaNValueCounts)) * countSize
 		for _, b := range df.LowerBounds {
-			n += mapEntry + int64(len(b))
+			n += boundSize + int64(len(b.Value))
 		}
 		for _, b := range df.UpperBounds {
-			n += mapEntry + int64(len(b))
+			n += boundSize + int64(len(b.Value))
 		}
 	}
 	return n

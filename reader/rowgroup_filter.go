@@ -39,8 +39,8 @@ func newRowGroupPruner(f *rowFilter, schema *iceberg.Schema) *rowGroupPruner {
 // without trustworthy statistics, or with a physical form whose order is
 // not the Iceberg type's, give no metrics and so never prune.
 func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
-	m := expr.Metrics{RecordCount: rg.NumRows(), ValueCounts: map[int]int64{}, NullCounts: map[int]int64{},
-		NaNCounts: map[int]int64{}, Lower: map[int][]byte{}, Upper: map[int][]byte{}}
+	var values, nulls []iceberg.ColumnCount
+	var lower, upper []iceberg.ColumnBound
 	for c := 0; c < rg.NumColumns(); c++ {
 		col := rg.Schema.Column(c)
 		field, ok := p.fields[int(col.SchemaNode().FieldID())]
@@ -60,8 +60,8 @@ func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
 		}
 		id := field.ID
 		if st.HasNullCount() {
-			m.NullCounts[id] = st.NullCount()
-			m.ValueCounts[id] = cc.NumValues()
+			nulls = append(nulls, iceberg.ColumnCount{ID: id, Count: st.NullCount()})
+			values = append(values, iceberg.ColumnCount{ID: id, Count: cc.NumValues()})
 		}
 		if !st.HasMinMax() {
 			continue
@@ -70,8 +70,14 @@ func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
 		if !ok {
 			continue
 		}
-		m.Lower[id], m.Upper[id] = lo, hi
+		lower = append(lower, iceberg.ColumnBound{ID: id, Value: lo})
+		upper = append(upper, iceberg.ColumnBound{ID: id, Value: hi})
 	}
+	// Columns come in file order, not by id; should two carry one id, the
+	// later wins, as it did when these were maps.
+	m := expr.Metrics{RecordCount: rg.NumRows(),
+		ValueCounts: iceberg.NewColumnCounts(values), NullCounts: iceberg.NewColumnCounts(nulls),
+		Lower: iceberg.NewColumnBounds(lower), Upper: iceberg.NewColumnBounds(upper)}
 	ok, err := p.eval.EvalMetrics(m)
 	return err != nil || ok
 }

@@ -7,21 +7,24 @@ import (
 )
 
 // Metrics are the column statistics of a data file (or of a delete file,
-// or of one Parquet row group) by field id, as manifests store them.
+// or of one Parquet row group) by field id, as manifests store them. They
+// use the types of iceberg.DataFile, so a file's metrics are a view of its
+// manifest entry, not a copy.
 type Metrics struct {
 	// RecordCount is the number of rows; negative when unknown.
 	RecordCount int64
 	// ValueCounts, NullCounts and NaNCounts count values (nulls and NaNs
 	// included), nulls and NaNs per column; a missing entry is unknown.
-	ValueCounts, NullCounts, NaNCounts map[int]int64
+	ValueCounts, NullCounts, NaNCounts iceberg.ColumnCounts
 	// Lower and Upper are bounds in the single-value binary serialization
 	// of the column's type when written (Appendix D). String and binary
 	// bounds may be truncated: a lower bound to a prefix, an upper bound
 	// to a prefix incremented so it stays above every value.
-	Lower, Upper map[int][]byte
+	Lower, Upper iceberg.ColumnBounds
 }
 
-// MetricsOf returns the metrics a manifest holds for a file.
+// MetricsOf returns the metrics a manifest holds for a file, sharing the
+// file's memory.
 func MetricsOf(df *iceberg.DataFile) Metrics {
 	return Metrics{
 		RecordCount: df.RecordCount,
@@ -113,13 +116,15 @@ type columnStats struct {
 func newColumnStats(mt Metrics, p Predicate) (columnStats, error) {
 	id := p.Ref.ID
 	c := columnStats{floating: isFloating(p.Ref.Type)}
-	c.values, c.hasValues = mt.ValueCounts[id]
-	c.nulls, c.hasNulls = mt.NullCounts[id]
-	c.nans, c.hasNaNs = mt.NaNCounts[id]
+	c.values, c.hasValues = mt.ValueCounts.Get(id)
+	c.nulls, c.hasNulls = mt.NullCounts.Get(id)
+	c.nans, c.hasNaNs = mt.NaNCounts.Get(id)
 	if p.Op.Unary() {
 		return c, nil
 	}
-	lower, upper, err := decodeBounds(p.Ref.Type, mt.Lower[id], mt.Upper[id])
+	lo, _ := mt.Lower.Get(id)
+	hi, _ := mt.Upper.Get(id)
+	lower, upper, err := decodeBounds(p.Ref.Type, lo, hi)
 	if err != nil {
 		return c, fmt.Errorf("column %s (id %d): %w", p.Ref.Name, id, err)
 	}

@@ -3,12 +3,30 @@ package expr
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
+
+// counts and bounds build metrics from map literals, in any order.
+func counts(m map[int]int64) iceberg.ColumnCounts {
+	var s []iceberg.ColumnCount
+	for id, n := range m {
+		s = append(s, iceberg.ColumnCount{ID: id, Count: n})
+	}
+	return iceberg.NewColumnCounts(s)
+}
+
+func bounds(m map[int][]byte) iceberg.ColumnBounds {
+	var s []iceberg.ColumnBound
+	for id, b := range m {
+		s = append(s, iceberg.ColumnBound{ID: id, Value: b})
+	}
+	return iceberg.NewColumnBounds(s)
+}
 
 func enc(t *testing.T, typ iceberg.Type, v any) []byte {
 	t.Helper()
@@ -26,17 +44,17 @@ func testFile(t *testing.T) *iceberg.DataFile {
 	return &iceberg.DataFile{
 		Path:            "s3://bucket/data/file.parquet",
 		RecordCount:     10,
-		ValueCounts:     map[int]int64{1: 10, 2: 10, 3: 10, 4: 10, 6: 10, 9: 10, 18: 10},
-		NullValueCounts: map[int]int64{1: 0, 2: 10, 3: 0, 4: 2, 6: 0, 9: 0, 18: 0},
-		NaNValueCounts:  map[int]int64{3: 10, 4: 3},
-		LowerBounds: map[int][]byte{
+		ValueCounts:     counts(map[int]int64{1: 10, 2: 10, 3: 10, 4: 10, 6: 10, 9: 10, 18: 10}),
+		NullValueCounts: counts(map[int]int64{1: 0, 2: 10, 3: 0, 4: 2, 6: 0, 9: 0, 18: 0}),
+		NaNValueCounts:  counts(map[int]int64{3: 10, 4: 3}),
+		LowerBounds: bounds(map[int][]byte{
 			1: enc(t, iceberg.IntType{}, int32(1)), 4: enc(t, iceberg.DoubleType{}, -5.0),
 			6: []byte("abc"), 9: enc(t, iceberg.DateType{}, int32(17486)), 18: enc(t, iceberg.IntType{}, int32(3)),
-		},
-		UpperBounds: map[int][]byte{
+		}),
+		UpperBounds: bounds(map[int][]byte{
 			1: enc(t, iceberg.IntType{}, int32(10)), 4: enc(t, iceberg.DoubleType{}, 5.0),
 			6: []byte("abd"), 9: enc(t, iceberg.DateType{}, int32(17486)), 18: enc(t, iceberg.IntType{}, int32(3)),
-		},
+		}),
 	}
 }
 
@@ -153,9 +171,9 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 	t.Run("int bounds of a column promoted to long decode as long", func(t *testing.T) {
 		t.Parallel()
 		m := Metrics{RecordCount: 5,
-			ValueCounts: map[int]int64{2: 5}, NullCounts: map[int]int64{2: 0},
-			Lower: map[int][]byte{2: enc(t, iceberg.IntType{}, int32(5))},
-			Upper: map[int][]byte{2: enc(t, iceberg.IntType{}, int32(50))}}
+			ValueCounts: counts(map[int]int64{2: 5}), NullCounts: counts(map[int]int64{2: 0}),
+			Lower: bounds(map[int][]byte{2: enc(t, iceberg.IntType{}, int32(5))}),
+			Upper: bounds(map[int][]byte{2: enc(t, iceberg.IntType{}, int32(50))})}
 		if incl, _ := evalBoth(t, "l > 50", m); incl {
 			t.Fatal("l > 50 with upper bound 50 must not match")
 		}
@@ -166,9 +184,9 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 	t.Run("float bounds of a column promoted to double", func(t *testing.T) {
 		t.Parallel()
 		m := Metrics{RecordCount: 5,
-			ValueCounts: map[int]int64{4: 5}, NullCounts: map[int]int64{4: 0}, NaNCounts: map[int]int64{4: 0},
-			Lower: map[int][]byte{4: enc(t, iceberg.FloatType{}, float32(0.5))},
-			Upper: map[int][]byte{4: enc(t, iceberg.FloatType{}, float32(1.5))}}
+			ValueCounts: counts(map[int]int64{4: 5}), NullCounts: counts(map[int]int64{4: 0}), NaNCounts: counts(map[int]int64{4: 0}),
+			Lower: bounds(map[int][]byte{4: enc(t, iceberg.FloatType{}, float32(0.5))}),
+			Upper: bounds(map[int][]byte{4: enc(t, iceberg.FloatType{}, float32(1.5))})}
 		if incl, strict := evalBoth(t, "d < 0.5", m); incl || strict {
 			t.Fatal("d < 0.5 with lower bound 0.5")
 		}
@@ -179,9 +197,9 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 	t.Run("a NaN lower bound from an old writer is ignored", func(t *testing.T) {
 		t.Parallel()
 		m := Metrics{RecordCount: 5,
-			ValueCounts: map[int]int64{4: 5}, NullCounts: map[int]int64{4: 0},
-			Lower: map[int][]byte{4: enc(t, iceberg.DoubleType{}, math.NaN())},
-			Upper: map[int][]byte{4: enc(t, iceberg.DoubleType{}, math.NaN())}}
+			ValueCounts: counts(map[int]int64{4: 5}), NullCounts: counts(map[int]int64{4: 0}),
+			Lower: bounds(map[int][]byte{4: enc(t, iceberg.DoubleType{}, math.NaN())}),
+			Upper: bounds(map[int][]byte{4: enc(t, iceberg.DoubleType{}, math.NaN())})}
 		if incl, strict := evalBoth(t, "d < 0", m); !incl || strict {
 			t.Fatalf("inclusive %v strict %v", incl, strict)
 		}
@@ -189,9 +207,9 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 	t.Run("a float column without NaN counts might hold NaN", func(t *testing.T) {
 		t.Parallel()
 		m := Metrics{RecordCount: 5,
-			ValueCounts: map[int]int64{4: 5}, NullCounts: map[int]int64{4: 0},
-			Lower: map[int][]byte{4: enc(t, iceberg.DoubleType{}, 1.0)},
-			Upper: map[int][]byte{4: enc(t, iceberg.DoubleType{}, 2.0)}}
+			ValueCounts: counts(map[int]int64{4: 5}), NullCounts: counts(map[int]int64{4: 0}),
+			Lower: bounds(map[int][]byte{4: enc(t, iceberg.DoubleType{}, 1.0)}),
+			Upper: bounds(map[int][]byte{4: enc(t, iceberg.DoubleType{}, 2.0)})}
 		if _, strict := evalBoth(t, "d < 5", m); strict {
 			t.Fatal("strict evaluation must not assume no NaN")
 		}
@@ -201,8 +219,8 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 		lo, _ := iceberg.ParseUUID("90000000-0000-0000-0000-000000000000")
 		hi, _ := iceberg.ParseUUID("10000000-0000-0000-0000-000000000000")
 		m := Metrics{RecordCount: 5,
-			ValueCounts: map[int]int64{14: 5}, NullCounts: map[int]int64{14: 0},
-			Lower: map[int][]byte{14: lo[:]}, Upper: map[int][]byte{14: hi[:]}}
+			ValueCounts: counts(map[int]int64{14: 5}), NullCounts: counts(map[int]int64{14: 0}),
+			Lower: bounds(map[int][]byte{14: lo[:]}), Upper: bounds(map[int][]byte{14: hi[:]})}
 		if incl, _ := evalBoth(t, "u = 'f79c3e09-677c-4bbd-a479-3f349cb785e7'", m); !incl {
 			t.Fatal("a value outside inverted bounds might still be in the file")
 		}
@@ -224,7 +242,8 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 	t.Run("a bound that does not decode is an error naming the file", func(t *testing.T) {
 		t.Parallel()
 		df := testFile(t)
-		df.LowerBounds[1] = []byte{1, 2}
+		// The last entry of an id wins, as a map assignment would.
+		df.LowerBounds = iceberg.NewColumnBounds(append(slices.Clone(df.LowerBounds), iceberg.ColumnBound{ID: 1, Value: []byte{1, 2}}))
 		ev, err := NewMetricsEvaluator(testSchema, mustParse(t, "id > 3"), true)
 		if err != nil {
 			t.Fatal(err)
