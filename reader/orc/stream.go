@@ -1,16 +1,19 @@
 package orc
 
 import (
-	"bytes"
-	"compress/flate"
 	"fmt"
-	"io"
 	"sync"
 
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
+
+	"github.com/iceflight/iceflight/internal/inflate"
 )
+
+// maxReservedChunk is the largest chunk size for which a chunk is inflated
+// straight into room reserved for its largest expansion.
+const maxReservedChunk = 4 << 20
 
 // maxChunk caps how far one chunk may expand when the postscript records
 // no chunk size, so that a corrupt file cannot make us allocate without end.
@@ -27,8 +30,6 @@ const maxChunk = 64 << 20
 type decompressor struct {
 	kind     compressionKind
 	limit    int // the most bytes one chunk may expand to
-	inflater io.ReadCloser
-	src      bytes.Reader
 }
 
 func newDecompressor(kind compressionKind, blockSize uint64) (*decompressor, error) {
@@ -85,18 +86,21 @@ func (d *decompressor) decode(dst, src []byte) ([]byte, error) {
 func (d *decompressor) chunk(dst, chunk []byte) ([]byte, error) {
 	switch d.kind {
 	case compressionZlib:
-		// ORC's ZLIB is raw deflate, without the zlib header and checksum.
-		d.src.Reset(chunk)
-		if d.inflater == nil {
-			d.inflater = flate.NewReader(&d.src)
-		} else if err := d.inflater.(flate.Resetter).Reset(&d.src, nil); err != nil {
-			return dst, err
+		// ORC's ZLIB is raw deflate, without the zlib header and checksum,
+		// and a chunk is whole in memory: inflate it in place after dst,
+		// in room for the most a chunk may expand to.
+		start := len(dst)
+		if d.limit > maxReservedChunk {
+			// No chunk size recorded: let the decoder size its output.
+			out, err := inflate.DecodeLimit(nil, chunk, d.limit)
+			return append(dst, out...), err
 		}
-		buf := bytes.NewBuffer(dst)
-		if _, err := io.Copy(buf, io.LimitReader(d.inflater, int64(d.limit)+1)); err != nil {
-			return buf.Bytes(), err
+		dst = grow(dst, d.limit)
+		out, err := inflate.DecodeLimit(dst[start:start], chunk, d.limit)
+		if err != nil {
+			return dst[:start], err
 		}
-		return buf.Bytes(), nil
+		return dst[:start+len(out)], nil
 	case compressionSnappy:
 		n, err := snappy.DecodedLen(chunk)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -40,7 +41,7 @@ func TestChunkHeaderMatchesSpec(t *testing.T) {
 	}
 }
 
-func compress(t *testing.T, kind compressionKind, b []byte) []byte {
+func compress(t testing.TB, kind compressionKind, b []byte) []byte {
 	t.Helper()
 	switch kind {
 	case compressionZlib:
@@ -136,6 +137,32 @@ func TestUnsupportedCodecs(t *testing.T) {
 	for _, kind := range []compressionKind{compressionLzo, compressionBrotli, 42} {
 		if _, err := newDecompressor(kind, 0); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("%v: err = %v, want ErrUnsupported", kind, err)
+		}
+	}
+}
+
+// BenchmarkDecodeZlib expands a stream of 256 KiB ZLIB chunks (Java's
+// default chunk size) of column-like data.
+func BenchmarkDecodeZlib(b *testing.B) {
+	const chunkSize = 256 << 10
+	var raw []byte
+	for i := 0; len(raw) < 8*chunkSize; i++ {
+		raw = fmt.Appendf(raw, "%08d,user-%d,%d.%02d,category-%d;", i, i%9973, i%1000, i%100, i%8)
+	}
+	var stream []byte
+	for off := 0; off < len(raw); off += chunkSize {
+		c := compress(b, compressionZlib, raw[off:min(off+chunkSize, len(raw))])
+		stream = append(append(stream, chunkHeader(len(c), false)...), c...)
+	}
+	d, err := newDecompressor(compressionZlib, chunkSize)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(raw)))
+	var out []byte
+	for b.Loop() {
+		if out, err = d.decode(out[:0], stream); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
