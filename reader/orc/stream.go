@@ -28,8 +28,8 @@ const maxChunk = 64 << 20
 // others are compressed independently with the file's codec, and none
 // expands beyond the compression chunk size the postscript records.
 type decompressor struct {
-	kind     compressionKind
-	limit    int // the most bytes one chunk may expand to
+	kind  compressionKind
+	limit int // the most bytes one chunk may expand to
 }
 
 func newDecompressor(kind compressionKind, blockSize uint64) (*decompressor, error) {
