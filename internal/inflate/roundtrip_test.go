@@ -72,7 +72,7 @@ var roundTripInputs = []struct {
 	{"text", textLike(2, 200<<10)},
 	{"matches a whole window back", farRepeat()},
 	{"manifest entries", manifestLike(3, 64<<10)},
-	{"multi-megabyte text", textLike(4, 5<<20)},
+	{"a megabyte of text", textLike(4, 1<<20)},
 }
 
 // TestDecodeRoundTrip decodes what independent encoders wrote, at every
