@@ -66,27 +66,17 @@ loop:
 				// least 11 valid bits, a root table index; a subtable
 				// pointer waits for the refill. Each writes two bytes,
 				// the second overwritten later when it is no literal.
-				out[op+1] = byte(e >> (entryValueShift + 8))
-				out[op] = byte(e >> entryValueShift)
-				op += 1 + int(e>>entryPairShift&1)
-				e = t.lit[bits&(1<<litLenBits-1)]
-				if int32(e) < 0 {
-					n = uint(e & 63)
-					bits >>= n
-					nbits -= n
+				for lits := 1; ; lits++ {
 					out[op+1] = byte(e >> (entryValueShift + 8))
 					out[op] = byte(e >> entryValueShift)
 					op += 1 + int(e>>entryPairShift&1)
 					e = t.lit[bits&(1<<litLenBits-1)]
-					if int32(e) < 0 {
-						n = uint(e & 63)
-						bits >>= n
-						nbits -= n
-						out[op+1] = byte(e >> (entryValueShift + 8))
-						out[op] = byte(e >> entryValueShift)
-						op += 1 + int(e>>entryPairShift&1)
-						e = t.lit[bits&(1<<litLenBits-1)]
+					if lits == 3 || int32(e) >= 0 {
+						break
 					}
+					n = uint(e & 63)
+					bits >>= n
+					nbits -= n
 				}
 				refill()
 				continue
