@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	kflate "github.com/klauspost/compress/flate"
@@ -17,26 +18,22 @@ type compressor struct {
 }
 
 func stdlibCompressor(level int) compressor {
-	return compressor{fmt.Sprintf("stdlib level %d", level), func(tb testing.TB, data []byte) []byte {
-		var b bytes.Buffer
-		w, err := flate.NewWriter(&b, level)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if _, err := w.Write(data); err != nil {
-			tb.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			tb.Fatal(err)
-		}
-		return b.Bytes()
-	}}
+	return writerCompressor(fmt.Sprintf("stdlib level %d", level), func(w io.Writer) (io.WriteCloser, error) {
+		return flate.NewWriter(w, level)
+	})
 }
 
 func klauspostCompressor(level int) compressor {
-	return compressor{fmt.Sprintf("klauspost level %d", level), func(tb testing.TB, data []byte) []byte {
+	return writerCompressor(fmt.Sprintf("klauspost level %d", level), func(w io.Writer) (io.WriteCloser, error) {
+		return kflate.NewWriter(w, level)
+	})
+}
+
+// writerCompressor compresses through the writers newWriter makes.
+func writerCompressor(name string, newWriter func(io.Writer) (io.WriteCloser, error)) compressor {
+	return compressor{name, func(tb testing.TB, data []byte) []byte {
 		var b bytes.Buffer
-		w, err := kflate.NewWriter(&b, level)
+		w, err := newWriter(&b)
 		if err != nil {
 			tb.Fatal(err)
 		}
