@@ -22,9 +22,10 @@ type benchManifest struct {
 	pt   *StructType
 }
 
-// planBenchTable loads the planning benchmark's table: the current
-// snapshot's manifest list bytes and every manifest.
-func planBenchTable(b *testing.B) (list []byte, snap *Snapshot, version int, ms []benchManifest) {
+// planBenchMetadata reads the planning benchmark table's current metadata
+// file, and returns it with the function that finds the table's other
+// metadata files (manifest lists, manifests) by their recorded location.
+func planBenchMetadata(b *testing.B) (text []byte, local func(location string) string) {
 	b.Helper()
 	dir := filepath.Join("..", "bench", ".data")
 	raw, err := os.ReadFile(filepath.Join(dir, "events.json"))
@@ -38,11 +39,18 @@ func planBenchTable(b *testing.B) (list []byte, snap *Snapshot, version int, ms 
 		b.Fatal(err)
 	}
 	metaDir := filepath.Join(dir, "warehouse", "bench", "events", "metadata")
-	local := func(loc string) string { return filepath.Join(metaDir, filepath.Base(loc)) }
-	raw, err = os.ReadFile(local(events.MetadataLocation))
-	if err != nil {
+	local = func(loc string) string { return filepath.Join(metaDir, filepath.Base(loc)) }
+	if text, err = os.ReadFile(local(events.MetadataLocation)); err != nil {
 		b.Skipf("planning benchmark table incomplete: %v", err)
 	}
+	return text, local
+}
+
+// planBenchTable loads the planning benchmark's table: the current
+// snapshot's manifest list bytes and every manifest.
+func planBenchTable(b *testing.B) (list []byte, snap *Snapshot, version int, ms []benchManifest) {
+	b.Helper()
+	raw, local := planBenchMetadata(b)
 	md, err := ParseMetadata(raw)
 	if err != nil {
 		b.Fatal(err)
