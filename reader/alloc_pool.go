@@ -1,10 +1,12 @@
 package reader
 
 import (
+	"context"
 	"math/bits"
 	"sync"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -137,4 +139,44 @@ func (u uninitializedPool) Reallocate(size int, b []byte) []byte {
 	copy(nb, b)
 	u.Free(b)
 	return nb
+}
+
+// withComputeAllocator returns ctx carrying mem for arrow-go's compute
+// functions. arrow-go's kernels (Take among them) size the buffers they
+// build by the capacity of the slice the allocator returned and write by
+// its length, so a slice with room past its length, which the pool hands
+// out, makes them write past the end: a panic in a goroutine of compute's
+// own that no recover reaches, or silently truncated strings. The pool is
+// therefore wrapped so that compute sees slices whose capacity is their
+// length.
+func withComputeAllocator(ctx context.Context, mem memory.Allocator) context.Context {
+	if p, ok := mem.(*PoolAllocator); ok {
+		mem = exactPool{p}
+	}
+	return compute.WithAllocator(ctx, mem)
+}
+
+// exactPool is a PoolAllocator whose slices have no capacity past their
+// length. Every slice it hands out starts an allocation of at least its
+// capacity's size class, so room recovers the pool's capacity; it serves
+// only compute, which frees what it allocated through the same allocator.
+type exactPool struct{ p *PoolAllocator }
+
+func (e exactPool) Allocate(size int) []byte {
+	return e.p.Allocate(size)[:size:size]
+}
+
+func (e exactPool) Reallocate(size int, b []byte) []byte {
+	return e.p.Reallocate(size, room(b))[:size:size]
+}
+
+func (e exactPool) Free(b []byte) { e.p.Free(room(b)) }
+
+// room returns b, a slice exactPool handed out, with the capacity of its
+// size class: the capacity the pool gave it.
+func room(b []byte) []byte {
+	if class, capacity := poolClass(cap(b)); class >= 0 {
+		return unsafe.Slice(unsafe.SliceData(b), capacity)[:len(b)]
+	}
+	return b
 }

@@ -1,10 +1,14 @@
 package reader
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -142,5 +146,47 @@ func TestPoolAllocatorBuffers(t *testing.T) {
 		}
 		zeroed.Resize(120_000)
 		zeroed.Release()
+	}
+}
+
+// TestPoolAllocatorUnderCompute takes long strings out of a column of short
+// and long ones, so that Take's output outgrows its estimate: through the
+// pool's own slices, whose capacity exceeds their length, arrow-go's kernel
+// wrote past the end (the panic of a filtered read of samples.trips).
+func TestPoolAllocatorUnderCompute(t *testing.T) {
+	t.Parallel()
+	pool := NewPoolAllocator()
+	bld := array.NewStringBuilder(pool)
+	var want []string
+	var idx []int32
+	for i := range 20_000 {
+		v := "x"
+		if i%2 == 1 {
+			v = fmt.Sprintf("a longer value, number %08d", i)
+			want = append(want, v)
+			idx = append(idx, int32(i))
+		}
+		bld.Append(v)
+	}
+	col := bld.NewArray()
+	defer col.Release()
+	bld.Release()
+	for round := range 3 {
+		indices := int32Array(pool, idx)
+		taken, err := compute.TakeArrayOpts(withComputeAllocator(context.Background(), pool), col, indices, compute.TakeOptions{BoundsCheck: false})
+		indices.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := array.ValidateFull(taken); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		got := taken.(*array.String)
+		for i, w := range want {
+			if got.Value(i) != w {
+				t.Fatalf("round %d: row %d = %q, want %q", round, i, got.Value(i), w)
+			}
+		}
+		taken.Release()
 	}
 }

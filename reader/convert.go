@@ -251,7 +251,7 @@ func (c *converter) asType(arr arrow.Array, target arrow.DataType) (arrow.Array,
 	switch to := target.(type) {
 	case *arrow.Int32Type, *arrow.Int64Type, *arrow.Float64Type:
 		// Widening integers and float to double is exact; compute does it.
-		return compute.CastArray(compute.WithAllocator(c.ctx, c.mem), arr, compute.SafeCastOptions(target))
+		return compute.CastArray(withComputeAllocator(c.ctx, c.mem), arr, compute.SafeCastOptions(target))
 	case *arrow.Time64Type:
 		switch f := from.(type) {
 		case *arrow.Int64Type:

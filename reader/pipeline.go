@@ -160,7 +160,7 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 		indices = int32Array(mem, keep)
 		defer indices.Release()
 	}
-	cctx := compute.WithAllocator(ctx, mem)
+	cctx := withComputeAllocator(ctx, mem)
 	cols := make([]arrow.Array, 0, len(p.cols))
 	defer func() {
 		for _, c := range cols {

@@ -74,7 +74,7 @@ type taskInfo struct{ path, residual string }
 // keep narrows a selection of rows (nil: all rows of the batch) to those
 // the filter accepts, returning nil when it accepts all of them.
 func (f *rowFilter) keep(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch, sel []int32) ([]int32, error) {
-	mask, err := f.eval(compute.WithAllocator(ctx, mem), f.expr, batch)
+	mask, err := f.eval(withComputeAllocator(ctx, mem), f.expr, batch)
 	if err != nil {
 		return nil, err
 	}
