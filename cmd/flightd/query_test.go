@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,8 +53,16 @@ func (q *queryTally) add(f func(*queryTally)) {
 
 func (q *queryTally) String() string {
 	sort.Strings(q.notes)
-	return fmt.Sprintf("%d/%d queries equal to the Java oracle; %d where Java's row evaluator lets null or NaN satisfy a comparison (iceflight keeps SQL's answer, a subset); %d where Java's UUID pruning drops a matching file (iceflight equals Java's unpruned answer); %d refused or accepted against the oracle:\n  %s",
-		q.equal, q.total, q.javaOrdering, q.javaPruning, q.refused, strings.Join(q.notes, "\n  "))
+	return fmt.Sprintf("%d/%d queries equal to the Java oracle; %d where Java's row evaluator lets null or NaN satisfy a comparison (iceflight keeps SQL's answer, a subset); %d where Java's UUID pruning drops a matching file (iceflight equals Java's unpruned answer); %d refused or accepted against the oracle%s",
+		q.equal, q.total, q.javaOrdering, q.javaPruning, q.refused, noteLines(q.notes))
+}
+
+// noteLines lists notes below a tally's line, or says there are none.
+func noteLines(notes []string) string {
+	if len(notes) == 0 {
+		return " (none)"
+	}
+	return ":\n  " + strings.Join(notes, "\n  ")
 }
 
 // compareQueries serves warehouse and runs every query of an oracle query
@@ -196,14 +203,12 @@ func subset(a, b []string) bool {
 }
 
 func TestConformanceQueriesMatchJavaOracle(t *testing.T) {
-	if _, err := os.Stat(conformanceDir); errors.Is(err, os.ErrNotExist) {
-		t.Skipf("conformance corpus not found at %s: skipping", conformanceDir)
-	}
+	needCorpus(t, "conformance queries")
 	tl := compareQueries(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance-queries"))
-	fmt.Printf("conformance queries: %s\n", tl)
+	printTally("conformance queries", tl)
 }
 
 func TestSampleQueriesMatchJavaOracle(t *testing.T) {
 	tl := compareQueries(t, filepath.Join("..", "..", "testdata", "warehouse"), filepath.Join("..", "..", "testdata", "expected-queries"))
-	fmt.Printf("sample warehouse queries: %s\n", tl)
+	printTally("sample warehouse queries", tl)
 }
