@@ -17,8 +17,9 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/flightd
 
-## run: build flightd and serve the bundled sample warehouse on 127.0.0.1:8815.
-run: build
+## run: build flightd, install the Python client in .venv, and serve the bundled sample warehouse on 127.0.0.1:8815.
+run: build $(VENV)/.installed $(VENV)/.client-installed
+	@echo "in another shell: $(VENV)/bin/iceflight --server grpc://$(LISTEN) tables   (or $(VENV)/bin/python for pyarrow)"
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
 ## test: vet, staticcheck, the Go suite with the race detector, the pyarrow end-to-end tests, the nginx cluster test and a short load test.

@@ -171,7 +171,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "iceflight worker on %s://%s\n", scheme, lis.Addr())
 	} else {
 		fmt.Fprintf(stdout, "iceflight serving %d tables from %s on %s://%s\n", p.tables, cfg.warehouse, scheme, lis.Addr())
-		fmt.Fprintf(stdout, "connect: python3 -c \"import pyarrow.flight as fl; c = fl.connect('%s://%s'); print([f.descriptor.path for f in c.list_flights()])\"\n", scheme, lis.Addr())
+		// The command a newcomer can paste needs no pyarrow of their own:
+		// the iceflight CLI comes with it (make run installs it in .venv).
+		fmt.Fprintf(stdout, "list the tables: iceflight --server %s://%s tables   (the CLI of clients/python: pip install ./clients/python; make run puts it in .venv/bin)\n", scheme, lis.Addr())
 	}
 
 	errc := make(chan error, 1)
