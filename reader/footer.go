@@ -117,13 +117,17 @@ const (
 // in whole (from mem), when it is small, else its last footerReadBytes.
 func fetchTail(f io.ReaderAt, size int64, mem memory.Allocator) (tail []byte, whole *memory.Buffer, err error) {
 	if size <= wholeFileBytes {
-		whole = memory.NewResizableBuffer(uninitialized(mem))
-		whole.Resize(int(size))
-		if err := readFull(f, whole.Bytes(), 0); err != nil {
-			whole.Release()
+		buf := memory.NewResizableBuffer(uninitialized(mem))
+		defer func() {
+			if whole == nil { // a failed read, or a panic that Read recovers
+				buf.Release()
+			}
+		}()
+		buf.Resize(int(size))
+		if err := readFull(f, buf.Bytes(), 0); err != nil {
 			return nil, nil, err
 		}
-		return whole.Bytes(), whole, nil
+		return buf.Bytes(), buf, nil
 	}
 	tail = make([]byte, min(size, footerReadBytes))
 	if err := readFull(f, tail, size-int64(len(tail))); err != nil {
