@@ -70,6 +70,16 @@ func (c *CallInfo) SetTable(name string) {
 	c.update(func(c *CallInfo) { c.table = name })
 }
 
+// Table returns the table recorded by SetTable, or "".
+func (c *CallInfo) Table() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.table
+}
+
 // SetSnapshotID records the snapshot planned or read.
 func (c *CallInfo) SetSnapshotID(id int64) {
 	c.update(func(c *CallInfo) { c.snapshotID, c.set = id, c.set|fieldSnapshot })
@@ -215,7 +225,7 @@ func (c *call) finish(ctx context.Context, log *slog.Logger, m *Metrics, err err
 	}
 	attrs = append(attrs, c.info.attrs()...)
 	if code != codes.OK {
-		attrs = append(attrs, slog.String("err", st.Message()))
+		attrs = append(attrs, slog.String("err", truncateMessage(st.Message())))
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))

@@ -67,7 +67,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.tls.clientCA, "tls-client-ca", "", "PEM CA bundle: require client certificates signed by it (mutual TLS)")
 	fs.StringVar(&c.tls.workerCA, "worker-ca", "", "PEM CA bundle the coordinator verifies workers with; set it (or --tls-cert) when workers serve TLS")
 	fs.IntVar(&c.maxStreams, "max-streams", flight.DefaultMaxStreams, "concurrent DoGet streams; more are refused with ResourceExhausted (0: unbounded)")
-	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema); more are refused with ResourceExhausted (0: unbounded)")
+	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema, ListFlights, DoAction); more are refused with ResourceExhausted (0: unbounded)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "host:port serving Prometheus /metrics; empty: no metrics endpoint")
 	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on --metrics-listen (keep that port private)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
