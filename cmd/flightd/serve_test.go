@@ -110,6 +110,31 @@ func TestServeRefusesAnOpenPortWithoutCredentials(t *testing.T) {
 	}
 }
 
+// TestServeRefusesProfilesOnAnOpenMetricsPort checks that --pprof, whose
+// profiles have no authentication, is served only on a loopback
+// --metrics-listen unless --insecure-pprof says otherwise, as --listen
+// refuses an open address without credentials.
+func TestServeRefusesProfilesOnAnOpenMetricsPort(t *testing.T) {
+	t.Parallel()
+	for _, open := range []string{"0.0.0.0:0", ":9090", "10.1.2.3:9090", "[::]:9090"} {
+		code, _, stderr := runCmd(t, "serve", "--warehouse", sampleWarehouse, "--metrics-listen", open, "--pprof")
+		if code != 2 || !strings.Contains(stderr, "--insecure-pprof") {
+			t.Errorf("--pprof on --metrics-listen %s: exit %d, %q; want a usage error naming --insecure-pprof", open, code, stderr)
+		}
+	}
+	for _, ok := range []serveConfig{
+		{metricsListen: "127.0.0.1:9090", pprof: true},
+		{metricsListen: "localhost:9090", pprof: true},
+		{metricsListen: "0.0.0.0:9090", pprof: true, insecurePprof: true},
+		{metricsListen: "0.0.0.0:9090"}, // metrics alone
+	} {
+		ok.warehouse, ok.role, ok.listen = sampleWarehouse, "all", "127.0.0.1:0"
+		if _, err := ok.check(); err != nil {
+			t.Errorf("metrics on %s (pprof %v, insecure %v): %v", ok.metricsListen, ok.pprof, ok.insecurePprof, err)
+		}
+	}
+}
+
 func dial(t *testing.T, addr string, opts ...grpc.DialOption) flight.Client {
 	t.Helper()
 	if len(opts) == 0 {
