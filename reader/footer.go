@@ -77,10 +77,10 @@ func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Rea
 	if err != nil {
 		fixed, changed, rerr := repairFooter(raw)
 		if rerr != nil || !changed {
-			return nil, whole, fmt.Errorf("parquet footer of %s: %w", path, err)
+			return nil, whole, corruptFile(fmt.Errorf("parquet footer of %s: %w", path, err))
 		}
 		if md, err = parseFooter(fixed); err != nil {
-			return nil, whole, fmt.Errorf("parquet footer of %s: %w", path, err)
+			return nil, whole, corruptFile(fmt.Errorf("parquet footer of %s: %w", path, err))
 		}
 	}
 	if md.IsSetEncryptionAlgorithm() {
@@ -97,7 +97,7 @@ func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Rea
 	}
 	rd, err = file.NewParquetReader(io.NewSectionReader(src, 0, size), file.WithMetadata(md), file.WithReadProps(props))
 	if err != nil {
-		return nil, whole, fmt.Errorf("open parquet file %s: %w", path, err)
+		return nil, whole, corruptFile(fmt.Errorf("open parquet file %s: %w", path, err))
 	}
 	return rd, whole, nil
 }

@@ -1,8 +1,12 @@
 package reader
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -72,5 +76,54 @@ func TestReadTurnsAPanicIntoAnErrorNamingTheFile(t *testing.T) {
 			}
 			// checkedAlloc asserts at cleanup that the read released every buffer.
 		})
+	}
+}
+
+func TestReadCorruptParquetIsErrCorruptFile(t *testing.T) {
+	t.Parallel()
+	good := seqFile(t, 100, 10)
+	footerLen := int(binary.LittleEndian.Uint32(good[len(good)-8:]))
+	footerStart := len(good) - 8 - footerLen
+	tests := []struct {
+		name   string
+		damage func(b []byte)
+	}{
+		{"a footer of garbage", func(b []byte) {
+			for i := footerStart; i < len(b)-8; i++ {
+				b[i] = 0xff
+			}
+		}},
+		{"a footer cut short inside", func(b []byte) {
+			for i := footerStart + footerLen/2; i < len(b)-8; i++ {
+				b[i] = 0
+			}
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			bad := bytes.Clone(good)
+			tc.damage(bad)
+			r := New(memIO{"bad.parquet": bad}, WithAllocator(checkedAlloc(t)))
+			err := r.Read(context.Background(), Scan{Schema: schemaOf(t, `[{"id":1,"name":"i","required":true,"type":"long"}]`)},
+				parquetTask("bad.parquet"), func(arrow.RecordBatch) error { return nil })
+			if !errors.Is(err, ErrCorruptFile) || !strings.Contains(err.Error(), "bad.parquet") {
+				t.Fatalf("err = %v, want ErrCorruptFile naming bad.parquet", err)
+			}
+		})
+	}
+}
+
+func TestCorruptFileKeepsCausesCallersBranchOn(t *testing.T) {
+	t.Parallel()
+	for _, cause := range []error{context.Canceled, fileio.ErrUnavailable, fileio.ErrNotFound, ErrUnsupported, panics.ErrPanic} {
+		err := corruptFile(fmt.Errorf("read x.parquet: %w", cause))
+		if errors.Is(err, ErrCorruptFile) || !errors.Is(err, cause) {
+			t.Errorf("corruptFile(%v) = %v, marked corrupt: the cause is %v", cause, err, cause)
+		}
+	}
+	err := corruptFile(fmt.Errorf("read x.parquet: %w", io.ErrUnexpectedEOF))
+	if !errors.Is(err, ErrCorruptFile) || !errors.Is(err, io.ErrUnexpectedEOF) || err.Error() != "read x.parquet: unexpected EOF" {
+		t.Errorf("corruptFile of a decode error = %v, want it marked corrupt with its message and cause", err)
 	}
 }
