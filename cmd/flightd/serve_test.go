@@ -293,6 +293,45 @@ func TestDrainFinishesRunningStreams(t *testing.T) {
 	}
 }
 
+// TestADrainCutStreamIsLoggedAsCanceled stops a server whose client has
+// stopped reading: once the drain timeout cuts the stream, the call ends
+// Canceled, at INFO, and not as an Internal error at WARN.
+func TestADrainCutStreamIsLoggedAsCanceled(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0", "--drain-timeout", "200ms", "--log-level", "info")
+	fc := dial(t, s.addr)
+	ctx := context.Background()
+	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	// The client reads no more: the server blocks on flow control until
+	// the drain timeout cuts the stream.
+	s.stop()
+	select {
+	case code := <-s.done:
+		s.done <- code // for Cleanup
+	case <-time.After(20 * time.Second):
+		t.Fatal("server still running 20s after a drain timeout of 200ms")
+	}
+	var line string
+	for _, l := range strings.Split(s.stderr.String(), "\n") {
+		if strings.Contains(l, "msg=call") && strings.Contains(l, "FlightService/DoGet") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "code=Canceled") || !strings.Contains(line, "level=INFO") {
+		t.Fatalf("the cut stream's call line is %q, want code=Canceled at level=INFO", line)
+	}
+}
+
 // pki is a throwaway CA and one certificate for 127.0.0.1, used by every
 // process here both as server and as client certificate.
 type pki struct {
