@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -79,17 +80,7 @@ func TestSlowClientSlowsOnlyItsStream(t *testing.T) {
 	h := serve(t, 10, WithMetrics(m)) // 10-row batches: thousands of messages
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	info, _ := startTripsStream(ctx, t, h)
 	served := func() int64 { return sumOf(t, collect(t, reader), "iceflight.rows_served") }
 	// Let the server fill the flow-control window, then watch it stay put.
 	var before int64
@@ -128,17 +119,7 @@ func TestAClientCancelIsLoggedAsCanceled(t *testing.T) {
 	h := serveWith(t, 10, []grpc.ServerOption{grpc.ChainStreamInterceptor(StreamCallLog(log, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	startTripsStream(ctx, t, h)
 	cancel()
 	for i := 0; ; i++ {
 		for _, l := range logs.lines(t) {
@@ -155,4 +136,22 @@ func TestAClientCancelIsLoggedAsCanceled(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// startTripsStream plans samples.trips as one endpoint and starts its
+// stream, returning once the first message has arrived.
+func startTripsStream(ctx context.Context, t *testing.T, h *harness) (*flight.FlightInfo, flight.FlightService_DoGetClient) {
+	t.Helper()
+	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return info, stream
 }

@@ -243,19 +243,7 @@ func TestDrainFinishesRunningStreams(t *testing.T) {
 		t.Fatalf("health before the drain: %v %v", st, err)
 	}
 	fc := flight.NewClientFromConn(conn, nil)
-	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := stream.Recv() // the schema: the stream is running
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = first
+	stream := startTripsStream(ctx, t, fc) // the schema came: the stream is running
 	s.stop()
 	if st, err := watch.Recv(); err != nil || st.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Errorf("health during the drain: %v %v, want NOT_SERVING", st, err)
@@ -299,19 +287,7 @@ func TestDrainFinishesRunningStreams(t *testing.T) {
 func TestADrainCutStreamIsLoggedAsCanceled(t *testing.T) {
 	t.Parallel()
 	s := startServe(t, "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0", "--drain-timeout", "200ms", "--log-level", "info")
-	fc := dial(t, s.addr)
-	ctx := context.Background()
-	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	startTripsStream(context.Background(), t, dial(t, s.addr))
 	// The client reads no more: the server blocks on flow control until
 	// the drain timeout cuts the stream.
 	s.stop()
@@ -330,6 +306,24 @@ func TestADrainCutStreamIsLoggedAsCanceled(t *testing.T) {
 	if !strings.Contains(line, "code=Canceled") || !strings.Contains(line, "level=INFO") {
 		t.Fatalf("the cut stream's call line is %q, want code=Canceled at level=INFO", line)
 	}
+}
+
+// startTripsStream plans samples.trips as one endpoint and starts its
+// stream, returning once the first message has arrived.
+func startTripsStream(ctx context.Context, t *testing.T, fc flight.Client) flight.FlightService_DoGetClient {
+	t.Helper()
+	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return stream
 }
 
 // pki is a throwaway CA and one certificate for 127.0.0.1, used by every
