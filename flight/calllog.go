@@ -199,7 +199,7 @@ func (c *call) finish(ctx context.Context, log *slog.Logger, m *Metrics, err err
 	if c.span != nil {
 		c.span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(code)))
 		if serverFault(code) {
-			c.span.SetStatus(otelcodes.Error, st.Message())
+			c.span.SetStatus(otelcodes.Error, truncateMessage(st.Message()))
 		}
 		c.span.End()
 	}

@@ -81,6 +81,8 @@ func (*annotatingServer) DoGet(tkt *flight.Ticket, stream flight.FlightService_D
 		return status.Error(codes.NotFound, "file db/t/data/a.parquet not found")
 	case "outage":
 		return status.Error(codes.Unavailable, "read db/t/data/a.parquet: connection reset")
+	case "long":
+		return status.Error(codes.InvalidArgument, "filter "+strings.Repeat("(", 1<<20)+": too deep")
 	}
 	return nil
 }
@@ -199,6 +201,21 @@ func TestCallLogOneLinePerCallWithServiceFields(t *testing.T) {
 		if got := sumOf(t, data, "iceflight.calls", attribute.String("method", doGet), attribute.String("code", code)); got != want {
 			t.Errorf("calls{DoGet,%s} = %d, want %d", code, got, want)
 		}
+	}
+}
+
+func TestCallLogCutsLongErrors(t *testing.T) {
+	t.Parallel()
+	h := startCallLogServer(t, slog.LevelInfo)
+	if code := h.doGet(t, "long"); code != codes.InvalidArgument {
+		t.Fatalf("code %s", code)
+	}
+	lines := h.logs.lines(t)
+	if len(lines) != 1 {
+		t.Fatalf("%d log lines, want 1", len(lines))
+	}
+	if msg, _ := lines[0]["err"].(string); len(msg) > maxMessageBytes+64 || !strings.HasPrefix(msg, "filter (((") {
+		t.Errorf("logged err of %d bytes (%.40q…), want the start of the message cut to about %d", len(msg), msg, maxMessageBytes)
 	}
 }
 

@@ -133,7 +133,9 @@ func (s *Service) authorizeTicket(ctx context.Context, t *iceflightv1.Ticket) er
 
 // Handshake logs a Basic user in and returns a session bearer token (see
 // Authenticator.Handshake).
-func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) error {
+func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) (err error) {
+	defer s.endCall(stream.Context(), &err)
+	defer panics.Recover(&err, "Handshake")
 	return s.auth.Handshake(stream)
 }
 
