@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/panics"
 )
 
@@ -63,13 +64,13 @@ type actionRequest struct {
 
 // snapshotInfo is one snapshot as the snapshots action lists it.
 type snapshotInfo struct {
-	SnapshotID  int64             `json:"snapshot_id"`
-	ParentID    *int64            `json:"parent_id"`
-	TimestampMs int64             `json:"timestamp_ms"`
-	Operation   string            `json:"operation,omitempty"`
-	Summary     map[string]string `json:"summary,omitempty"`
-	SchemaID    *int              `json:"schema_id"`
-	Current     bool              `json:"current"`
+	SnapshotID  int64           `json:"snapshot_id"`
+	ParentID    *int64          `json:"parent_id"`
+	TimestampMs int64           `json:"timestamp_ms"`
+	Operation   string          `json:"operation,omitempty"`
+	Summary     iceberg.Summary `json:"summary,omitzero"`
+	SchemaID    *int            `json:"schema_id"`
+	Current     bool            `json:"current"`
 }
 
 // refInfo is one branch or tag as the refs action lists it.
@@ -159,7 +160,7 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 		snap := &md.Snapshots[order[i]]
 		return json.Marshal(snapshotInfo{
 			SnapshotID: snap.SnapshotID, ParentID: snap.ParentSnapshotID, TimestampMs: snap.TimestampMs,
-			Operation: snap.Operation(), Summary: snap.Summary.Map(), SchemaID: snap.SchemaID,
+			Operation: snap.Operation(), Summary: snap.Summary, SchemaID: snap.SchemaID,
 			Current: md.CurrentSnapshotID != nil && *md.CurrentSnapshotID == snap.SnapshotID,
 		})
 	}, send)

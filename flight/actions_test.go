@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"maps"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -139,5 +143,101 @@ func TestActionsAndListingsTakeAPlanningSlot(t *testing.T) {
 		if err := call(); err != nil {
 			t.Errorf("%s with a free slot: %v", name, err)
 		}
+	}
+}
+
+// manySnapshotsWarehouse writes a warehouse holding db.many: the metadata
+// of samples.history with n snapshots and tags tags, enough to need several
+// action results.
+func manySnapshotsWarehouse(t *testing.T, n, tags int) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(warehouse, "samples", "history", "metadata", "v4.metadata.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md map[string]any
+	if err := json.Unmarshal(src, &md); err != nil {
+		t.Fatal(err)
+	}
+	base := md["snapshots"].([]any)[0].(map[string]any)
+	snaps := make([]any, n)
+	refs := map[string]any{}
+	for i := range snaps {
+		s := maps.Clone(base)
+		id := int64(1000 + i)
+		s["snapshot-id"], s["timestamp-ms"], s["sequence-number"] = id, 1_700_000_000_000+int64(n-i), 1
+		delete(s, "parent-snapshot-id")
+		snaps[i] = s
+	}
+	for i := range tags {
+		refs[fmt.Sprintf("tag-%06d", i)] = map[string]any{"snapshot-id": int64(1000 + i%n), "type": "tag"}
+	}
+	refs["main"] = map[string]any{"snapshot-id": int64(1000), "type": "branch"}
+	dir := t.TempDir()
+	md["snapshots"], md["refs"], md["current-snapshot-id"] = snaps, refs, int64(1000)
+	md["snapshot-log"], md["metadata-log"] = []any{}, []any{}
+	md["location"] = filepath.Join(dir, "db", "many")
+	out, err := json.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := filepath.Join(dir, "db", "many", "metadata")
+	if err := os.MkdirAll(meta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(meta, "v1.metadata.json"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestLongActionAnswersArePaged lists a table of many snapshots and tags
+// through the service: every result stays under maxResultBytes, and the
+// results joined hold every snapshot, oldest first, and every ref.
+func TestLongActionAnswersArePaged(t *testing.T) {
+	t.Parallel()
+	const n, tags = 3000, 30000 // about 2 MB of snapshots, 1.5 MB of refs
+	cat, err := catalog.NewDirectory(manySnapshotsWarehouse(t, n, tags))
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), WithLogger(slog.New(slog.DiscardHandler)))
+	results := func(kind string) [][]byte {
+		stream := &fakeServerStream[*flight.Result]{ctx: context.Background()}
+		if err := svc.DoAction(&flight.Action{Type: kind, Body: []byte(`{"table": "db.many"}`)}, stream); err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		var out [][]byte
+		for _, r := range stream.sent {
+			if len(r.Body) > maxResultBytes {
+				t.Errorf("%s: a result of %d bytes, over %d", kind, len(r.Body), maxResultBytes)
+			}
+			out = append(out, r.Body)
+		}
+		if len(out) < 2 {
+			t.Errorf("%s: %d results, want several", kind, len(out))
+		}
+		return out
+	}
+	var snaps []snapshotInfo
+	for _, body := range results(ActionSnapshots) {
+		var page []snapshotInfo
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, page...)
+	}
+	if len(snaps) != n || !sort.SliceIsSorted(snaps, func(i, j int) bool { return snaps[i].TimestampMs < snaps[j].TimestampMs }) ||
+		!snaps[n-1].Current || snaps[n-1].SnapshotID != 1000 {
+		t.Errorf("joined pages hold %d snapshots (want %d), oldest first, the current one last", len(snaps), n)
+	}
+	refs := map[string]refInfo{}
+	for _, body := range results(ActionRefs) {
+		if err := json.Unmarshal(body, &refs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(refs) != tags+1 || refs["main"].Type != "branch" || refs["tag-003042"].SnapshotID != 1042 {
+		t.Errorf("joined pages hold %d refs, want %d with main and every tag", len(refs), tags+1)
 	}
 }
