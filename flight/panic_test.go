@@ -11,6 +11,10 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // TestPanicInAStreamFailsOnlyThatCall forces a panic inside a DoGet's read
@@ -86,4 +90,64 @@ func drainStream(ctx context.Context, h *harness, ticket []byte) error {
 		return nil
 	}
 	return err
+}
+
+// panickyCatalog panics while loading a table, as a metadata decoder bug
+// met by a hostile metadata file would, until fixed is set.
+type panickyCatalog struct {
+	catalog.Catalog
+	fixed bool
+}
+
+func (c *panickyCatalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalog.Table, error) {
+	if !c.fixed {
+		panic("injected fault loading " + id.String())
+	}
+	return c.Catalog.LoadTable(ctx, id)
+}
+
+// TestPanicInAPlanningCallFailsOnlyThatCall checks the handlers that are
+// not streams of rows: each turns a panic into Internal, counts it, and
+// gives its planning slot back (the limit is 1, so the call after the
+// panic runs only if it did).
+func TestPanicInAPlanningCallFailsOnlyThatCall(t *testing.T) {
+	t.Parallel()
+	dir, err := catalog.NewDirectory(warehouse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collected := sdkmetric.NewManualReader()
+	m, err := NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(collected)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	calls := []struct {
+		name string
+		call func(*Service) error
+	}{
+		{"GetFlightInfo", func(s *Service) error { _, err := s.GetFlightInfo(ctx, pathDesc("samples", "trips")); return err }},
+		{"GetSchema", func(s *Service) error { _, err := s.GetSchema(ctx, pathDesc("samples", "trips")); return err }},
+		{"DoAction", func(s *Service) error {
+			return s.DoAction(&flight.Action{Type: ActionSnapshots, Body: []byte(`{"table": "samples.trips"}`)}, &fakeServerStream[*flight.Result]{ctx: ctx})
+		}},
+		{"ListFlights", func(s *Service) error {
+			return s.ListFlights(&flight.Criteria{}, &fakeServerStream[*flight.FlightInfo]{ctx: ctx})
+		}},
+	}
+	for i, c := range calls {
+		cat := &panickyCatalog{Catalog: dir}
+		svc := NewService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), WithLimits(1, 1), WithMetrics(m), WithLogger(slog.New(slog.DiscardHandler)))
+		err := c.call(svc)
+		if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "injected fault loading samples.") {
+			t.Errorf("%s: %v, want Internal naming the table", c.name, err)
+		}
+		if got := sumOf(t, collect(t, collected), "iceflight.panics"); got != int64(i+1) {
+			t.Errorf("%s: iceflight.panics = %d, want %d", c.name, got, i+1)
+		}
+		cat.fixed = true
+		if err := c.call(svc); err != nil {
+			t.Errorf("%s after the panic: %v", c.name, err)
+		}
+	}
 }
