@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/panics"
 )
@@ -29,16 +28,9 @@ func (p panicOnManifests) Open(ctx context.Context, loc string) (fileio.File, er
 // an error naming the manifest, instead of ending the process.
 func TestAPanicInAPlanningWorkerFailsThePlan(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.NewDirectory(filepath.Join("..", "testdata", "warehouse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{"samples", "history"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := Table{Name: "samples.history", MetadataLocation: tbl.MetadataLocation, Metadata: tbl.Metadata, IO: panicOnManifests{tbl.IO}}
-	_, err = New().Plan(context.Background(), table, Request{})
+	table := loadSampleTable(t, "history")
+	table.IO = panicOnManifests{table.IO}
+	_, err := New().Plan(context.Background(), table, Request{})
 	if !errors.Is(err, panics.ErrPanic) || !strings.Contains(err.Error(), "read manifest") || !strings.Contains(err.Error(), ".avro") {
 		t.Fatalf("Plan returned %v, want the recovered panic naming the manifest", err)
 	}
