@@ -9,6 +9,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -31,7 +32,11 @@ func TestPanicInAStreamFailsOnlyThatCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs lockedBuffer
-	h := serve(t, 100, WithMetrics(m), WithLimits(1, 1), WithLogger(slog.New(slog.NewJSONHandler(&logs, nil))))
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	// With the call log interceptors, as flightd runs: the panic is still
+	// reported once, by the handler, not again by the interceptor.
+	h := serveWith(t, 100, []grpc.ServerOption{grpc.ChainStreamInterceptor(StreamCallLog(log, m))},
+		WithMetrics(m), WithLimits(1, 1), WithLogger(log))
 	ctx := context.Background()
 	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 	if err != nil {
