@@ -142,8 +142,16 @@ type Ref struct {
 
 // Snapshots returns a table's snapshots, oldest first.
 func (c *Client) Snapshots(ctx context.Context, table string) ([]Snapshot, error) {
-	var out []Snapshot
-	if err := c.action(ctx, "snapshots", table, &out); err != nil {
+	out := []Snapshot{}
+	err := c.action(ctx, "snapshots", table, func(body []byte) error {
+		var page []Snapshot
+		if err := json.Unmarshal(body, &page); err != nil {
+			return err
+		}
+		out = append(out, page...)
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -152,13 +160,17 @@ func (c *Client) Snapshots(ctx context.Context, table string) ([]Snapshot, error
 // Refs returns a table's branches and tags by name.
 func (c *Client) Refs(ctx context.Context, table string) (map[string]Ref, error) {
 	out := map[string]Ref{}
-	if err := c.action(ctx, "refs", table, &out); err != nil {
+	// Unmarshal into a map adds the page's keys to those already there.
+	err := c.action(ctx, "refs", table, func(body []byte) error { return json.Unmarshal(body, &out) })
+	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func (c *Client) action(ctx context.Context, kind, table string, out any) error {
+// action runs a table action and hands each result's body to page, in
+// order: the server splits a long answer over several results.
+func (c *Client) action(ctx context.Context, kind, table string, page func(body []byte) error) error {
 	fc, err := c.origin()
 	if err != nil {
 		return err
@@ -171,18 +183,16 @@ func (c *Client) action(ctx context.Context, kind, table string, out any) error 
 	if err != nil {
 		return withTable(table, fmt.Errorf("%s: %w", kind, err))
 	}
-	res, err := stream.Recv()
-	if err != nil {
-		return withTable(table, fmt.Errorf("%s: %w", kind, err))
-	}
-	// Drain the stream so the call ends cleanly.
 	for {
-		if _, err := stream.Recv(); err != nil {
-			break
+		res, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return withTable(table, fmt.Errorf("%s: %w", kind, err))
+		}
+		if err := page(res.GetBody()); err != nil {
+			return fmt.Errorf("table %s: %s answer: %w", table, kind, err)
 		}
 	}
-	if err := json.Unmarshal(res.GetBody(), out); err != nil {
-		return fmt.Errorf("table %s: %s answer: %w", table, kind, err)
-	}
-	return nil
 }

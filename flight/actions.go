@@ -10,11 +10,15 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/panics"
 )
 
 // Actions served by DoAction. Each takes a JSON body {"table": "db.t"}
-// (refresh also accepts an empty body, meaning every table) and answers
-// one JSON result.
+// (refresh also accepts an empty body, meaning every table). Refresh
+// answers one JSON result; snapshots and refs answer one JSON array or
+// object, split over several results when it is long (see
+// maxResultBytes), which a client joins in order.
 const (
 	ActionSnapshots = "snapshots"
 	ActionRefs      = "refs"
@@ -22,8 +26,8 @@ const (
 )
 
 var actionTypes = []*flight.ActionType{
-	{Type: ActionSnapshots, Description: `List a table's snapshots: {"table": "db.t"} -> [{"snapshot_id", "parent_id", "timestamp_ms", "operation", "summary", "schema_id", "current"}]`},
-	{Type: ActionRefs, Description: `List a table's branches and tags: {"table": "db.t"} -> {"name": {"snapshot_id", "type"}}`},
+	{Type: ActionSnapshots, Description: `List a table's snapshots: {"table": "db.t"} -> [{"snapshot_id", "parent_id", "timestamp_ms", "operation", "summary", "schema_id", "current"}], in results of at most 1 MiB each: concatenate their arrays`},
+	{Type: ActionRefs, Description: `List a table's branches and tags: {"table": "db.t"} -> {"name": {"snapshot_id", "type"}}, in results of at most 1 MiB each: merge their objects`},
 	{Type: ActionRefresh, Description: `Look up a table's current metadata file now instead of at the next refresh interval: {"table": "db.t"}, or {} for every table`},
 	{Type: flight.RenewFlightEndpointActionType, Description: "Extend an endpoint's expiration: a RenewFlightEndpointRequest -> the FlightEndpoint with a re-signed ticket"},
 	{Type: flight.CancelFlightInfoActionType, Description: "Cancel a FlightInfo: a CancelFlightInfoRequest -> CancelFlightInfoResult (tickets hold no server state, so this always succeeds for our tickets)"},
@@ -39,13 +43,19 @@ func (s *Service) ListActions(_ *flight.Empty, stream flight.FlightService_ListA
 	return nil
 }
 
-// DoAction runs one action and sends its JSON result.
-func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_DoActionServer) error {
-	body, err := s.action(stream.Context(), action)
+// DoAction runs one action and sends its JSON or protobuf result. It takes
+// a planning slot: an action may load a table's metadata.
+func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_DoActionServer) (err error) {
+	ctx := stream.Context()
+	defer s.endCall(ctx, &err)
+	defer panics.Recover(&err, "DoAction "+action.GetType())
+	release, err := s.plans.acquire(ctx)
 	if err != nil {
-		return statusError(err)
+		s.metrics.Rejected(ctx, RejectPlanLimit)
+		return err
 	}
-	return stream.Send(&flight.Result{Body: body})
+	defer release()
+	return s.action(ctx, action, func(body []byte) error { return stream.Send(&flight.Result{Body: body}) })
 }
 
 type actionRequest struct {
@@ -54,13 +64,13 @@ type actionRequest struct {
 
 // snapshotInfo is one snapshot as the snapshots action lists it.
 type snapshotInfo struct {
-	SnapshotID  int64             `json:"snapshot_id"`
-	ParentID    *int64            `json:"parent_id"`
-	TimestampMs int64             `json:"timestamp_ms"`
-	Operation   string            `json:"operation,omitempty"`
-	Summary     map[string]string `json:"summary,omitempty"`
-	SchemaID    *int              `json:"schema_id"`
-	Current     bool              `json:"current"`
+	SnapshotID  int64           `json:"snapshot_id"`
+	ParentID    *int64          `json:"parent_id"`
+	TimestampMs int64           `json:"timestamp_ms"`
+	Operation   string          `json:"operation,omitempty"`
+	Summary     iceberg.Summary `json:"summary,omitzero"`
+	SchemaID    *int            `json:"schema_id"`
+	Current     bool            `json:"current"`
 }
 
 // refInfo is one branch or tag as the refs action lists it.
@@ -69,72 +79,133 @@ type refInfo struct {
 	Type       string `json:"type"`
 }
 
-func (s *Service) action(ctx context.Context, action *flight.Action) ([]byte, error) {
+func (s *Service) action(ctx context.Context, action *flight.Action, send func([]byte) error) error {
 	// The standard Flight actions carry protobuf bodies, and a worker
 	// serves them too: they need only the ticket keys.
 	switch action.GetType() {
 	case flight.RenewFlightEndpointActionType:
 		var req flight.RenewFlightEndpointRequest
 		if err := proto.Unmarshal(action.GetBody(), &req); err != nil {
-			return nil, fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
+			return fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
 		}
 		ep, err := s.renewEndpoint(ctx, &req)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return proto.Marshal(ep)
+		return sendProto(ep, send)
 	case flight.CancelFlightInfoActionType:
 		var req flight.CancelFlightInfoRequest
 		if err := proto.Unmarshal(action.GetBody(), &req); err != nil {
-			return nil, fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
+			return fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
 		}
 		res, err := s.cancelFlightInfo(&req)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return proto.Marshal(res)
+		return sendProto(res, send)
 	}
 	if err := s.needPlanner("DoAction " + action.GetType()); err != nil {
-		return nil, err
+		return err
 	}
 	var req actionRequest
 	if len(action.GetBody()) > 0 {
 		if err := decodeStrict(action.GetBody(), &req); err != nil {
-			return nil, fmt.Errorf("%w: action %s body: %v", errBadCommand, action.GetType(), err)
+			return fmt.Errorf("%w: action %s body: %v", errBadCommand, action.GetType(), err)
 		}
 	}
 	switch action.GetType() {
 	case ActionRefresh:
-		return s.refresh(ctx, req.Table)
+		body, err := s.refresh(ctx, req.Table)
+		if err != nil {
+			return err
+		}
+		return send(body)
 	case ActionSnapshots, ActionRefs:
 	default:
-		return nil, fmt.Errorf("%w: unknown action %q", errBadCommand, action.GetType())
+		return fmt.Errorf("%w: unknown action %q", errBadCommand, action.GetType())
 	}
 	if req.Table == "" {
-		return nil, fmt.Errorf("%w: action %s needs {\"table\": ...}", errBadCommand, action.GetType())
+		return fmt.Errorf("%w: action %s needs {\"table\": ...}", errBadCommand, action.GetType())
 	}
 	tbl, err := s.loadTable(ctx, req.Table)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	md := tbl.Metadata
 	if action.GetType() == ActionRefs {
-		refs := make(map[string]refInfo, len(md.Refs))
-		for name, r := range md.Refs {
-			refs[name] = refInfo{SnapshotID: r.SnapshotID, Type: r.Type}
+		names := make([]string, 0, len(md.Refs))
+		for name := range md.Refs {
+			names = append(names, name)
 		}
-		return json.Marshal(refs)
+		sort.Strings(names)
+		return sendPages(ctx, len(names), '{', '}', func(i int) ([]byte, error) {
+			key, err := json.Marshal(names[i])
+			if err != nil {
+				return nil, err
+			}
+			r := md.Refs[names[i]]
+			val, err := json.Marshal(refInfo{SnapshotID: r.SnapshotID, Type: r.Type})
+			return append(append(key, ':'), val...), err
+		}, send)
 	}
-	out := make([]snapshotInfo, 0, len(md.Snapshots))
-	for _, snap := range md.Snapshots {
-		out = append(out, snapshotInfo{
+	// Sorted as indexes, and each snapshot encoded only when its page is,
+	// so that a table of a million snapshots costs a page of memory, not
+	// a copy of them all.
+	order := make([]int, len(md.Snapshots))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(i, j int) bool { return md.Snapshots[order[i]].TimestampMs < md.Snapshots[order[j]].TimestampMs })
+	return sendPages(ctx, len(order), '[', ']', func(i int) ([]byte, error) {
+		snap := &md.Snapshots[order[i]]
+		return json.Marshal(snapshotInfo{
 			SnapshotID: snap.SnapshotID, ParentID: snap.ParentSnapshotID, TimestampMs: snap.TimestampMs,
-			Operation: snap.Operation(), Summary: snap.Summary.Map(), SchemaID: snap.SchemaID,
+			Operation: snap.Operation(), Summary: snap.Summary, SchemaID: snap.SchemaID,
 			Current: md.CurrentSnapshotID != nil && *md.CurrentSnapshotID == snap.SnapshotID,
 		})
+	}, send)
+}
+
+// maxResultBytes bounds the body of one action result. gRPC clients refuse
+// messages over 4 MiB by default, and one message of a long answer (175 MB
+// for a million snapshots) would be held whole on both ends.
+const maxResultBytes = 1 << 20
+
+// sendPages sends n JSON elements, each encoded by elem, as the members
+// of JSON arrays (open '[', end ']') or objects ('{', '}') of at most
+// about maxResultBytes each, in order; an empty answer is one empty page.
+// An element longer than a page gets a page of its own.
+func sendPages(ctx context.Context, n int, open, end byte, elem func(i int) ([]byte, error), send func([]byte) error) error {
+	page := []byte{open}
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		b, err := elem(i)
+		if err != nil {
+			return fmt.Errorf("encode action result: %w", err)
+		}
+		if len(page) > 1 && len(page)+1+len(b)+1 > maxResultBytes {
+			if err := send(append(page, end)); err != nil {
+				return err
+			}
+			page = []byte{open}
+		}
+		if len(page) > 1 {
+			page = append(page, ',')
+		}
+		page = append(page, b...)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].TimestampMs < out[j].TimestampMs })
-	return json.Marshal(out)
+	return send(append(page, end))
+}
+
+// sendProto sends one protobuf result.
+func sendProto(m proto.Message, send func([]byte) error) error {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		return err
+	}
+	return send(b)
 }
 
 // refresher is a catalog that caches metadata and can drop it on demand.

@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/internal/panics"
 )
 
 // CallInfo is what the service learns about one gRPC call while serving
@@ -70,6 +72,16 @@ func (c *CallInfo) SetTable(name string) {
 	c.update(func(c *CallInfo) { c.table = name })
 }
 
+// Table returns the table recorded by SetTable, or "".
+func (c *CallInfo) Table() string {
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.table
+}
+
 // SetSnapshotID records the snapshot planned or read.
 func (c *CallInfo) SetSnapshotID(id int64) {
 	c.update(func(c *CallInfo) { c.snapshotID, c.set = id, c.set|fieldSnapshot })
@@ -116,24 +128,27 @@ func (c *CallInfo) attrs() []slog.Attr {
 // UnaryCallLog returns a unary server interceptor that logs one line per
 // call when it ends and counts it in m (which may be nil). Put it first in
 // the chain, so that calls refused by later interceptors (auth, limits)
-// are logged and those interceptors see the CallInfo.
+// are logged and those interceptors see the CallInfo, and so that a panic
+// further down the chain fails only its call, Internal.
 func UnaryCallLog(log *slog.Logger, m *Metrics) grpc.UnaryServerInterceptor {
-	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (_ any, err error) {
 		ctx, c := startCall(ctx, info.FullMethod)
-		resp, err := handler(ctx, req)
-		c.finish(ctx, log, m, err)
-		return resp, err
+		defer func() { c.finish(ctx, log, m, err) }()
+		defer endIntercepted(ctx, log, m, &err)
+		defer panics.Recover(&err, info.FullMethod)
+		return handler(ctx, req)
 	}
 }
 
 // StreamCallLog is UnaryCallLog for streaming calls (DoGet, ListFlights,
 // DoAction, health Watch).
 func StreamCallLog(log *slog.Logger, m *Metrics) grpc.StreamServerInterceptor {
-	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
 		ctx, c := startCall(ss.Context(), info.FullMethod)
-		err := handler(srv, &callStream{ServerStream: ss, ctx: ctx})
-		c.finish(ctx, log, m, err)
-		return err
+		defer func() { c.finish(ctx, log, m, err) }()
+		defer endIntercepted(ctx, log, m, &err)
+		defer panics.Recover(&err, info.FullMethod)
+		return handler(srv, &callStream{ServerStream: ss, ctx: ctx})
 	}
 }
 
@@ -189,7 +204,7 @@ func (c *call) finish(ctx context.Context, log *slog.Logger, m *Metrics, err err
 	if c.span != nil {
 		c.span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(code)))
 		if serverFault(code) {
-			c.span.SetStatus(otelcodes.Error, st.Message())
+			c.span.SetStatus(otelcodes.Error, truncateMessage(st.Message()))
 		}
 		c.span.End()
 	}
@@ -215,7 +230,7 @@ func (c *call) finish(ctx context.Context, log *slog.Logger, m *Metrics, err err
 	}
 	attrs = append(attrs, c.info.attrs()...)
 	if code != codes.OK {
-		attrs = append(attrs, slog.String("err", st.Message()))
+		attrs = append(attrs, slog.String("err", truncateMessage(st.Message())))
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))

@@ -81,6 +81,8 @@ func (*annotatingServer) DoGet(tkt *flight.Ticket, stream flight.FlightService_D
 		return status.Error(codes.NotFound, "file db/t/data/a.parquet not found")
 	case "outage":
 		return status.Error(codes.Unavailable, "read db/t/data/a.parquet: connection reset")
+	case "long":
+		return status.Error(codes.InvalidArgument, "filter "+strings.Repeat("(", 1<<20)+": too deep")
 	}
 	return nil
 }
@@ -202,6 +204,21 @@ func TestCallLogOneLinePerCallWithServiceFields(t *testing.T) {
 	}
 }
 
+func TestCallLogCutsLongErrors(t *testing.T) {
+	t.Parallel()
+	h := startCallLogServer(t, slog.LevelInfo)
+	if code := h.doGet(t, "long"); code != codes.InvalidArgument {
+		t.Fatalf("code %s", code)
+	}
+	lines := h.logs.lines(t)
+	if len(lines) != 1 {
+		t.Fatalf("%d log lines, want 1", len(lines))
+	}
+	if msg, _ := lines[0]["err"].(string); len(msg) > maxMessageBytes+64 || !strings.HasPrefix(msg, "filter (((") {
+		t.Errorf("logged err of %d bytes (%.40q…), want the start of the message cut to about %d", len(msg), msg, maxMessageBytes)
+	}
+}
+
 func TestCallLogHealthChecksOnlyAtDebug(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -254,4 +271,46 @@ func TestCallInfoNilIsNoOp(t *testing.T) {
 	c.AddServed(1, 1)
 	c.SetEndpoints(1)
 	c.SetFiles(1)
+}
+
+// TestCallLogRecoversPanicsDownTheChain checks that a panic below the call
+// log interceptors (in an auth interceptor, say, which no handler's
+// recover covers) ends only its call, Internal, logged and counted once.
+func TestCallLogRecoversPanicsDownTheChain(t *testing.T) {
+	t.Parallel()
+	var logs lockedBuffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	collected := sdkmetric.NewManualReader()
+	m, err := NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(collected)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, unaryErr := UnaryCallLog(log, m)(ctx, nil, &grpc.UnaryServerInfo{FullMethod: "/arrow.flight.protocol.FlightService/GetFlightInfo"},
+		func(context.Context, any) (any, error) { panic("injected unary fault") })
+	streamErr := StreamCallLog(log, m)(nil, &callStream{ctx: ctx}, &grpc.StreamServerInfo{FullMethod: "/arrow.flight.protocol.FlightService/DoGet"},
+		func(any, grpc.ServerStream) error { panic("injected stream fault") })
+	for _, err := range []error{unaryErr, streamErr} {
+		if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "injected") {
+			t.Errorf("call ended with %v, want Internal naming the panic", err)
+		}
+	}
+	if got := sumOf(t, collect(t, collected), "iceflight.panics"); got != 2 {
+		t.Errorf("iceflight.panics = %d, want 2", got)
+	}
+	var stacks, calls int
+	for _, l := range logs.lines(t) {
+		switch l["msg"] {
+		case "panic serving a call":
+			stacks++
+		case "call":
+			calls++
+			if l["code"] != "Internal" {
+				t.Errorf("call line %v, want code Internal", l)
+			}
+		}
+	}
+	if stacks != 2 || calls != 2 {
+		t.Errorf("%d stacks and %d call lines logged, want 2 of each", stacks, calls)
+	}
 }

@@ -3,6 +3,8 @@ package flight
 import (
 	"context"
 	"errors"
+	"fmt"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -11,6 +13,7 @@ import (
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
 )
@@ -22,10 +25,43 @@ func statusError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if _, ok := status.FromError(err); ok && !isWrapped(err) {
-		return err
+	if st, ok := status.FromError(err); ok && !isWrapped(err) {
+		if len(st.Message()) <= maxMessageBytes {
+			return err
+		}
+		return status.Error(st.Code(), truncateMessage(st.Message()))
 	}
-	return status.Error(codeOf(err), err.Error())
+	return status.Error(codeOf(err), truncateMessage(err.Error()))
+}
+
+// callError is statusError for the error a call ends with. Once the call's
+// context is done (the client cancelled or went away, its deadline passed,
+// or a drain cut the stream), whatever failed on the way out (a Send, a
+// read, an IPC write) failed because of that: the call ends Canceled or
+// DeadlineExceeded, which is no server fault. A panic stays Internal.
+func callError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && err != nil && !errors.Is(err, panics.ErrPanic) {
+		return status.Error(status.FromContextError(cerr).Code(), truncateMessage(err.Error()))
+	}
+	return statusError(err)
+}
+
+// maxMessageBytes bounds a status message and the error of a call's log
+// line: an error may echo what the client sent (a filter of megabytes),
+// and a client needs only its start to tell what went wrong.
+const maxMessageBytes = 2048
+
+// truncateMessage cuts msg to at most about maxMessageBytes, at a rune
+// boundary, saying how much was cut.
+func truncateMessage(msg string) string {
+	if len(msg) <= maxMessageBytes {
+		return msg
+	}
+	cut := maxMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d more bytes)", msg[:cut], len(msg)-cut)
 }
 
 // isWrapped reports whether err is not itself a status error (status.FromError
@@ -37,6 +73,8 @@ func isWrapped(err error) bool {
 
 func codeOf(err error) codes.Code {
 	switch {
+	case errors.Is(err, panics.ErrPanic):
+		return codes.Internal
 	case errors.Is(err, context.Canceled):
 		return codes.Canceled
 	case errors.Is(err, context.DeadlineExceeded):
@@ -63,10 +101,17 @@ func codeOf(err error) codes.Code {
 		return codes.NotFound
 	case errors.Is(err, fileio.ErrUnavailable):
 		return codes.Unavailable
-	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask):
+	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask),
+		errors.Is(err, reader.ErrCorruptFile), errors.Is(err, reader.ErrCorruptDeletionVector):
 		// Metadata or data files that break the spec are the table's fault,
 		// not a bug here, and retrying will not help.
 		return codes.FailedPrecondition
+	}
+	// A status from below (a Send that failed, wrapped by the IPC writer)
+	// keeps its code.
+	var st interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &st) {
+		return st.GRPCStatus().Code()
 	}
 	return codes.Internal
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -77,17 +80,7 @@ func TestSlowClientSlowsOnlyItsStream(t *testing.T) {
 	h := serve(t, 10, WithMetrics(m)) // 10-row batches: thousands of messages
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := stream.Recv(); err != nil {
-		t.Fatal(err)
-	}
+	info, _ := startTripsStream(ctx, t, h)
 	served := func() int64 { return sumOf(t, collect(t, reader), "iceflight.rows_served") }
 	// Let the server fill the flow-control window, then watch it stay put.
 	var before int64
@@ -115,4 +108,50 @@ func TestSlowClientSlowsOnlyItsStream(t *testing.T) {
 	}
 	t.Logf("stalled at %d of %d rows, %d bytes of Arrow memory held", before, info.TotalRecords, heldBytes)
 	cancel()
+}
+
+// TestAClientCancelIsLoggedAsCanceled checks that a stream its client
+// cancels mid-read ends Canceled in the call log, at INFO: it is no
+// server fault, and was once logged Internal at WARN.
+func TestAClientCancelIsLoggedAsCanceled(t *testing.T) {
+	var logs lockedBuffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	h := serveWith(t, 10, []grpc.ServerOption{grpc.ChainStreamInterceptor(StreamCallLog(log, nil))})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	startTripsStream(ctx, t, h)
+	cancel()
+	for i := 0; ; i++ {
+		for _, l := range logs.lines(t) {
+			if l["method"] != "/arrow.flight.protocol.FlightService/DoGet" {
+				continue
+			}
+			if l["code"] != codes.Canceled.String() || l["level"] != "INFO" {
+				t.Fatalf("a cancelled stream logged %v at %v, want Canceled at INFO (err %v)", l["code"], l["level"], l["err"])
+			}
+			return
+		}
+		if i > 100 {
+			t.Fatal("no call log line for the cancelled DoGet after 5s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// startTripsStream plans samples.trips as one endpoint and starts its
+// stream, returning once the first message has arrived.
+func startTripsStream(ctx context.Context, t *testing.T, h *harness) (*flight.FlightInfo, flight.FlightService_DoGetClient) {
+	t.Helper()
+	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return info, stream
 }

@@ -43,7 +43,8 @@ var planBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // iceflight_rows_served_total, iceflight_served_bytes_total,
 // iceflight_active_streams, iceflight_plan_duration_seconds,
 // iceflight_manifest_cache_hits_total, iceflight_manifest_cache_misses_total,
-// iceflight_rejected_calls_total{reason} and iceflight_calls_total{method,code}.
+// iceflight_rejected_calls_total{reason}, iceflight_calls_total{method,code}
+// and iceflight_panics_total.
 type Metrics struct {
 	rows     metric.Int64Counter
 	bytes    metric.Int64Counter
@@ -51,6 +52,7 @@ type Metrics struct {
 	plan     metric.Float64Histogram
 	rejected metric.Int64Counter
 	calls    metric.Int64Counter
+	panics   metric.Int64Counter
 }
 
 // NewMetrics creates the service's instruments on a meter of mp.
@@ -83,6 +85,10 @@ func NewMetrics(mp metric.MeterProvider, cacheStats func() (hits, misses int64))
 	}
 	if m.calls, err = meter.Int64Counter("iceflight.calls", metric.WithUnit("{call}"),
 		metric.WithDescription("Finished gRPC calls, by method and status code.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.panics, err = meter.Int64Counter("iceflight.panics", metric.WithUnit("{panic}"),
+		metric.WithDescription("Panics recovered while serving a call; each is a bug, logged with its stack.")); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	if cacheStats != nil {
@@ -153,6 +159,14 @@ func (m *Metrics) Rejected(ctx context.Context, reason string) {
 		return
 	}
 	m.rejected.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
+}
+
+// Panicked counts a panic recovered while serving a call.
+func (m *Metrics) Panicked(ctx context.Context) {
+	if m == nil {
+		return
+	}
+	m.panics.Add(ctx, 1)
 }
 
 // CallFinished counts a finished gRPC call by its full method name

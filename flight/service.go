@@ -21,6 +21,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/planner"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 	"github.com/iceflight/iceflight/reader"
@@ -84,7 +85,8 @@ func WithAuthenticator(a *Authenticator) Option { return func(s *Service) { s.au
 func WithMetrics(m *Metrics) Option { return func(s *Service) { s.metrics = m } }
 
 // WithLimits bounds the concurrent DoGet streams and planning calls
-// (GetFlightInfo, PollFlightInfo, GetSchema); 0 means unbounded.
+// (GetFlightInfo, PollFlightInfo, GetSchema, ListFlights, DoAction); 0
+// means unbounded.
 func WithLimits(maxStreams, maxPlans int) Option {
 	return func(s *Service) {
 		s.streams, s.plans = newLimiter("DoGet", maxStreams), newLimiter("planning", maxPlans)
@@ -131,7 +133,9 @@ func (s *Service) authorizeTicket(ctx context.Context, t *iceflightv1.Ticket) er
 
 // Handshake logs a Basic user in and returns a session bearer token (see
 // Authenticator.Handshake).
-func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) error {
+func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) (err error) {
+	defer s.endCall(stream.Context(), &err)
+	defer panics.Recover(&err, "Handshake")
 	return s.auth.Handshake(stream)
 }
 
@@ -162,14 +166,12 @@ func request(cmd *iceflightv1.Command) (planner.Request, error) {
 }
 
 // GetFlightInfo plans a scan and returns one signed ticket per endpoint.
-func (s *Service) GetFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+func (s *Service) GetFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (_ *flight.FlightInfo, err error) {
 	// The call log interceptor traces and logs the call; errors only
 	// need their status here.
-	info, err := s.flightInfo(ctx, desc)
-	if err != nil {
-		return nil, statusError(err)
-	}
-	return info, nil
+	defer s.endCall(ctx, &err)
+	defer panics.Recover(&err, "GetFlightInfo")
+	return s.flightInfo(ctx, desc)
 }
 
 func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
@@ -240,11 +242,11 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
-		g.Go(func() error {
+		g.Go(panics.Func("table "+plan.Table+": build endpoint", func() error {
 			fe, err := s.endpoint(plan, schemas, ep)
 			info.Endpoint[i] = fe
 			return err
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err
@@ -343,10 +345,12 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 
 // GetSchema returns the schema a GetFlightInfo for desc would stream,
 // without reading manifests.
-func (s *Service) GetSchema(ctx context.Context, desc *flight.FlightDescriptor) (*flight.SchemaResult, error) {
+func (s *Service) GetSchema(ctx context.Context, desc *flight.FlightDescriptor) (_ *flight.SchemaResult, err error) {
+	defer s.endCall(ctx, &err)
+	defer panics.Recover(&err, "GetSchema")
 	schema, err := s.schema(ctx, desc)
 	if err != nil {
-		return nil, statusError(err)
+		return nil, err
 	}
 	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, s.mem)}, nil
 }
@@ -381,31 +385,40 @@ func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*a
 
 // ListFlights lists every table with its schema and estimated rows. A table
 // whose metadata cannot be read is logged and left out rather than failing
-// the whole listing.
-func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) error {
+// the whole listing. It loads every table's metadata, so it takes a
+// planning slot like GetFlightInfo.
+func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) (err error) {
 	ctx := stream.Context()
+	defer s.endCall(ctx, &err)
+	defer panics.Recover(&err, "ListFlights")
 	if err := s.needPlanner("ListFlights"); err != nil {
-		return statusError(err)
+		return err
 	}
+	release, err := s.plans.acquire(ctx)
+	if err != nil {
+		s.metrics.Rejected(ctx, RejectPlanLimit)
+		return err
+	}
+	defer release()
 	ids, err := s.catalog.ListTables(ctx)
 	if err != nil {
-		return statusError(err)
+		return err
 	}
 	if ids, err = s.auth.readable(ctx, ids); err != nil {
-		return statusError(err)
+		return err
 	}
 	for _, id := range ids {
 		if err := ctx.Err(); err != nil {
-			return statusError(err)
+			return err
 		}
 		tbl, err := s.catalog.LoadTable(ctx, id)
 		if err != nil {
-			s.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", err)
+			s.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", truncateMessage(err.Error()))
 			continue
 		}
 		schema, err := iceberg.ArrowSchema(tbl.Metadata.CurrentSchema())
 		if err != nil {
-			s.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", err)
+			s.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", truncateMessage(err.Error()))
 			continue
 		}
 		info := &flight.FlightInfo{
@@ -437,11 +450,10 @@ func summaryInt(summary iceberg.Summary, key string) int64 {
 
 // DoGet verifies a ticket and streams its tasks' rows. No file is opened
 // before the ticket's signature and expiry check out.
-func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	if err := s.doGet(stream.Context(), tkt, stream); err != nil {
-		return statusError(err)
-	}
-	return nil
+func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) (err error) {
+	defer s.endCall(stream.Context(), &err)
+	defer panics.Recover(&err, "DoGet")
+	return s.doGet(stream.Context(), tkt, stream)
 }
 
 func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {

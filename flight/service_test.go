@@ -88,6 +88,12 @@ var warehouse = filepath.Join("..", "testdata", "warehouse")
 // a counting FileIO for data files.
 func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 	t.Helper()
+	return serveWith(t, batchRows, nil, opts...)
+}
+
+// serveWith is serve with gRPC server options (interceptors, say).
+func serveWith(t *testing.T, batchRows int, grpcOpts []grpc.ServerOption, opts ...Option) *harness {
+	t.Helper()
 	cat, err := catalog.NewDirectory(warehouse)
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +102,7 @@ func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
 	h.reader = rd
-	srv := flight.NewServerWithMiddleware(nil)
+	srv := flight.NewServerWithMiddleware(nil, grpcOpts...)
 	srv.RegisterFlightService(NewService(cat, rd, signer, append([]Option{WithAllocator(h.mem)}, opts...)...))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

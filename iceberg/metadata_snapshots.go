@@ -3,6 +3,8 @@ package iceberg
 import (
 	"slices"
 	"strings"
+
+	"github.com/iceflight/iceflight/internal/panics"
 )
 
 // A table that commits often keeps thousands of snapshots, and they are
@@ -202,10 +204,15 @@ func (d *jsonText) snapshots() ([]Snapshot, error) {
 	}
 	second := make(chan half, 1)
 	go func() {
+		// A panic here would end the process: it comes back as the
+		// half's error, and the first half then reads on in order.
+		var h half
+		defer func() { second <- h }()
+		defer panics.Recover(&h.err, "read snapshots")
 		var r snapshotReader
 		d2 := jsonText{s: d.s, pos: split + 1}
-		snaps, _, err := r.elements(&d2, -1)
-		second <- half{snaps, d2.pos, err}
+		h.snaps, _, h.err = r.elements(&d2, -1)
+		h.end = d2.pos
 	}()
 	var r snapshotReader
 	out, stopped, err := r.elements(d, split)

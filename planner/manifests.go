@@ -15,6 +15,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/panics"
 )
 
 // liveFile is a data or delete file live in the snapshot, with what it
@@ -80,7 +81,7 @@ func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.Manife
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(p.concurrency)
 	for i, mf := range mfs {
-		g.Go(func() error {
+		g.Go(panics.Func("read manifest "+mf.Path, func() error {
 			spec, err := specOf(t.Metadata, mf)
 			if err != nil {
 				return err
@@ -102,7 +103,7 @@ func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.Manife
 			}
 			results[i] = live
 			return nil
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/panics"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -35,7 +36,7 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, c
 	var g errgroup.Group
 	for i := range parts {
 		lo, hi := i*len(data)/chunks, (i+1)*len(data)/chunks
-		g.Go(func() error { return b.build(data[lo:hi], &parts[i]) })
+		g.Go(panics.Func("table "+t.Name+": build scan tasks", func() error { return b.build(data[lo:hi], &parts[i]) }))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/iceflight/iceflight/internal/panics"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -83,7 +84,7 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.T
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxDeleteLoaders)
 	for i, d := range positional {
-		g.Go(func() error {
+		g.Go(panics.Func("read delete file "+d.GetPath(), func() error {
 			var err error
 			if d.GetKind() == iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR {
 				bitmaps[i], err = r.loadDeletionVector(gctx, d)
@@ -91,14 +92,14 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.T
 				bitmaps[i], err = r.loadPositionDeletes(gctx, scan, d, target)
 			}
 			return err
-		})
+		}))
 	}
 	for i, d := range equality {
-		g.Go(func() error {
+		g.Go(panics.Func("read delete file "+d.GetPath(), func() error {
 			var err error
 			sets[i], setKeys[i], err = r.equalitySet(gctx, scan, d)
 			return err
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
 		return nil, err

@@ -1,6 +1,12 @@
 package reader
 
-import "errors"
+import (
+	"context"
+	"errors"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/panics"
+)
 
 // Sentinel errors that callers branch on with errors.Is. Every error that
 // wraps one of them names the data file involved.
@@ -20,4 +26,29 @@ var (
 	// follow the Puffin spec: a bad length prefix, magic or checksum, or a
 	// bitmap that does not decode.
 	ErrCorruptDeletionVector = errors.New("corrupt deletion vector")
+	// ErrCorruptFile marks a data or delete file whose bytes do not decode
+	// as its format says: a Parquet footer, schema or page that does not
+	// parse.
+	ErrCorruptFile = errors.New("corrupt file")
 )
+
+// corruptFile marks err, met while decoding a file's bytes, as
+// ErrCorruptFile, keeping its message, unless err already carries a cause
+// callers branch on: storage, the call's context, a panic or one of this
+// package's sentinels.
+func corruptFile(err error) error {
+	for _, cause := range []error{context.Canceled, context.DeadlineExceeded, fileio.ErrNotFound, fileio.ErrUnavailable,
+		panics.ErrPanic, ErrUnsupported, ErrInvalidTask, ErrSchemaMismatch, ErrCorruptDeletionVector, ErrCorruptFile} {
+		if errors.Is(err, cause) {
+			return err
+		}
+	}
+	return corruptError{err}
+}
+
+// corruptError is an error marked as ErrCorruptFile.
+type corruptError struct{ err error }
+
+func (e corruptError) Error() string        { return e.err.Error() }
+func (e corruptError) Unwrap() error        { return e.err }
+func (e corruptError) Is(target error) bool { return target == ErrCorruptFile }

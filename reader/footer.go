@@ -77,10 +77,10 @@ func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Rea
 	if err != nil {
 		fixed, changed, rerr := repairFooter(raw)
 		if rerr != nil || !changed {
-			return nil, whole, fmt.Errorf("parquet footer of %s: %w", path, err)
+			return nil, whole, corruptFile(fmt.Errorf("parquet footer of %s: %w", path, err))
 		}
 		if md, err = parseFooter(fixed); err != nil {
-			return nil, whole, fmt.Errorf("parquet footer of %s: %w", path, err)
+			return nil, whole, corruptFile(fmt.Errorf("parquet footer of %s: %w", path, err))
 		}
 	}
 	if md.IsSetEncryptionAlgorithm() {
@@ -97,7 +97,7 @@ func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Rea
 	}
 	rd, err = file.NewParquetReader(io.NewSectionReader(src, 0, size), file.WithMetadata(md), file.WithReadProps(props))
 	if err != nil {
-		return nil, whole, fmt.Errorf("open parquet file %s: %w", path, err)
+		return nil, whole, corruptFile(fmt.Errorf("open parquet file %s: %w", path, err))
 	}
 	return rd, whole, nil
 }
@@ -117,13 +117,17 @@ const (
 // in whole (from mem), when it is small, else its last footerReadBytes.
 func fetchTail(f io.ReaderAt, size int64, mem memory.Allocator) (tail []byte, whole *memory.Buffer, err error) {
 	if size <= wholeFileBytes {
-		whole = memory.NewResizableBuffer(uninitialized(mem))
-		whole.Resize(int(size))
-		if err := readFull(f, whole.Bytes(), 0); err != nil {
-			whole.Release()
+		buf := memory.NewResizableBuffer(uninitialized(mem))
+		defer func() {
+			if whole == nil { // a failed read, or a panic that Read recovers
+				buf.Release()
+			}
+		}()
+		buf.Resize(int(size))
+		if err := readFull(f, buf.Bytes(), 0); err != nil {
 			return nil, nil, err
 		}
-		return whole.Bytes(), whole, nil
+		return buf.Bytes(), buf, nil
 	}
 	tail = make([]byte, min(size, footerReadBytes))
 	if err := readFull(f, tail, size-int64(len(tail))); err != nil {

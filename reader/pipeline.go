@@ -255,19 +255,23 @@ func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, em
 				return err
 			}
 		}
-		out, err := p.finish(ctx, r.mem, batch, pos, del)
-		batch.Release()
-		if err != nil {
-			return err
-		}
-		if out == nil {
-			continue
-		}
-		rows += out.NumRows()
-		err = emit(out)
-		out.Release()
+		n, err := r.step(ctx, p, batch, pos, del, emit)
+		rows += n
 		if err != nil {
 			return err
 		}
 	}
+}
+
+// step finishes one read batch and emits it, returning the rows emitted.
+// The batches are released by defers so that a panic on the way, which
+// Read recovers, leaves no Arrow memory behind.
+func (r *Reader) step(ctx context.Context, p *readPlan, batch arrow.RecordBatch, pos int64, del *deleteFilter, emit func(arrow.RecordBatch) error) (int64, error) {
+	defer batch.Release()
+	out, err := p.finish(ctx, r.mem, batch, pos, del)
+	if err != nil || out == nil {
+		return 0, err
+	}
+	defer out.Release()
+	return out.NumRows(), emit(out)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/panics"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -119,11 +120,15 @@ type Scan struct {
 // iceberg.ArrowSchema(scan.Schema). emit owns each batch only for the call:
 // the reader releases it after emit returns, so emit must Retain a batch it
 // keeps. An error from emit stops the read and is returned as is. Read stops
-// with ctx's error when ctx is cancelled.
-func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, emit func(arrow.RecordBatch) error) error {
+// with ctx's error when ctx is cancelled. A panic while reading (a decoder
+// bug met by a hostile file) is returned as an error wrapping
+// panics.ErrPanic that names the file, once the read's buffers and file are
+// released.
+func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, emit func(arrow.RecordBatch) error) (err error) {
 	if task == nil {
 		return fmt.Errorf("%w: nil task", ErrInvalidTask)
 	}
+	defer panics.Recover(&err, "read data file "+task.GetPath())
 	ctx, span := tracer.Start(ctx, "reader.Read", trace.WithAttributes(
 		attribute.String("iceflight.file", task.GetPath()),
 		attribute.Int64("iceflight.file_bytes", task.GetFileSize()),

@@ -56,7 +56,7 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 		props.SetReadDict(c, true)
 	}
 	if s.fr, err = pqarrow.NewFileReader(pf, props, cfg.mem); err != nil {
-		return nil, fmt.Errorf("read parquet schema of %s: %w", cfg.path, err)
+		return nil, corruptFile(fmt.Errorf("read parquet schema of %s: %w", cfg.path, err))
 	}
 	if s.proj, err = planProjection(s.fr, cfg); err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func (s *parquetSource) selectRowGroups() error {
 		for i := 0; i < md.NumRowGroups(); i++ {
 			mid, err := rowGroupMidpoint(md.RowGroup(i))
 			if err != nil {
-				return fmt.Errorf("read row group %d of %s: %w", i, cfg.path, err)
+				return corruptFile(fmt.Errorf("read row group %d of %s: %w", i, cfg.path, err))
 			}
 			if start <= mid && mid < end {
 				s.groups = append(s.groups, i)
@@ -191,7 +191,7 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 	if len(s.proj.leaves) > 0 {
 		rr, err := s.fr.GetRecordReader(ctx, s.proj.leaves, []int{g})
 		if err != nil {
-			return fmt.Errorf("read %s: %w", s.cfg.path, err)
+			return corruptFile(fmt.Errorf("read %s: %w", s.cfg.path, err))
 		}
 		s.rr = rr
 	}
@@ -237,7 +237,7 @@ func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, err
 	if s.rr != nil {
 		if !s.rr.Next() {
 			if err := s.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return nil, 0, fmt.Errorf("read %s: %w", path, err)
+				return nil, 0, corruptFile(fmt.Errorf("read %s: %w", path, err))
 			}
 			return nil, 0, fmt.Errorf("%w: %s ended %d rows early", ErrInvalidTask, path, s.left)
 		}

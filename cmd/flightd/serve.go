@@ -44,6 +44,7 @@ type serveConfig struct {
 	maxPlans       int
 	metricsListen  string
 	pprof          bool
+	insecurePprof  bool
 	logLevel       string
 	drainTimeout   time.Duration
 	refresh        time.Duration
@@ -67,9 +68,10 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.tls.clientCA, "tls-client-ca", "", "PEM CA bundle: require client certificates signed by it (mutual TLS)")
 	fs.StringVar(&c.tls.workerCA, "worker-ca", "", "PEM CA bundle the coordinator verifies workers with; set it (or --tls-cert) when workers serve TLS")
 	fs.IntVar(&c.maxStreams, "max-streams", flight.DefaultMaxStreams, "concurrent DoGet streams; more are refused with ResourceExhausted (0: unbounded)")
-	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema); more are refused with ResourceExhausted (0: unbounded)")
+	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema, ListFlights, DoAction); more are refused with ResourceExhausted (0: unbounded)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "host:port serving Prometheus /metrics; empty: no metrics endpoint")
-	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on --metrics-listen (keep that port private)")
+	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on --metrics-listen; a non-loopback --metrics-listen needs --insecure-pprof")
+	fs.BoolVar(&c.insecurePprof, "insecure-pprof", false, "allow --pprof on a non-loopback --metrics-listen, whose profiles anyone reaching the port can take")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
@@ -102,6 +104,13 @@ func (c *serveConfig) check() (flight.Role, error) {
 		if _, _, err := net.SplitHostPort(c.advertise); err != nil {
 			return 0, usageError{fmt.Sprintf("--advertise %q: want host:port", c.advertise)}
 		}
+	}
+	if c.pprof && !c.insecurePprof && !loopback(c.metricsListen) {
+		// Profiles show memory contents and command lines and cost CPU to
+		// take, and the metrics port has no authentication.
+		return 0, usageError{fmt.Sprintf("--metrics-listen %s is reachable from other hosts and --pprof would serve "+
+			"unauthenticated profiles there. Listen on 127.0.0.1, drop --pprof, or pass --insecure-pprof "+
+			"if a trusted network guards this port", c.metricsListen)}
 	}
 	if c.tokens == "" && c.users == "" && !c.insecureListen && !loopback(c.listen) {
 		return 0, usageError{fmt.Sprintf("--listen %s is reachable from other hosts but no --tokens or --users are set: "+

@@ -110,6 +110,31 @@ func TestServeRefusesAnOpenPortWithoutCredentials(t *testing.T) {
 	}
 }
 
+// TestServeRefusesProfilesOnAnOpenMetricsPort checks that --pprof, whose
+// profiles have no authentication, is served only on a loopback
+// --metrics-listen unless --insecure-pprof says otherwise, as --listen
+// refuses an open address without credentials.
+func TestServeRefusesProfilesOnAnOpenMetricsPort(t *testing.T) {
+	t.Parallel()
+	for _, open := range []string{"0.0.0.0:0", ":9090", "10.1.2.3:9090", "[::]:9090"} {
+		code, _, stderr := runCmd(t, "serve", "--warehouse", sampleWarehouse, "--metrics-listen", open, "--pprof")
+		if code != 2 || !strings.Contains(stderr, "--insecure-pprof") {
+			t.Errorf("--pprof on --metrics-listen %s: exit %d, %q; want a usage error naming --insecure-pprof", open, code, stderr)
+		}
+	}
+	for _, ok := range []serveConfig{
+		{metricsListen: "127.0.0.1:9090", pprof: true},
+		{metricsListen: "localhost:9090", pprof: true},
+		{metricsListen: "0.0.0.0:9090", pprof: true, insecurePprof: true},
+		{metricsListen: "0.0.0.0:9090"}, // metrics alone
+	} {
+		ok.warehouse, ok.role, ok.listen = sampleWarehouse, "all", "127.0.0.1:0"
+		if _, err := ok.check(); err != nil {
+			t.Errorf("metrics on %s (pprof %v, insecure %v): %v", ok.metricsListen, ok.pprof, ok.insecurePprof, err)
+		}
+	}
+}
+
 func dial(t *testing.T, addr string, opts ...grpc.DialOption) flight.Client {
 	t.Helper()
 	if len(opts) == 0 {
@@ -218,19 +243,7 @@ func TestDrainFinishesRunningStreams(t *testing.T) {
 		t.Fatalf("health before the drain: %v %v", st, err)
 	}
 	fc := flight.NewClientFromConn(conn, nil)
-	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := stream.Recv() // the schema: the stream is running
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = first
+	stream := startTripsStream(ctx, t, fc) // the schema came: the stream is running
 	s.stop()
 	if st, err := watch.Recv(); err != nil || st.Status != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Errorf("health during the drain: %v %v, want NOT_SERVING", st, err)
@@ -266,6 +279,51 @@ func TestDrainFinishesRunningStreams(t *testing.T) {
 	if _, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"samples", "trips"}}); err == nil {
 		t.Error("a drained server took a new call")
 	}
+}
+
+// TestADrainCutStreamIsLoggedAsCanceled stops a server whose client has
+// stopped reading: once the drain timeout cuts the stream, the call ends
+// Canceled, at INFO, and not as an Internal error at WARN.
+func TestADrainCutStreamIsLoggedAsCanceled(t *testing.T) {
+	t.Parallel()
+	s := startServe(t, "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0", "--drain-timeout", "200ms", "--log-level", "info")
+	startTripsStream(context.Background(), t, dial(t, s.addr))
+	// The client reads no more: the server blocks on flow control until
+	// the drain timeout cuts the stream.
+	s.stop()
+	select {
+	case code := <-s.done:
+		s.done <- code // for Cleanup
+	case <-time.After(20 * time.Second):
+		t.Fatal("server still running 20s after a drain timeout of 200ms")
+	}
+	var line string
+	for _, l := range strings.Split(s.stderr.String(), "\n") {
+		if strings.Contains(l, "msg=call") && strings.Contains(l, "FlightService/DoGet") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "code=Canceled") || !strings.Contains(line, "level=INFO") {
+		t.Fatalf("the cut stream's call line is %q, want code=Canceled at level=INFO", line)
+	}
+}
+
+// startTripsStream plans samples.trips as one endpoint and starts its
+// stream, returning once the first message has arrived.
+func startTripsStream(ctx context.Context, t *testing.T, fc flight.Client) flight.FlightService_DoGetClient {
+	t.Helper()
+	info, err := fc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table": "samples.trips", "max_endpoints": 1}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := fc.DoGet(ctx, info.Endpoint[0].Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stream.Recv(); err != nil {
+		t.Fatal(err)
+	}
+	return stream
 }
 
 // pki is a throwaway CA and one certificate for 127.0.0.1, used by every

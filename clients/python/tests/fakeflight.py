@@ -58,3 +58,26 @@ class SlowServer(fl.FlightServerBase):  # type: ignore[misc]
                 self.cancelled.set()
 
         return fl.GeneratorStream(SCHEMA, batches())
+
+
+class PagedActions(fl.FlightServerBase):  # type: ignore[misc]
+    """Answers ``snapshots`` and ``refs`` as flightd answers a long list:
+    one JSON array or object split over several results."""
+
+    PAGES = {
+        "snapshots": [
+            b'[{"snapshot_id": 1, "timestamp_ms": 10}, {"snapshot_id": 2, "timestamp_ms": 20}]',
+            b'[{"snapshot_id": 3, "timestamp_ms": 30, "current": true}]',
+        ],
+        "refs": [
+            b'{"main": {"snapshot_id": 3, "type": "branch"}}',
+            b'{"v1": {"snapshot_id": 1, "type": "tag"}}',
+        ],
+    }
+
+    def __init__(self) -> None:
+        super().__init__("grpc://127.0.0.1:0")
+        self.location = f"grpc://127.0.0.1:{self.port}"
+
+    def do_action(self, context: Any, action: Any) -> Any:
+        return iter(fl.Result(pa.py_buffer(p)) for p in self.PAGES[action.type])

@@ -153,12 +153,20 @@ class Client:
             return self._flight.get_schema(descriptor(cmd), options=self._options).schema
 
     def _action(self, kind: str, body: Mapping[str, Any], table: str | None) -> Any:
+        # The server splits a long answer (a JSON array or object) over
+        # several results of bounded size: join them in order.
         action = fl.Action(kind, json.dumps(body).encode())
+        answer: Any = None
         with reraise(table):
-            results = list(self._flight.do_action(action, options=self._options))
-        if not results:
-            return None
-        return json.loads(results[0].body.to_pybytes())
+            for result in self._flight.do_action(action, options=self._options):
+                page = json.loads(result.body.to_pybytes())
+                if answer is None:
+                    answer = page
+                elif isinstance(answer, list):
+                    answer.extend(page)
+                else:
+                    answer.update(page)
+        return answer
 
     def snapshots(self, table: str) -> list[Snapshot]:
         """Return a table's snapshots, oldest first.
