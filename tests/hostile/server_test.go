@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,38 +52,14 @@ const (
 	healthyRows = 20000
 )
 
-var (
-	buildOnce sync.Once
-	buildBin  string
-	buildErr  error
-	buildDir  string
-)
+// build is the flightd of every test of the package (make test-hostile
+// passes bin/flightd as $FLIGHTD).
+var build cluster.SharedBuild
 
-// flightd returns $FLIGHTD, or flightd built from this module once for
-// all tests of the package.
-func flightd(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("FLIGHTD"); bin != "" {
-		return bin
-	}
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "iceflight-hostile-"); buildErr == nil {
-			buildBin, buildErr = cluster.BuildFlightd(context.Background(), repo, buildDir)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildBin
-}
+// flightd returns the flightd binary the tests run.
+func flightd(t *testing.T) string { return build.Binary(t, repo) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(build.Main(m)) }
 
 // server is one flightd serving a hostile warehouse.
 type server struct {
