@@ -127,13 +127,19 @@ func TestAnotherNamespacesFilesNeedItsPermission(t *testing.T) {
 		"b.by_absolute_path": func(f string) string { return "file:" + f },
 		"b.by_relative_path": upAndOver,
 	}
+	var recorded []string
 	for ident, path := range steal {
 		tb := copySample(t, wh, "trips", ident)
-		tb.setDataPaths(func(_ int, recorded string) string {
-			return path(filepath.Join(victim, filepath.Base(recorded)))
+		tb.setDataPaths(func(_ int, old string) string {
+			p := path(filepath.Join(victim, filepath.Base(old)))
+			recorded = append(recorded, p)
+			return p
 		})
 	}
 	s := startServer(t, wh)
+	// The absolute paths are server paths, but as the table records them
+	// an error may name them.
+	s.recorded = recorded
 	onlyB, both := s.dial(t, tokenB), s.dial(t, tokenAB)
 	for ident := range steal {
 		t.Run(ident+" with a token for b only", func(t *testing.T) {
