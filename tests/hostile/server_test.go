@@ -64,10 +64,10 @@ func TestMain(m *testing.M) { os.Exit(build.Main(m)) }
 // server is one flightd serving a hostile warehouse.
 type server struct {
 	*cluster.Process
-	// warehouse is the folder served; no error may name a path in it...
+	// warehouse is the folder served: no error may name a path in it,
 	warehouse string
-	// recorded holds paths that tables record, absolute in the
-	// warehouse: an error may name a file as metadata records it.
+	// but for recorded, paths in it that tables record: an error may
+	// name a file as its table's metadata records it.
 	recorded []string
 }
 
@@ -105,7 +105,6 @@ func startServer(t *testing.T, warehouse string, args ...string) *server {
 type servers struct {
 	t         *testing.T
 	warehouse string
-	args      []string
 	last      *server
 }
 
@@ -117,7 +116,7 @@ func (ss *servers) get() *server {
 			return ss.last
 		}
 	}
-	ss.last = startServer(ss.t, ss.warehouse, ss.args...)
+	ss.last = startServer(ss.t, ss.warehouse)
 	return ss.last
 }
 
