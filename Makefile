@@ -23,7 +23,7 @@ run: build $(VENV)/.installed $(VENV)/.client-installed
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
 ## test: vet, staticcheck, the Go suite with the race detector, the pyarrow end-to-end tests, the nginx cluster test and a short load test.
-test: vet staticcheck test-go conformance test-python test-cluster loadtest-check
+test: vet staticcheck test-go test-hostile conformance test-python test-cluster loadtest-check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
@@ -33,9 +33,15 @@ staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(GOBIN)/staticcheck ./...
 
-# tests/cluster runs in test-cluster, once the Python client it also drives is installed.
+# tests/cluster runs in test-cluster, once the Python client it also drives is installed;
+# tests/hostile in test-hostile, against the flightd that build made.
 test-go:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /tests/cluster)
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /tests/cluster -e /tests/hostile)
+
+## test-hostile: the adversarial suite of issue 15 (tests/hostile) against bin/flightd: hostile tables and requests; the process must live, stay under 512 MiB peak RSS, answer the right gRPC codes and hand out nothing from outside.
+.PHONY: test-hostile
+test-hostile: build
+	FLIGHTD=$(abspath $(BIN)) $(GO) test -race -count=1 -v ./tests/hostile
 
 ## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go).
 conformance:

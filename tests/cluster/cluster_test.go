@@ -108,38 +108,14 @@ func startCluster(t *testing.T) *testCluster {
 	return tc
 }
 
-var (
-	buildOnce sync.Once
-	buildBin  string
-	buildErr  error
-	buildDir  string
-)
+// build is the flightd of every test of the package.
+var build cluster.SharedBuild
 
 // flightd returns $FLIGHTD, or flightd built from this module once for
 // all tests of the package.
-func flightd(t *testing.T) string {
-	t.Helper()
-	if bin := os.Getenv("FLIGHTD"); bin != "" {
-		return bin
-	}
-	buildOnce.Do(func() {
-		if buildDir, buildErr = os.MkdirTemp("", "iceflight-cluster-"); buildErr == nil {
-			buildBin, buildErr = cluster.BuildFlightd(context.Background(), repo, buildDir)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildBin
-}
+func flightd(t *testing.T) string { return build.Binary(t, repo) }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(build.Main(m)) }
 
 // writeTicketKeys writes the cluster's shared --ticket-keys file.
 func writeTicketKeys(t *testing.T, dir string) string {

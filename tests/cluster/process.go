@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -69,6 +70,50 @@ func BuildFlightd(ctx context.Context, repo, dir string) (string, error) {
 		return "", fmt.Errorf("build flightd in %s: %w\n%s", repo, err, out)
 	}
 	return bin, nil
+}
+
+// SharedBuild is flightd built once for all the tests of a package, or
+// $FLIGHTD when that is set. The zero value is ready to use; the package's
+// TestMain runs its tests through Main, which removes the build.
+type SharedBuild struct {
+	once sync.Once
+	bin  string
+	dir  string
+	err  error
+}
+
+// Flightd returns $FLIGHTD, or ./cmd/flightd of the module at repo,
+// built on the first call.
+func (b *SharedBuild) Flightd(ctx context.Context, repo string) (string, error) {
+	if bin := os.Getenv("FLIGHTD"); bin != "" {
+		return bin, nil
+	}
+	b.once.Do(func() {
+		if b.dir, b.err = os.MkdirTemp("", "iceflight-flightd-"); b.err == nil {
+			b.bin, b.err = BuildFlightd(ctx, repo, b.dir)
+		}
+	})
+	return b.bin, b.err
+}
+
+// Binary is Flightd for a test, which fails when flightd does not build.
+func (b *SharedBuild) Binary(t testing.TB, repo string) string {
+	t.Helper()
+	bin, err := b.Flightd(context.Background(), repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// Main runs the tests of m, then deletes the build, if one was made, and
+// returns the exit code: the body of a package's TestMain.
+func (b *SharedBuild) Main(m *testing.M) int {
+	code := m.Run()
+	if b.dir != "" {
+		os.RemoveAll(b.dir)
+	}
+	return code
 }
 
 // StartFlightd runs "bin serve args..." with its stderr in logDir/name.log
