@@ -9,13 +9,15 @@ LISTEN    ?= 127.0.0.1:8815
 PYTHON    ?= python3
 VENV      := .venv
 GOBIN     := $(shell $(GO) env GOPATH)/bin
+# What flightd --version, its start-up line and iceflight_build_info report.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
 .PHONY: all build run test test-go conformance test-python lint vet staticcheck proto fixtures clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/flightd
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/flightd
 
 ## run: build flightd, install the Python client in .venv, and serve the bundled sample warehouse on 127.0.0.1:8815.
 run: build $(VENV)/.installed $(VENV)/.client-installed
