@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
+from _flightd import ROOT, serve
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 README_ADDR = "127.0.0.1:8815"
 
@@ -86,32 +86,8 @@ def test_the_readme_has_the_blocks_this_test_runs() -> None:
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
     """flightd serving the sample warehouse on a free loopback port."""
-    flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
-    if not os.path.exists(flightd):
-        pytest.fail(f"{flightd} is missing: run `make build` (or set FLIGHTD)")
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(
-        [flightd, "serve", "--warehouse", str(ROOT / "testdata" / "warehouse"), "--listen", "127.0.0.1:0", "--log-level", "error"],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        m = re.search(r"grpc://(\S+)", line)
-        if not m:
-            log.seek(0)
-            pytest.fail(f"flightd did not start: {line!r} {log.read()}")
-        yield m.group(1)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+    with serve("--log-level", "error") as addr:
+        yield addr
 
 
 @pytest.fixture()
