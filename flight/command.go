@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/protobuf/proto"
@@ -71,10 +73,46 @@ func parseCommand(b []byte) (*iceflightv1.Command, error) {
 		return parseJSONCommand(trimmed)
 	}
 	cmd := new(iceflightv1.Command)
-	if err := proto.Unmarshal(b, cmd); err != nil {
+	err := proto.Unmarshal(b, cmd)
+	if (err != nil || len(cmd.ProtoReflect().GetUnknown()) > 0) && isText(trimmed) {
+		// Most often SQL: say what a command is rather than how protobuf
+		// failed on it.
+		return nil, fmt.Errorf("%w: command %q is text, not JSON: a command is a JSON object such as "+
+			`{"table": "samples.trips", "columns": ["id"], "filter": "id > 10"}; `+
+			"SQL would need Flight SQL, which iceflight does not serve yet", errBadCommand, abbreviate(trimmed, 60))
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%w: command is neither a JSON object nor an iceflight.v1.Command: %v", errBadCommand, err)
 	}
 	return cmd, nil
+}
+
+// isText reports whether b is printable UTF-8 that starts with a letter. A
+// serialized Command starts with the tag of its table field, 0x0a, so no
+// valid one is text.
+func isText(b []byte) bool {
+	if len(b) == 0 || !utf8.Valid(b) {
+		return false
+	}
+	first, _ := utf8.DecodeRune(b)
+	if !unicode.IsLetter(first) {
+		return false
+	}
+	for _, r := range string(b) {
+		if !unicode.IsPrint(r) && !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// abbreviate cuts b to at most n runes for an error message.
+func abbreviate(b []byte, n int) string {
+	r := []rune(string(b))
+	if len(r) <= n {
+		return string(r)
+	}
+	return string(r[:n]) + "..."
 }
 
 // decodeStrict decodes one JSON object into v, refusing unknown keys and

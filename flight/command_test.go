@@ -41,6 +41,10 @@ func TestParseDescriptor(t *testing.T) {
 			&iceflightv1.Command{Table: "db.t", Filter: `{"type":"eq","term":"a","value":1}`}, nil},
 		{"negative limit is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","limit":-1}`)},
 			nil, errBadCommand},
+		{"SQL text is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("select id from db.t")},
+			nil, errBadCommand},
+		{"binary that is not a Command is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte{0xff, 0xff}},
+			nil, errBadCommand},
 		{"negative max_endpoints is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","max_endpoints":-1}`)},
 			nil, errBadCommand},
 	}

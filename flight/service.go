@@ -116,7 +116,11 @@ func (s *Service) loadTable(ctx context.Context, name string) (*catalog.Table, e
 	if err := s.auth.authorize(ctx, id); err != nil {
 		return nil, err
 	}
-	return s.catalog.LoadTable(ctx, id)
+	tbl, err := s.catalog.LoadTable(ctx, id)
+	if err != nil {
+		return nil, s.tableHint(ctx, id, err)
+	}
+	return tbl, nil
 }
 
 // authorizeTicket checks that the caller may read a ticket's table.

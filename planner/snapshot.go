@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -52,7 +54,7 @@ func (s Selection) Resolve(md *iceberg.TableMetadata) (*iceberg.Snapshot, *icebe
 	case s.AsOfTimestamp != nil:
 		snap, err := md.SnapshotAsOf(*s.AsOfTimestamp)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, asOfError(md, *s.AsOfTimestamp, err)
 		}
 		return snap, md.SnapshotSchema(snap), nil
 	case s.Ref != "":
@@ -66,6 +68,57 @@ func (s Selection) Resolve(md *iceberg.TableMetadata) (*iceberg.Snapshot, *icebe
 		return snap, md.CurrentSchema(), nil
 	}
 	return md.CurrentSnapshot(), md.CurrentSchema(), nil
+}
+
+// A millisecond time below secondsLike is before 1973-03-03; read as
+// seconds, every value from 1e9 on is after 2001-09-09. Such a value is a
+// time in seconds passed where milliseconds belong.
+const (
+	secondsLikeFrom = 1e9
+	secondsLike     = 1e11
+)
+
+// asOfError replaces err, from a time-travel lookup at ts, with a message
+// that says when the table's history begins and, for a time that looks like
+// seconds, that the unit is milliseconds. Other errors are returned as they
+// are.
+func asOfError(md *iceberg.TableMetadata, ts int64, err error) error {
+	if !errors.Is(err, iceberg.ErrSnapshotNotFound) {
+		return err
+	}
+	earliest, ok := earliestSnapshotMs(md)
+	if !ok {
+		return fmt.Errorf("%w: no snapshot at or before %s (%d ms): the table has no snapshots", iceberg.ErrSnapshotNotFound, isoMs(ts), ts)
+	}
+	if ts >= earliest {
+		return err // the snapshot current then has expired
+	}
+	msg := fmt.Sprintf("no snapshot at or before %s (%d ms): the earliest is %s (%d ms)", isoMs(ts), ts, isoMs(earliest), earliest)
+	if ts >= secondsLikeFrom && ts < secondsLike {
+		msg += fmt.Sprintf("; as_of_timestamp_ms is in milliseconds and %d looks like seconds (%d ms is %s)", ts, ts*1000, isoMs(ts*1000))
+	}
+	return fmt.Errorf("%w: %s", iceberg.ErrSnapshotNotFound, msg)
+}
+
+// earliestSnapshotMs is the time of the first snapshot-log entry, or of the
+// oldest snapshot for a table without a log, as SnapshotAsOf reads them.
+func earliestSnapshotMs(md *iceberg.TableMetadata) (int64, bool) {
+	if len(md.SnapshotLog) > 0 {
+		return md.SnapshotLog[0].TimestampMs, true
+	}
+	if len(md.Snapshots) == 0 {
+		return 0, false
+	}
+	earliest := md.Snapshots[0].TimestampMs
+	for _, s := range md.Snapshots[1:] {
+		earliest = min(earliest, s.TimestampMs)
+	}
+	return earliest, true
+}
+
+// isoMs formats milliseconds since the epoch as an RFC 3339 UTC time.
+func isoMs(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.999Z07:00")
 }
 
 // ProjectedSchema returns the schema a scan for req reads with, without

@@ -24,7 +24,7 @@ func inspectCmd(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "usage: flightd inspect FILE\n\nPrints a table metadata JSON file (plain or gzip) indented, or an Avro\nmanifest list or manifest as one JSON object per record, like avro-tools tojson.")
 	}
 	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+		return flagError(err)
 	}
 	if fs.NArg() != 1 {
 		return usageError{"want exactly one FILE"}

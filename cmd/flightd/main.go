@@ -9,6 +9,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -23,7 +25,7 @@ Commands:
   plan      print the scan plan of a table as JSON, without a server
   inspect   print a metadata JSON, manifest list or manifest as JSON lines
 
-Run "flightd COMMAND -h" for a command's flags.
+Run "flightd COMMAND -h" for a command's flags, "flightd --version" for the version.
 `
 
 func main() {
@@ -51,12 +53,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "-version", "--version", "version":
+		fmt.Fprintln(stdout, versionLine())
+		return 0
 	default:
 		fmt.Fprintf(stderr, "flightd: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}
-	if err == nil {
-		return 0
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0 // asked for help, which the flag set printed
 	}
 	if ue, ok := err.(usageError); ok {
 		fmt.Fprintf(stderr, "flightd %s: %s\n", args[0], ue.msg)
@@ -68,5 +73,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // usageError is a command line mistake: exit code 2.
 type usageError struct{ msg string }
+
+// flagError turns a flag parsing error into a usageError, but for a request
+// for help, which run answers with exit code 0.
+func flagError(err error) error {
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	return usageError{err.Error()}
+}
 
 func (e usageError) Error() string { return e.msg }

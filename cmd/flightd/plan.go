@@ -65,7 +65,7 @@ func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
-		return usageError{err.Error()}
+		return flagError(err)
 	}
 	if len(pos) != 1 {
 		return usageError{"want exactly one TABLE"}

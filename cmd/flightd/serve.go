@@ -52,27 +52,27 @@ type serveConfig struct {
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
-	fs.StringVar(&c.warehouse, "warehouse", "", "directory warehouse: every folder below it with a metadata/ folder is a table (required unless --role worker)")
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:8815", "host:port to listen on; a non-loopback address needs --tokens, --users or --insecure-listen")
-	fs.StringVar(&c.role, "role", "all", "all (plan and stream), coordinator (plan, place endpoints on --workers) or worker (redeem tickets only)")
-	fs.StringVar(&c.workers, "workers", "", "the workers endpoints are placed on: host:port,host:port or dns:///name:port (re-resolved every 10s, e.g. a Kubernetes headless service)")
-	fs.StringVar(&c.advertise, "advertise", "", "host:port written into endpoint locations when this process serves them itself; default: clients reuse the connection they planned on")
-	fs.StringVar(&c.ticketKeys, "ticket-keys", "", "file of ticket signing keys, one ID=HEX a line (≥32 bytes): the first signs, all verify; default: a random key per process")
-	fs.StringVar(&c.ticketKeyFile, "ticket-key-file", "", "file holding a single ticket key (hex or raw, ≥32 bytes); superseded by --ticket-keys")
+	fs.StringVar(&c.warehouse, "warehouse", "", "`DIR` of the warehouse: every folder below it with a metadata/ folder is a table (required unless --role worker)")
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:8815", "`HOST:PORT` to listen on; a non-loopback address needs --tokens, --users or --insecure-listen")
+	fs.StringVar(&c.role, "role", "all", "`ROLE`: all (plan and stream), coordinator (plan, place endpoints on --workers) or worker (redeem tickets only)")
+	fs.StringVar(&c.workers, "workers", "", "the workers endpoints are placed on: `LIST` of host:port,host:port or dns:///name:port (re-resolved every 10s, e.g. a Kubernetes headless service)")
+	fs.StringVar(&c.advertise, "advertise", "", "`HOST:PORT` written into endpoint locations when this process serves them itself; default: clients reuse the connection they planned on")
+	fs.StringVar(&c.ticketKeys, "ticket-keys", "", "`FILE` of ticket signing keys, one ID=HEX a line (≥32 bytes): the first signs, all verify; default: a random key per process")
+	fs.StringVar(&c.ticketKeyFile, "ticket-key-file", "", "`FILE` holding a single ticket key (hex or raw, ≥32 bytes); superseded by --ticket-keys")
 	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flight.DefaultTicketTTL, "how long a ticket stays redeemable (RenewFlightEndpoint extends it)")
-	fs.StringVar(&c.tokens, "tokens", "", "file of bearer tokens, one `TOKEN NAMESPACE[,NAMESPACE...]` a line (* for all)")
-	fs.StringVar(&c.users, "users", "", "file of Basic users for Handshake, one `USER PASSWORD NAMESPACE[,...]` a line (PASSWORD plain or sha256:HEX)")
+	fs.StringVar(&c.tokens, "tokens", "", "`FILE` of bearer tokens, one \"TOKEN NAMESPACE[,NAMESPACE...]\" a line (* for all)")
+	fs.StringVar(&c.users, "users", "", "`FILE` of Basic users for Handshake, one \"USER PASSWORD NAMESPACE[,...]\" a line (PASSWORD plain or sha256:HEX)")
 	fs.BoolVar(&c.insecureListen, "insecure-listen", false, "allow serving without authentication on a non-loopback address")
-	fs.StringVar(&c.tls.cert, "tls-cert", "", "PEM certificate: serve TLS (and present it to workers that require mutual TLS)")
-	fs.StringVar(&c.tls.key, "tls-key", "", "PEM private key of --tls-cert")
-	fs.StringVar(&c.tls.clientCA, "tls-client-ca", "", "PEM CA bundle: require client certificates signed by it (mutual TLS)")
-	fs.StringVar(&c.tls.workerCA, "worker-ca", "", "PEM CA bundle the coordinator verifies workers with; set it (or --tls-cert) when workers serve TLS")
+	fs.StringVar(&c.tls.cert, "tls-cert", "", "PEM certificate `FILE`: serve TLS (and present it to workers that require mutual TLS)")
+	fs.StringVar(&c.tls.key, "tls-key", "", "PEM private key `FILE` of --tls-cert")
+	fs.StringVar(&c.tls.clientCA, "tls-client-ca", "", "PEM CA bundle `FILE`: require client certificates signed by it (mutual TLS)")
+	fs.StringVar(&c.tls.workerCA, "worker-ca", "", "PEM CA bundle `FILE` the coordinator verifies workers with; set it (or --tls-cert) when workers serve TLS")
 	fs.IntVar(&c.maxStreams, "max-streams", flight.DefaultMaxStreams, "concurrent DoGet streams; more are refused with ResourceExhausted (0: unbounded)")
 	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema, ListFlights, DoAction); more are refused with ResourceExhausted (0: unbounded)")
-	fs.StringVar(&c.metricsListen, "metrics-listen", "", "host:port serving Prometheus /metrics; empty: no metrics endpoint")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "", "`HOST:PORT` serving Prometheus /metrics; empty: no metrics endpoint")
 	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on --metrics-listen; a non-loopback --metrics-listen needs --insecure-pprof")
 	fs.BoolVar(&c.insecurePprof, "insecure-pprof", false, "allow --pprof on a non-loopback --metrics-listen, whose profiles anyone reaching the port can take")
-	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut")
@@ -133,13 +133,39 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// serveUsage prints the serve flags with the one required flag,
+// --warehouse, first, and the others in the flag package's alphabetical
+// order.
+func serveUsage(fs *flag.FlagSet) func() {
+	return func() {
+		out := fs.Output()
+		first := flag.NewFlagSet("serve", flag.ContinueOnError)
+		rest := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs.VisitAll(func(f *flag.Flag) {
+			to := rest
+			if f.Name == "warehouse" {
+				to = first
+			}
+			to.Var(f.Value, f.Name, f.Usage)
+			to.Lookup(f.Name).DefValue = f.DefValue // as declared, not as parsed so far
+		})
+		fmt.Fprintln(out, "usage: flightd serve --warehouse DIR [flags]\n\nrequired (unless --role worker):")
+		first.SetOutput(out)
+		first.PrintDefaults()
+		fmt.Fprintln(out, "\nflags:")
+		rest.SetOutput(out)
+		rest.PrintDefaults()
+	}
+}
+
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg serveConfig
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.flags(fs)
+	fs.Usage = serveUsage(fs)
 	if err := fs.Parse(args); err != nil {
-		return usageError{err.Error()}
+		return flagError(err)
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
@@ -177,9 +203,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	scheme := cfg.tls.scheme()
 	if role == flight.RoleWorker {
-		fmt.Fprintf(stdout, "iceflight worker on %s://%s\n", scheme, lis.Addr())
+		fmt.Fprintf(stdout, "iceflight %s worker on %s://%s\n", buildVersion(), scheme, lis.Addr())
 	} else {
-		fmt.Fprintf(stdout, "iceflight serving %d tables from %s on %s://%s\n", p.tables, cfg.warehouse, scheme, lis.Addr())
+		fmt.Fprintf(stdout, "iceflight %s serving %d tables from %s on %s://%s\n", buildVersion(), p.tables, cfg.warehouse, scheme, lis.Addr())
 		// The command a newcomer can paste needs no pyarrow of their own:
 		// the iceflight CLI comes with it (make run installs it in .venv).
 		fmt.Fprintf(stdout, "list the tables: iceflight --server %s://%s tables   (the CLI of clients/python: pip install ./clients/python; make run puts it in .venv/bin)\n", scheme, lis.Addr())
@@ -233,6 +259,11 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 			return nil, fmt.Errorf("warehouse: %w", err)
 		}
 		cat, p.tables = dir, len(tables)
+		if len(tables) == 0 {
+			// Not an error (tables may be written later), but most often a
+			// wrong path: say so before the first call finds nothing.
+			log.Warn("the warehouse holds no table: no folder below it has a metadata/ folder", "warehouse", cfg.warehouse)
+		}
 	}
 	creds, err := cfg.tls.server()
 	if err != nil {

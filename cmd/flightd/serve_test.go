@@ -37,7 +37,7 @@ type server struct {
 	addr   string
 	stop   context.CancelFunc
 	done   chan int
-	stderr *strings.Builder
+	stderr *lockedWriter
 }
 
 var addrLine = regexp.MustCompile(`on grpc(?:\+tls)?://(\S+)`)
@@ -47,8 +47,8 @@ func startServe(t *testing.T, args ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	s := &server{stop: cancel, done: make(chan int, 1), stderr: &strings.Builder{}}
-	errw := &lockedWriter{w: s.stderr}
+	errw := &lockedWriter{w: &strings.Builder{}}
+	s := &server{stop: cancel, done: make(chan int, 1), stderr: errw}
 	go func() {
 		code := run(ctx, append([]string{"serve", "--log-level", "warn"}, args...), pw, errw)
 		pw.Close()
@@ -271,7 +271,7 @@ func TestDrainFinishesRunningStreams(t *testing.T) {
 	case code := <-s.done:
 		s.done <- code // for Cleanup
 		if code != 0 {
-			t.Errorf("exit %d after the drain: %s", code, s.stderr)
+			t.Errorf("exit %d after the drain: %s", code, s.stderr.String())
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("server still running after its streams finished")

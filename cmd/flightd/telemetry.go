@@ -116,6 +116,7 @@ func serveMetrics(lis net.Listener, res *resource.Resource, pprof bool, log *slo
 	for _, c := range []prometheus.Collector{
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		buildInfoCollector(),
 	} {
 		if err := reg.Register(c); err != nil {
 			lis.Close()

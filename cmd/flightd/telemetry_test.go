@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -86,6 +87,7 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 		"go_goroutines ",
 		"process_resident_memory_bytes ",
 		`target_info{service_name="iceflight"`,
+		`iceflight_build_info{goversion="` + runtime.Version() + `",version="` + buildVersion() + `"} 1`,
 	} {
 		if !strings.Contains(body, "\n"+want) {
 			t.Errorf("/metrics lacks %q", want)

@@ -2,10 +2,10 @@ package expr
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/suggest"
 )
 
 // Bind resolves the column names of e against schema and converts every
@@ -319,43 +319,9 @@ func unknownColumnError(schema *iceberg.Schema, name string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("%w %q: the schema has no columns", ErrUnknownColumn, name)
 	}
-	dist := make(map[string]int, len(names))
-	for _, n := range names {
-		dist[n] = editDistance(strings.ToLower(name), strings.ToLower(n))
-	}
-	sort.SliceStable(names, func(i, j int) bool {
-		if dist[names[i]] != dist[names[j]] {
-			return dist[names[i]] < dist[names[j]]
-		}
-		return strings.ToLower(names[i]) < strings.ToLower(names[j])
-	})
-	if len(names) > 3 {
-		names = names[:3]
-	}
+	names = suggest.Nearest(name, names, 3)
 	for i, n := range names {
 		names[i] = quoteName(n)
 	}
 	return fmt.Errorf("%w %s (nearest: %s)", ErrUnknownColumn, quoteName(name), strings.Join(names, ", "))
-}
-
-// editDistance is the Levenshtein distance between two strings, by runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

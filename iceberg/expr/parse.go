@@ -382,9 +382,21 @@ func (p *parser) parseValue() (any, error) {
 		case isTypeKeyword(t) && p.peek().kind == tokString:
 			return p.parseTyped(t, p.next())
 		}
-		return nil, p.errorf(t, "expected a literal value, found %s (comparing two columns is not supported)", t.describe())
+		// A bare word here is most often a string literal left unquoted
+		// (vendor = NYC), so the message shows the quoted form first.
+		return nil, p.errorf(t, "expected a literal value, found %s (string literals take single quotes: %s; comparing two columns is not supported)",
+			t.describe(), stringLiteral(t.text))
+	case tokQuoted:
+		// Double quotes name a column, as in SQL; a string needs single ones.
+		return nil, p.errorf(t, "expected a literal value, found %s (double quotes name a column; string literals take single quotes: %s)",
+			t.describe(), stringLiteral(t.text))
 	}
 	return nil, p.errorf(t, "expected a literal value, found %s", t.describe())
+}
+
+// stringLiteral writes s as a filter string literal, doubling its quotes.
+func stringLiteral(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
 // numberLiteral keeps integers that fit an int64 as int64 and everything

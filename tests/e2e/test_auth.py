@@ -3,16 +3,10 @@
 
 import hashlib
 import os
-import pathlib
-import re
-import subprocess
-import tempfile
 
 import pyarrow.flight as fl
 import pytest
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-WAREHOUSE = ROOT / "testdata" / "warehouse"
+from _flightd import serve
 
 TOKEN = "e2e-token-0123456789abcdef"
 OTHER_TOKEN = "e2e-other-0123456789abcdef"
@@ -24,22 +18,8 @@ def location(tmp_path_factory):
     (d / "tokens").write_text(f"# token namespaces\n{TOKEN} samples\n{OTHER_TOKEN} elsewhere\n")
     digest = hashlib.sha256(b"s3cret:with colon").hexdigest()
     (d / "users").write_text(f"alice sha256:{digest} samples\nbob hunter22 elsewhere\n")
-    flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(
-        [flightd, "serve", "--warehouse", str(WAREHOUSE), "--listen", "127.0.0.1:0",
-         "--tokens", str(d / "tokens"), "--users", str(d / "users")],
-        stdout=subprocess.PIPE, stderr=log, text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.search(r"grpc://(\S+)", line)
-        log.seek(0)
-        assert m, f"flightd did not start: {line!r} {log.read()}"
-        yield f"grpc://{m.group(1)}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+    with serve("--tokens", str(d / "tokens"), "--users", str(d / "users")) as addr:
+        yield f"grpc://{addr}"
 
 
 def bearer(token: str) -> fl.FlightCallOptions:

@@ -5,53 +5,22 @@ never from iceflight itself.
 """
 
 import json
-import os
-import pathlib
-import re
-import socket
-import subprocess
-import tempfile
 
 import pyarrow as pa
 import pyarrow.flight as fl
 import pytest
+from _flightd import ROOT, serve
 
-ROOT = pathlib.Path(__file__).resolve().parents[2]
-WAREHOUSE = ROOT / "testdata" / "warehouse"
 EXPECTED = ROOT / "testdata" / "expected"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def client():
-    flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
-    port = _free_port()
-    log = tempfile.TemporaryFile(mode="w+")
-    proc = subprocess.Popen(
-        [flightd, "serve", "--warehouse", str(WAREHOUSE), "--listen", f"127.0.0.1:{port}"],
-        stdout=subprocess.PIPE,
-        # A file, not a pipe: flightd logs a line per call, and an unread
-        # pipe would fill and stall it.
-        stderr=log,
-        text=True,
-    )
-    try:
-        line = proc.stdout.readline()
-        m = re.search(r"grpc://(\S+)", line)
-        log.seek(0)
-        assert m, f"flightd did not start: {line!r} {log.read()}"
-        c = fl.connect(f"grpc://{m.group(1)}")
+    with serve() as addr:
+        c = fl.connect(f"grpc://{addr}")
         c.wait_for_available(timeout=10)
         yield c
         c.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def _read_all(client, descriptor) -> pa.Table:

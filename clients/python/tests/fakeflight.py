@@ -26,9 +26,11 @@ class SlowServer(fl.FlightServerBase):  # type: ignore[misc]
     """Streams one small batch right away, then one every ``interval``
     seconds for a minute unless the client cancels.
 
-    ``cancelled`` is set once the stream is over before its time: the
-    generator saw the call cancelled while waiting, or was dropped by the
-    server after a failed write.
+    ``streaming`` is set once the first batch has been handed to gRPC (the
+    generator was asked for the next one), so a test can act while a client
+    is certainly inside a read. ``cancelled`` is set once the stream is over
+    before its time: the generator saw the call cancelled while waiting, or
+    was dropped by the server after a failed write.
     """
 
     def __init__(self, interval: float = 3.0) -> None:
@@ -36,6 +38,7 @@ class SlowServer(fl.FlightServerBase):  # type: ignore[misc]
         super().__init__("grpc://127.0.0.1:0", middleware={"headers": _Headers(self.headers)})
         self.location = f"grpc://127.0.0.1:{self.port}"
         self.interval = interval
+        self.streaming = threading.Event()
         self.cancelled = threading.Event()
 
     def list_flights(self, context: Any, criteria: Any) -> Any:
@@ -48,6 +51,7 @@ class SlowServer(fl.FlightServerBase):  # type: ignore[misc]
                 i = 0
                 while time.monotonic() < deadline:
                     yield pa.record_batch([pa.array([i], pa.int64())], schema=SCHEMA)
+                    self.streaming.set()
                     i += 1
                     wake = time.monotonic() + self.interval
                     while time.monotonic() < wake:

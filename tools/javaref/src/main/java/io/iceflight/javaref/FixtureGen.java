@@ -118,6 +118,15 @@ final class FixtureGen {
   /** Creates samples.NAME in the given format version, with seeded snapshot ids. */
   Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,
       Map<String, String> props, int formatVersion) {
+    return create(name, schema, spec, props, formatVersion, null);
+  }
+
+  /**
+   * Creates samples.NAME in the given format version, with seeded snapshot ids and, when clock is
+   * not null, snapshot timestamps from clock instead of the wall clock.
+   */
+  Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,
+      Map<String, String> props, int formatVersion, SnapshotClock clock) {
     Map<String, String> all = new TreeMap<>(props);
     all.put("format-version", Integer.toString(formatVersion));
     TableIdentifier id = TableIdentifier.of(Namespace.of("samples"), name);
@@ -125,7 +134,8 @@ final class FixtureGen {
         catalog.buildTable(id, schema).withPartitionSpec(spec.apply(schema)).withProperties(all)
             .create();
     TableOperations ops = ((HasTableOperations) created).operations();
-    return new BaseTable(new SeededIdOperations(ops, new Random(name.hashCode())), "samples." + name);
+    return new BaseTable(
+        new SeededIdOperations(ops, new Random(name.hashCode()), clock), "samples." + name);
   }
 
   /** Writes one Parquet data file at data/[partition path/]FILE_NAME. */
@@ -437,7 +447,17 @@ final class FixtureGen {
     table.newAppend().appendFile(write(table, "all_types-00000.parquet", null, rows)).commit();
   }
 
-  /** Three snapshots: append, append, overwrite (replace the first file). */
+  // The history table's snapshots: two before 2026-01-01T00:00:00Z, one after, so that the README's
+  // "as of 2026-01-01" reads the second one.
+  private static final long HISTORY_FIRST_MS = 1761955200000L; // 2025-11-01T00:00:00Z
+  private static final long HISTORY_SECOND_MS = 1764547200000L; // 2025-12-01T00:00:00Z
+  private static final long HISTORY_THIRD_MS = 1769904000000L; // 2026-02-01T00:00:00Z
+
+  /**
+   * Three snapshots on fixed dates: append, append, overwrite (replace the first file); a tag
+   * {@code first} on the first and a branch {@code before-overwrite} on the second, so refs other
+   * than main can be read.
+   */
   private void history() throws IOException {
     Schema schema =
         new Schema(
@@ -449,7 +469,9 @@ final class FixtureGen {
             "history",
             schema,
             sc -> PartitionSpec.unpartitioned(),
-            Map.of("write.parquet.compression-codec", "snappy"));
+            Map.of("write.parquet.compression-codec", "snappy"),
+            2,
+            new SnapshotClock(HISTORY_FIRST_MS, HISTORY_SECOND_MS, HISTORY_THIRD_MS));
     Schema s = table.schema();
     List<Record> first = new ArrayList<>();
     for (long i = 1; i <= 10; i++) {
@@ -463,12 +485,17 @@ final class FixtureGen {
       second.add(record(s, i, "second-" + i, i * 1.5));
     }
     table.newAppend().appendFile(write(table, "history-2.parquet", null, second)).commit();
+    long secondId = table.currentSnapshot().snapshotId();
 
     List<Record> third = new ArrayList<>();
     for (long i = 1; i <= 5; i++) {
       third.add(record(s, i, "updated-" + i, i * 100.0));
     }
     table.newOverwrite().deleteFile(f1).addFile(write(table, "history-3.parquet", null, third))
+        .commit();
+
+    long firstId = table.snapshots().iterator().next().snapshotId();
+    table.manageSnapshots().createTag("first", firstId).createBranch("before-overwrite", secondId)
         .commit();
   }
 
@@ -504,14 +531,19 @@ final class FixtureGen {
     table.newAppend().appendFile(write(table, "evolved-2.parquet", null, after)).commit();
   }
 
-  /** TableOperations that hands out snapshot ids from a seeded generator. */
+  /**
+   * TableOperations that hands out snapshot ids from a seeded generator and, with a clock, dates new
+   * snapshots from it.
+   */
   static final class SeededIdOperations implements TableOperations {
     private final TableOperations delegate;
     private final Random random;
+    private final SnapshotClock clock;
 
-    SeededIdOperations(TableOperations delegate, Random random) {
+    SeededIdOperations(TableOperations delegate, Random random, SnapshotClock clock) {
       this.delegate = delegate;
       this.random = random;
+      this.clock = clock;
     }
 
     @Override
@@ -526,7 +558,7 @@ final class FixtureGen {
 
     @Override
     public void commit(TableMetadata base, TableMetadata metadata) {
-      delegate.commit(base, metadata);
+      delegate.commit(base, clock == null ? metadata : clock.apply(base, metadata));
     }
 
     @Override
