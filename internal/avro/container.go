@@ -24,6 +24,10 @@ import (
 // ErrInvalid marks bytes that are not a well-formed Avro container file.
 var ErrInvalid = errors.New("invalid avro container")
 
+// ErrTooLarge marks a block larger, compressed or not, than the container's
+// bound (see SetMaxBlock).
+var ErrTooLarge = errors.New("avro block too large")
+
 const (
 	syncSize      = 16
 	maxHeaderItem = 64 << 20  // a metadata key or value
@@ -46,6 +50,8 @@ type Container struct {
 	// A block is read when the sync marker before it starts in
 	// [start, end); end < 0 means no end.
 	start, end int64
+
+	maxBlock int64 // the most bytes a block may take, compressed or not
 
 	block     []byte // undecoded rest of the current block
 	raw, out  []byte // memory ReadBlock reuses
@@ -77,7 +83,7 @@ func (c *Container) Offset() int64 { return c.offset() }
 // It decodes no further; the datum decoder is built by the first Next.
 func Open(r io.Reader) (*Container, error) {
 	counter := &countingReader{r: r}
-	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1}
+	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1, maxBlock: maxBlock}
 	m := make([]byte, len(magic))
 	if _, err := io.ReadFull(c.r, m); err != nil || !bytes.Equal(m, magic) {
 		return nil, fmt.Errorf("%w: not an Avro container file (magic %q)", ErrInvalid, m)
@@ -106,6 +112,16 @@ func (c *Container) DecodePhysical() { c.physical = true }
 // starts at an offset in [start, end). Row positions still count the
 // records of the blocks skipped. It must be called before the first Next.
 func (c *Container) SetRange(start, end int64) { c.start, c.end = start, end }
+
+// SetMaxBlock lowers the bound on a block's bytes, compressed or
+// decompressed, from its default of 512 MiB; a larger block is an error
+// wrapping ErrTooLarge. Values of 0 or less, or above the default, keep the
+// default.
+func (c *Container) SetMaxBlock(n int64) {
+	if n > 0 && n < maxBlock {
+		c.maxBlock = n
+	}
+}
 
 // Position returns the file row position (0-based, counting every record
 // of the file) of the record the last Next returned.
@@ -292,9 +308,9 @@ func (c *Container) ReadBlock() (int64, []byte, error) {
 		if c.end >= 0 && at >= c.end {
 			return 0, nil, io.EOF
 		}
-		out, err := decompress(c.codec, c.out, data)
+		out, err := c.decompress(c.out, data)
 		if err != nil {
-			return 0, nil, fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
+			return 0, nil, err
 		}
 		if c.codec != "" && c.codec != "null" { // else out is data itself
 			c.out = out
@@ -341,8 +357,8 @@ func (c *Container) readBlock() error {
 		if c.end >= 0 && at >= c.end {
 			return io.EOF
 		}
-		if c.block, err = decompress(c.codec, nil, data); err != nil {
-			return fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
+		if c.block, err = c.decompress(nil, data); err != nil {
+			return err
 		}
 		c.remaining = count
 		return nil
@@ -360,8 +376,11 @@ func (c *Container) readRawBlock(dst []byte) (int64, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: block: %v", ErrInvalid, err)
 	}
 	size, err := binary.ReadVarint(c.r)
-	if err != nil || count < 0 || size < 0 || size > maxBlock {
+	if err != nil || count < 0 || size < 0 {
 		return 0, nil, fmt.Errorf("%w: block: %d records in %d bytes (%v)", ErrInvalid, count, size, err)
+	}
+	if size > c.maxBlock {
+		return 0, nil, fmt.Errorf("%w: block at offset %d of %d bytes, more than %d", ErrTooLarge, c.syncAt, size, c.maxBlock)
 	}
 	data, err := readExactly(c.r, dst, size)
 	if err != nil {

@@ -213,3 +213,36 @@ func TestParseSchema(t *testing.T) {
 		t.Errorf("key-id %d", k)
 	}
 }
+
+func TestBlocksOverTheBoundAreRefused(t *testing.T) {
+	t.Parallel()
+	// 4,000 zeros: one byte each plain, a few dozen compressed.
+	vals := make([]int64, 4000)
+	cases := []struct {
+		name  string
+		codec string
+		max   int64
+		want  error
+	}{
+		{"a plain block longer than the bound", "null", 1000, ErrTooLarge},
+		{"a deflate block that inflates past the bound", "deflate", 1000, ErrTooLarge},
+		{"a snappy block that inflates past the bound", "snappy", 1000, ErrTooLarge},
+		{"a zstandard block that inflates past the bound", "zstandard", 1000, ErrTooLarge},
+		{"a block within the bound is read", "deflate", 4000, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			raw, _ := container(t, tc.codec, vals)
+			c, err := Open(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetMaxBlock(tc.max)
+			_, _, err = c.ReadBlock()
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("ReadBlock = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
