@@ -63,7 +63,8 @@ func codeOf(err error) codes.Code {
 		return codes.NotFound
 	case errors.Is(err, fileio.ErrUnavailable):
 		return codes.Unavailable
-	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask):
+	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask),
+		errors.Is(err, fileio.ErrTooLarge):
 		// Metadata or data files that break the spec are the table's fault,
 		// not a bug here, and retrying will not help.
 		return codes.FailedPrecondition
