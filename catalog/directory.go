@@ -117,8 +117,13 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 func (d *Directory) Root() string { return d.root }
 
 // ListTables returns every table below the root, sorted by name. Folders
-// that cannot be read are skipped; symlinked folders are not followed.
+// that cannot be read are skipped; symlinked folders are not followed. A
+// walk held by a hung mount is abandoned when ctx ends.
 func (d *Directory) ListTables(ctx context.Context) ([]Identifier, error) {
+	return fileio.Await(ctx, func() ([]Identifier, error) { return d.listTables(ctx) })
+}
+
+func (d *Directory) listTables(ctx context.Context) ([]Identifier, error) {
 	seen := map[string]bool{}
 	var ids []Identifier
 	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
@@ -182,14 +187,22 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 	}
 	// The folder search stats and lists folders, which on a hung mount
 	// never return: the call gives up when its context ends.
-	loc, err := fileio.Await(ctx, func() (located, error) { return d.locate(id) })
-	if err != nil {
+	next, err := fileio.Await(ctx, func() (*cachedTable, error) {
+		folder, rel, metaFile, err := d.locate(id)
+		if err != nil {
+			return nil, err
+		}
+		next := &cachedTable{checked: now}
+		if cached != nil && cached.table.MetadataLocation == metaFile {
+			next.table, next.bytes = cached.table, cached.bytes
+		} else if next.table, next.bytes, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
+			return nil, err
+		}
+		return next, nil
+	})
+	if err != nil && err == ctx.Err() { // abandoned: name the table
 		return nil, fmt.Errorf("load table %s: %w", id, err)
-	}
-	next := &cachedTable{checked: now}
-	if cached != nil && cached.table.MetadataLocation == loc.metaFile {
-		next.table, next.bytes = cached.table, cached.bytes
-	} else if next.table, next.bytes, err = d.load(ctx, id, loc); err != nil {
+	} else if err != nil {
 		return nil, err
 	}
 	d.cache.put(key, next)
@@ -206,17 +219,8 @@ func (d *Directory) Refresh(id Identifier) {
 	d.cache.drop(id.String())
 }
 
-// located is where locate found a table: its real folder, that folder
-// relative to the root, and its current metadata file.
-type located struct{ folder, rel, metaFile string }
-
 // locate finds a table's folder and current metadata file.
-func (d *Directory) locate(id Identifier) (located, error) {
-	folder, rel, metaFile, err := d.locateParts(id)
-	return located{folder, rel, metaFile}, err
-}
-
-func (d *Directory) locateParts(id Identifier) (folder, rel, metaFile string, err error) {
+func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err error) {
 	var parts []string
 	for _, p := range id {
 		parts = append(parts, strings.Split(p, ".")...)
@@ -247,8 +251,7 @@ func (d *Directory) locateParts(id Identifier) (folder, rel, metaFile string, er
 
 // load reads and parses a table's metadata file, and returns the bytes
 // of text the parse came from.
-func (d *Directory) load(ctx context.Context, id Identifier, loc located) (*Table, int64, error) {
-	folder, rel, metaFile := loc.folder, loc.rel, loc.metaFile
+func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, int64, error) {
 	text, err := readText(ctx, d.io, metaFile, d.maxMetadata)
 	if err != nil {
 		return nil, 0, fmt.Errorf("table %s: %w", id, err)
