@@ -1,4 +1,4 @@
-package fileio
+package fileio_test
 
 import (
 	"context"
@@ -7,21 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 )
 
 func TestReadAllRefusesFilesOverItsLimit(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	huge := filepath.Join(dir, "v1.metadata.json")
-	f, err := os.Create(huge)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	// Sparse: 64 GiB that take no disk, as a hostile table would hand us.
-	if err := os.Truncate(huge, 64<<30); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
+	fileiotest.SparseFile(t, huge, 64<<30, nil)
 	small := filepath.Join(dir, "small")
 	if err := os.WriteFile(small, []byte("0123456789"), 0o644); err != nil {
 		t.Fatal(err)
@@ -32,15 +27,15 @@ func TestReadAllRefusesFilesOverItsLimit(t *testing.T) {
 		limit    int64
 		want     error
 	}{
-		{"a sparse 64 GiB file is refused before it is allocated", huge, 1 << 30, ErrTooLarge},
-		{"a file one byte over the limit is refused", small, 9, ErrTooLarge},
+		{"a sparse 64 GiB file is refused before it is allocated", huge, 1 << 30, fileio.ErrTooLarge},
+		{"a file one byte over the limit is refused", small, 9, fileio.ErrTooLarge},
 		{"a file at the limit is read", small, 10, nil},
 		{"a limit of zero reads any size", small, 0, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			b, err := ReadAll(context.Background(), NewResolver(), tc.location, tc.limit)
+			b, err := fileio.ReadAll(context.Background(), fileio.NewResolver(), tc.location, tc.limit)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("ReadAll = %v, want %v", err, tc.want)
 			}

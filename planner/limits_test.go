@@ -3,7 +3,6 @@ package planner
 import (
 	"context"
 	"errors"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -36,12 +35,7 @@ func (s swapped) Open(ctx context.Context, loc string) (fileio.File, error) {
 func TestHugeManifestsFailThePlan(t *testing.T) {
 	t.Parallel()
 	sparse := filepath.Join(t.TempDir(), "huge.avro")
-	if err := os.WriteFile(sparse, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(sparse, 64<<30); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
+	fileiotest.SparseFile(t, sparse, 64<<30, nil)
 	tbl := loadCorpusTable(t, "iceberg-cxx__partition_evolution")
 	cases := []struct {
 		name  string

@@ -20,21 +20,7 @@ import (
 func sparseFile(t *testing.T, tail []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "huge.parquet")
-	if err := os.WriteFile(p, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	const size = 64 << 30
-	if err := os.Truncate(p, size); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
-	f, err := os.OpenFile(p, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt(tail, size-int64(len(tail))); err != nil {
-		t.Fatal(err)
-	}
+	fileiotest.SparseFile(t, p, 64<<30, tail)
 	return p
 }
 

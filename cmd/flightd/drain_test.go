@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/emptypb"
+
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 )
 
 // stuckService is a gRPC service whose one method blocks, deaf to its
@@ -111,13 +113,7 @@ func TestHugeMetadataIsFailedPrecondition(t *testing.T) {
 	if err := os.MkdirAll(meta, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	huge := filepath.Join(meta, "v1.metadata.json")
-	if err := os.WriteFile(huge, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(huge, 64<<30); err != nil {
-		t.Skipf("no sparse files here: %v", err)
-	}
+	fileiotest.SparseFile(t, filepath.Join(meta, "v1.metadata.json"), 64<<30, nil)
 	s := startServe(t, "--warehouse", root, "--listen", "127.0.0.1:0", "--max-metadata-bytes", "1000000")
 	fc, err := flight.NewClientWithMiddleware(s.addr, nil, nil, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
