@@ -52,6 +52,7 @@ type Container struct {
 	start, end int64
 
 	maxBlock int64 // the most bytes a block may take, compressed or not
+	size     int64 // the file's length when r tells it (Size), else -1
 
 	block     []byte // undecoded rest of the current block
 	raw, out  []byte // memory ReadBlock reuses
@@ -81,9 +82,14 @@ func (c *Container) Offset() int64 { return c.offset() }
 
 // Open reads the container header (magic, metadata and sync marker) from r.
 // It decodes no further; the datum decoder is built by the first Next.
+// When r has a Size method (io.SectionReader, bytes.Reader), a length read
+// from the file that runs past its end is an error before it is read.
 func Open(r io.Reader) (*Container, error) {
 	counter := &countingReader{r: r}
-	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1, maxBlock: maxBlock}
+	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1, maxBlock: maxBlock, size: -1}
+	if s, ok := r.(interface{ Size() int64 }); ok {
+		c.size = s.Size()
+	}
 	m := make([]byte, len(magic))
 	if _, err := io.ReadFull(c.r, m); err != nil || !bytes.Equal(m, magic) {
 		return nil, fmt.Errorf("%w: not an Avro container file (magic %q)", ErrInvalid, m)
@@ -159,7 +165,7 @@ func (c *Container) readMetadata() (map[string][]byte, error) {
 
 func (c *Container) readBytes() ([]byte, error) {
 	n, err := binary.ReadVarint(c.r)
-	if err != nil || n < 0 || n > maxHeaderItem {
+	if err != nil || n < 0 || n > maxHeaderItem || c.pastEnd(n) {
 		return nil, fmt.Errorf("%w: header: bad length %d (%v)", ErrInvalid, n, err)
 	}
 	b, err := readExactly(c.r, nil, n)
@@ -168,6 +174,10 @@ func (c *Container) readBytes() ([]byte, error) {
 	}
 	return b, nil
 }
+
+// pastEnd reports whether n more bytes run past the end of a file of
+// known size.
+func (c *Container) pastEnd(n int64) bool { return c.size >= 0 && n > c.size-c.offset() }
 
 // readExactly reads n bytes into dst's memory when it is large enough,
 // else into memory grown as data arrives rather than trusting a length read
@@ -378,6 +388,9 @@ func (c *Container) readRawBlock(dst []byte) (int64, []byte, error) {
 	size, err := binary.ReadVarint(c.r)
 	if err != nil || count < 0 || size < 0 {
 		return 0, nil, fmt.Errorf("%w: block: %d records in %d bytes (%v)", ErrInvalid, count, size, err)
+	}
+	if c.pastEnd(size) {
+		return 0, nil, fmt.Errorf("%w: block at offset %d of %d bytes runs past the end of the file (%d bytes)", ErrInvalid, c.syncAt, size, c.size)
 	}
 	if size > c.maxBlock {
 		return 0, nil, fmt.Errorf("%w: block at offset %d of %d bytes, more than %d", ErrTooLarge, c.syncAt, size, c.maxBlock)

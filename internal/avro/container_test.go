@@ -246,3 +246,21 @@ func TestBlocksOverTheBoundAreRefused(t *testing.T) {
 		})
 	}
 }
+
+func TestLengthsPastTheEndAreRefused(t *testing.T) {
+	t.Parallel()
+	raw, syncs := container(t, "null", []int64{1, 2, 3})
+	// The block's byte length follows its record count, after the sync
+	// marker before it: claim the most a varint of that width can hold.
+	at := int(syncs[0]) + 16
+	_, n := binary.Varint(raw[at:])
+	lying := append([]byte(nil), raw...)
+	binary.PutVarint(lying[at+n:at+n+1], 63) // one byte: at most 63
+	c, err := Open(bytes.NewReader(lying))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ReadBlock(); !errors.Is(err, ErrInvalid) || !bytes.Contains([]byte(err.Error()), []byte("past the end")) {
+		t.Fatalf("ReadBlock = %v, want ErrInvalid: past the end", err)
+	}
+}
