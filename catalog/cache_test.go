@@ -73,3 +73,55 @@ func TestUnchangedMetadataIsNotParsedAgain(t *testing.T) {
 		t.Fatal("the same metadata file was parsed twice")
 	}
 }
+
+func TestMetadataCacheIsBoundedByBytes(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	files := map[string]string{}
+	names := []string{"a", "b", "c"}
+	for _, n := range names {
+		files["db/"+n+"/metadata/v1.metadata.json"] = metadataJSON("/old/db/"+n, n)
+	}
+	writeFiles(t, root, files)
+	one := int64(len(metadataJSON("/old/db/a", "a")))
+	// Room for two tables' metadata, not three.
+	d, err := NewDirectory(root, WithMetadataCacheBytes(2*one+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	load := func(n string) *Table {
+		t.Helper()
+		tb, err := d.LoadTable(ctx, Identifier{"db", n})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	a := load("a")
+	load("b")
+	if again := load("a"); again != a { // a is now the most recently used
+		t.Fatal("a table within the bound was parsed again")
+	}
+	load("c") // evicts b, the least recently used
+	if n, bytes := d.cache.size(); n != 2 || bytes > 2*one+1 {
+		t.Fatalf("cache holds %d tables in %d bytes, want 2 within %d", n, bytes, 2*one+1)
+	}
+	if d.cache.get("db.b") != nil {
+		t.Error("the least recently used table was kept")
+	}
+	if d.cache.get("db.a") == nil || d.cache.get("db.c") == nil {
+		t.Error("recently used tables were dropped")
+	}
+
+	small, err := NewDirectory(root, WithMetadataCacheBytes(one-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := small.LoadTable(ctx, Identifier{"db", "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := small.cache.size(); n != 0 {
+		t.Errorf("a table larger than the whole bound was cached")
+	}
+}

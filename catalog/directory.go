@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -31,9 +30,10 @@ type Directory struct {
 	io    fileio.FileIO
 	rules []fileio.Rule
 
-	refresh time.Duration
-	mu      sync.Mutex
-	cache   map[string]*cachedTable
+	refresh     time.Duration
+	maxMetadata int64
+	cacheBytes  int64
+	cache       *tableCache
 }
 
 // DefaultRefreshInterval is how long a table's metadata is served from the
@@ -47,7 +47,7 @@ type Option func(*Directory)
 
 // WithFileIO sets the FileIO that reads metadata files and, through each
 // table's remapping, everything else. It must open local paths. The default
-// is fileio.NewResolver().
+// is fileio.NewResolver(); either is made fileio.Cancelable.
 func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io } }
 
 // WithRules adds remapping rules to every table, ahead of the rules the
@@ -60,6 +60,20 @@ func WithRules(rules ...fileio.Rule) Option {
 // current metadata file is looked up again; 0 looks it up on every load.
 func WithRefreshInterval(d time.Duration) Option {
 	return func(dir *Directory) { dir.refresh = max(d, 0) }
+}
+
+// WithMaxMetadataBytes bounds the metadata file a table may have, after
+// decompression: a larger one fails to load with an error wrapping
+// fileio.ErrTooLarge, as reading it would exhaust memory; 0 or less sets
+// no bound. The default is DefaultMaxMetadataBytes.
+func WithMaxMetadataBytes(n int64) Option { return func(d *Directory) { d.maxMetadata = n } }
+
+// WithMetadataCacheBytes bounds the parsed metadata kept between loads, by
+// the size of the metadata files it came from; the least recently used
+// tables are dropped first. 0 keeps none. The default is
+// DefaultMetadataCacheBytes.
+func WithMetadataCacheBytes(n int64) Option {
+	return func(d *Directory) { d.cacheBytes = max(n, 0) }
 }
 
 // NewDirectory returns a Catalog over the warehouse folder root.
@@ -86,13 +100,16 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("warehouse %s: not a folder", root)
 	}
-	d := &Directory{root: real, refresh: DefaultRefreshInterval, cache: map[string]*cachedTable{}}
+	d := &Directory{root: real, refresh: DefaultRefreshInterval, maxMetadata: DefaultMaxMetadataBytes, cacheBytes: DefaultMetadataCacheBytes}
 	for _, opt := range opts {
 		opt(d)
 	}
+	d.cache = newTableCache(d.cacheBytes)
 	if d.io == nil {
 		d.io = fileio.NewResolver()
 	}
+	// No call may be held by storage that hangs (see fileio.Cancelable).
+	d.io = fileio.Cancelable(d.io)
 	return d, nil
 }
 
@@ -100,8 +117,13 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 func (d *Directory) Root() string { return d.root }
 
 // ListTables returns every table below the root, sorted by name. Folders
-// that cannot be read are skipped; symlinked folders are not followed.
+// that cannot be read are skipped; symlinked folders are not followed. A
+// walk held by a hung mount is abandoned when ctx ends.
 func (d *Directory) ListTables(ctx context.Context) ([]Identifier, error) {
+	return fileio.Await(ctx, func() ([]Identifier, error) { return d.listTables(ctx) })
+}
+
+func (d *Directory) listTables(ctx context.Context) ([]Identifier, error) {
 	seen := map[string]bool{}
 	var ids []Identifier
 	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
@@ -159,45 +181,42 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 	}
 	key := id.String()
 	now := time.Now()
-	d.mu.Lock()
-	cached := d.cache[key]
-	d.mu.Unlock()
+	cached := d.cache.get(key)
 	if cached != nil && now.Sub(cached.checked) < d.refresh {
 		return cached.table, nil
 	}
-	folder, rel, metaFile, err := d.locate(id)
-	if err != nil {
+	// The folder search stats and lists folders, which on a hung mount
+	// never return: the call gives up when its context ends.
+	next, err := fileio.Await(ctx, func() (*cachedTable, error) {
+		folder, rel, metaFile, err := d.locate(id)
+		if err != nil {
+			return nil, err
+		}
+		next := &cachedTable{checked: now}
+		if cached != nil && cached.table.MetadataLocation == metaFile {
+			next.table, next.bytes = cached.table, cached.bytes
+		} else if next.table, next.bytes, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
+			return nil, err
+		}
+		return next, nil
+	})
+	if err != nil && err == ctx.Err() { // abandoned: name the table
+		return nil, fmt.Errorf("load table %s: %w", id, err)
+	} else if err != nil {
 		return nil, err
 	}
-	t := (*Table)(nil)
-	if cached != nil && cached.table.MetadataLocation == metaFile {
-		t = cached.table
-	} else if t, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	d.cache[key] = &cachedTable{table: t, checked: now}
-	d.mu.Unlock()
-	return t, nil
+	d.cache.put(key, next)
+	return next.table, nil
 }
 
 // Refresh drops cached metadata so the next LoadTable looks for the
 // current metadata file at once: of one table, or of all when id is nil.
 func (d *Directory) Refresh(id Identifier) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if id == nil {
-		clear(d.cache)
+		d.cache.clear()
 		return
 	}
-	delete(d.cache, id.String())
-}
-
-// cachedTable is a parsed table and when its metadata file was last
-// looked up.
-type cachedTable struct {
-	table   *Table
-	checked time.Time
+	d.cache.drop(id.String())
 }
 
 // locate finds a table's folder and current metadata file.
@@ -230,15 +249,16 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 	return folder, rel, metaFile, nil
 }
 
-// load reads and parses a table's metadata file.
-func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, error) {
-	text, err := readText(ctx, d.io, metaFile)
+// load reads and parses a table's metadata file, and returns the bytes
+// of text the parse came from.
+func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, int64, error) {
+	text, err := readText(ctx, d.io, metaFile, d.maxMetadata)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", id, err)
+		return nil, 0, fmt.Errorf("table %s: %w", id, err)
 	}
 	md, err := iceberg.ParseMetadataString(text)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
+		return nil, 0, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
 	}
 	return &Table{
 		Identifier:       identifierFor(rel),
@@ -246,7 +266,7 @@ func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFi
 		Metadata:         md,
 		IO:               fileio.Remap(d.io, d.tableRules(md.Location, folder)...).WithBase(folder),
 		Location:         folder,
-	}, nil
+	}, int64(len(text)), nil
 }
 
 // tableRules returns the remapping rules of a table found in folder whose

@@ -1,6 +1,8 @@
 package catalog
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -176,15 +178,53 @@ func hasMetadata(dir string, within func(string) (string, bool)) bool {
 	}
 }
 
-// readText reads a whole metadata file into a string of its size: a busy
-// table's metadata file is hundreds of kilobytes, which a growing buffer
-// would copy many times over, and the parsed metadata's strings share the
-// string's memory (iceberg.ParseMetadataString).
-func readText(ctx context.Context, fio fileio.FileIO, location string) (string, error) {
-	b, err := fileio.ReadAll(ctx, fio, location)
+// DefaultMaxMetadataBytes bounds a table's metadata file by default, after
+// decompression: a table with a million snapshots has a file of about half
+// this size.
+const DefaultMaxMetadataBytes = 1 << 30
+
+// readText reads a whole metadata file, of at most limit bytes (0 or less:
+// any size), into a string of its size: a busy table's metadata file is
+// hundreds of kilobytes, which a growing buffer would copy many times over,
+// and the parsed metadata's strings share the string's memory
+// (iceberg.ParseMetadataString). A gzip-compressed file is decompressed
+// here, within the same limit, so a small file cannot inflate to exhaust
+// memory. Errors over the limit wrap fileio.ErrTooLarge and name the file.
+func readText(ctx context.Context, fio fileio.FileIO, location string, limit int64) (string, error) {
+	b, err := fileio.ReadAll(ctx, fio, location, limit)
 	if err != nil || len(b) == 0 {
 		return "", err
 	}
+	if len(b) >= 2 && b[0] == 0x1f && b[1] == 0x8b {
+		if b, err = gunzip(b, location, limit); err != nil {
+			return "", err
+		}
+	}
 	// b is never written again, so the string may share it.
 	return unsafe.String(&b[0], len(b)), nil
+}
+
+// gunzip decompresses a gzip metadata file of at most limit bytes once
+// decompressed. A file that is not valid gzip is left as it is, for the
+// metadata parser to report.
+func gunzip(b []byte, location string, limit int64) ([]byte, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return b, nil
+	}
+	r := io.Reader(zr)
+	if limit > 0 {
+		r = io.LimitReader(zr, limit+1)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		return b, nil
+	}
+	if err := fileio.CheckSize(location+" decompressed", int64(len(out)), limit); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return b, nil
+	}
+	return out, nil
 }

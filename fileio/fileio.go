@@ -34,15 +34,20 @@ var (
 	ErrUnavailable = errors.New("storage unavailable")
 )
 
-// ReadAll reads the whole file at location. Metadata files and manifests
-// are small and immutable; reading each in one call, into a buffer of the
-// file's size, keeps object-store round trips low and copies nothing.
-func ReadAll(ctx context.Context, fio FileIO, location string) ([]byte, error) {
+// ReadAll reads the whole file at location, which may hold at most limit
+// bytes (0 or less: no limit); a larger file is an error wrapping
+// ErrTooLarge, before anything is allocated. Metadata files and manifests are
+// small and immutable; reading each in one call, into a buffer of the file's
+// size, keeps object-store round trips low and copies nothing.
+func ReadAll(ctx context.Context, fio FileIO, location string, limit int64) ([]byte, error) {
 	f, err := fio.Open(ctx, location)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if err := CheckSize(location, f.Size(), limit); err != nil {
+		return nil, err
+	}
 	b := make([]byte, f.Size())
 	// ReadAt fills b or says why not; io.EOF with a full b is success.
 	if n, err := f.ReadAt(b, 0); n < len(b) {

@@ -10,7 +10,9 @@ import (
 // Resolver is a FileIO that hands each location to the FileIO registered for
 // its URI scheme. By default it registers the local file system for "file"
 // and for bare paths (the empty scheme); object stores and HDFS are
-// registered by whoever configures them.
+// registered by whoever configures them. Every registered FileIO is made
+// Cancelable, so that no storage, however stuck, outlasts the context of
+// the call that reads it.
 type Resolver struct {
 	mu       sync.RWMutex
 	byScheme map[string]FileIO
@@ -21,7 +23,7 @@ type ResolverOption func(*Resolver)
 
 // WithScheme registers io for scheme, replacing any earlier registration.
 func WithScheme(scheme string, io FileIO) ResolverOption {
-	return func(r *Resolver) { r.byScheme[strings.ToLower(scheme)] = io }
+	return func(r *Resolver) { r.byScheme[strings.ToLower(scheme)] = Cancelable(io) }
 }
 
 // WithoutLocal removes the default local file system, for deployments that
@@ -36,7 +38,7 @@ func WithoutLocal() ResolverOption {
 // NewResolver returns a Resolver with the local file system registered for
 // "file" and bare paths, then applies opts in order.
 func NewResolver(opts ...ResolverOption) *Resolver {
-	local := NewLocal()
+	local := Cancelable(NewLocal())
 	r := &Resolver{byScheme: map[string]FileIO{"": local, "file": local}}
 	for _, opt := range opts {
 		opt(r)
@@ -49,10 +51,11 @@ func NewResolver(opts ...ResolverOption) *Resolver {
 func (r *Resolver) Register(scheme string, io FileIO) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.byScheme[strings.ToLower(scheme)] = io
+	r.byScheme[strings.ToLower(scheme)] = Cancelable(io)
 }
 
-// For returns the FileIO registered for location's scheme, or an error
+// For returns the FileIO registered for location's scheme (made
+// Cancelable), or an error
 // wrapping ErrUnsupportedScheme that names the location.
 func (r *Resolver) For(location string) (FileIO, error) {
 	scheme := Scheme(location)

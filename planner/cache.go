@@ -69,7 +69,7 @@ func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(a
 	}
 	c.misses++
 	c.mu.Unlock()
-	v, err, _ := c.loads.Do(key+"\x00"+variant, func() (any, error) {
+	ch := c.loads.DoChan(key+"\x00"+variant, func() (any, error) {
 		// Other callers may wait on this load: one caller going away must
 		// not fail theirs, and the work is bounded (one file).
 		v, size, err := load(context.WithoutCancel(ctx), prev)
@@ -79,7 +79,14 @@ func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(a
 		c.put(key, v, size)
 		return v, nil
 	})
-	return v, false, err
+	// Storage that hangs holds the load, never the callers: each waits
+	// only as long as its own context lasts.
+	select {
+	case r := <-ch:
+		return r.Val, false, r.Err
+	case <-ctx.Done():
+		return nil, false, ctx.Err()
+	}
 }
 
 // put keeps v under key, replacing what was there, and evicts the least

@@ -38,7 +38,7 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 		key := cacheKey("list", snap.ManifestList, snap.SnapshotID)
 		v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
 			var mfs []iceberg.ManifestFile
-			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, func(data []byte) error {
+			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, p.maxManifest, func(data []byte) error {
 				var err error
 				if mfs, err = iceberg.ReadManifestList(bytes.NewReader(data), t.Metadata.FormatVersion, snap); err != nil {
 					return fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
@@ -179,7 +179,7 @@ func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile
 			cols = prev.(*decodedManifest).metrics.Union(metrics)
 		}
 		var entries []iceberg.ManifestEntry
-		err := readFile(ctx, t.IO, "manifest", mf.Path, func(data []byte) error {
+		err := readFile(ctx, t.IO, "manifest", mf.Path, p.maxManifest, func(data []byte) error {
 			var err error
 			if entries, err = iceberg.ReadManifest(bytes.NewReader(data), mf, partitionType(t.Metadata, spec), iceberg.WithMetrics(cols)); err != nil {
 				return fmt.Errorf("manifest %s: %w", mf.Path, err)
@@ -208,21 +208,33 @@ func metricsVariant(m iceberg.MetricColumns) string {
 	return fmt.Sprint(m.IDs())
 }
 
-// readFile reads a whole manifest or manifest list and hands its bytes to
-// decode. A plan reads thousands of these files, decoding copies what it
+// DefaultMaxManifestBytes bounds a manifest or manifest list read into
+// memory by default; writers roll manifests over at 8 MiB.
+const DefaultMaxManifestBytes = 256 << 20
+
+// WithMaxManifestBytes bounds the manifests and manifest lists a plan reads
+// into memory: a larger one fails the plan with an error wrapping
+// fileio.ErrTooLarge that names it. 0 or less sets no bound.
+func WithMaxManifestBytes(n int64) Option { return func(p *Planner) { p.maxManifest = n } }
+
+// readFile reads a whole manifest or manifest list, of at most limit bytes,
+// and hands its bytes to decode. A plan reads thousands of these files, decoding copies what it
 // keeps, and a buffer of the file's size is read in one call: the buffers
 // are pooled, which spares a cold plan of a large table tens of megabytes
 // of fresh memory.
 //
 // Errors opening or reading the file are wrapped with kind ("manifest");
 // decode's are returned as they are.
-func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, decode func([]byte) error) error {
+func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, limit int64, decode func([]byte) error) error {
 	f, err := fio.Open(ctx, location)
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
 	}
 	defer f.Close()
 	size := f.Size()
+	if err := fileio.CheckSize(kind+" "+location, size, limit); err != nil {
+		return err
+	}
 	bp, _ := readBuffers.Get().(*[]byte)
 	if bp == nil || int64(cap(*bp)) < size {
 		b := make([]byte, size)

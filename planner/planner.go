@@ -102,6 +102,7 @@ type Endpoint struct {
 type Planner struct {
 	concurrency int
 	cache       *cache
+	maxManifest int64
 }
 
 // Option configures a Planner.
@@ -124,7 +125,7 @@ func WithCacheBytes(n int64) Option {
 
 // New returns a Planner.
 func New(opts ...Option) *Planner {
-	p := &Planner{concurrency: 4 * runtime.GOMAXPROCS(0), cache: newCache(DefaultCacheBytes)}
+	p := &Planner{concurrency: 4 * runtime.GOMAXPROCS(0), cache: newCache(DefaultCacheBytes), maxManifest: DefaultMaxManifestBytes}
 	for _, o := range opts {
 		o(p)
 	}

@@ -31,7 +31,7 @@ func snapshotFiles(t *testing.T, tbl *catalog.Table) (data, deletes []liveFile) 
 	if snap == nil {
 		return nil, nil
 	}
-	raw, err := fileio.ReadAll(ctx, tbl.IO, snap.ManifestList)
+	raw, err := fileio.ReadAll(ctx, tbl.IO, snap.ManifestList, 0)
 	if err != nil {
 		t.Fatalf("manifest list: %v", err)
 	}
@@ -44,7 +44,7 @@ func snapshotFiles(t *testing.T, tbl *catalog.Table) (data, deletes []liveFile) 
 		if !ok {
 			t.Fatalf("manifest %s: no spec %d", mf.Path, mf.SpecID)
 		}
-		raw, err := fileio.ReadAll(ctx, tbl.IO, mf.Path)
+		raw, err := fileio.ReadAll(ctx, tbl.IO, mf.Path, 0)
 		if err != nil {
 			t.Fatalf("manifest: %v", err)
 		}

@@ -272,6 +272,7 @@ func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *iceflightv1.
 		schema:    schema,
 		mapping:   scan.NameMapping,
 		batchSize: r.batchSize,
+		maxRead:   r.maxRead,
 		mem:       r.mem,
 	})
 	if err != nil {

@@ -41,6 +41,7 @@ func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *icefligh
 		mapping:   scan.NameMapping,
 		pathStats: target,
 		batchSize: r.batchSize,
+		maxRead:   r.maxRead,
 		mem:       r.mem,
 	})
 	if err != nil {

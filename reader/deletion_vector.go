@@ -11,6 +11,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
+	"github.com/iceflight/iceflight/fileio"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -42,6 +43,9 @@ func (r *Reader) loadDeletionVector(ctx context.Context, d *iceflightv1.DeleteFi
 	if off < 0 || size < dvOverhead+8 || size > maxDVBytes {
 		return nil, fmt.Errorf("%w: deletion vector in %s at offset %d has size %d",
 			ErrCorruptDeletionVector, d.GetPath(), off, size)
+	}
+	if err := fileio.CheckSize(fmt.Sprintf("deletion vector in %s at offset %d", d.GetPath(), off), size, r.maxRead); err != nil {
+		return nil, err
 	}
 	f, err := r.fio.Open(ctx, d.GetPath())
 	if err != nil {

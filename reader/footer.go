@@ -34,8 +34,9 @@ var (
 // size recorded in metadata may be wrong), and footers that arrow-go rejects
 // for a known writer defect are repaired first (see repairFooter). A small
 // file is read whole (see fetchTail); the caller then releases whole, the
-// buffer holding it, after the reader.
-func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Reader, whole *memory.Buffer, err error) {
+// buffer holding it, after the reader. A footer over limit bytes (0 or
+// less: no limit) is an error wrapping fileio.ErrTooLarge.
+func openParquet(f fileio.File, mem memory.Allocator, path string, limit int64) (rd *file.Reader, whole *memory.Buffer, err error) {
 	size := f.Size()
 	if size < 12 {
 		return nil, nil, fmt.Errorf("%w: parquet file %s is %d bytes, too small", ErrInvalidTask, path, size)
@@ -60,6 +61,9 @@ func openParquet(f fileio.File, mem memory.Allocator, path string) (rd *file.Rea
 	footerLen := int64(binary.LittleEndian.Uint32(tail[len(tail)-8:]))
 	if footerLen <= 0 || footerLen+12 > size {
 		return nil, whole, fmt.Errorf("%w: parquet file %s: footer length %d does not fit its size %d", ErrInvalidTask, path, footerLen, size)
+	}
+	if err := fileio.CheckSize("parquet footer of "+path, footerLen, limit); err != nil {
+		return nil, whole, err
 	}
 	var raw []byte
 	if footerLen+8 <= int64(len(tail)) {

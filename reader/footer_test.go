@@ -155,7 +155,7 @@ func TestParquetReads(t *testing.T) {
 				t.Fatal(err)
 			}
 			alloc := checkedAlloc(t)
-			_, whole, err := openParquet(f, alloc, "f.parquet")
+			_, whole, err := openParquet(f, alloc, "f.parquet", 0)
 			if err != nil {
 				t.Fatal(err)
 			}

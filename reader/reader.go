@@ -42,6 +42,7 @@ type Reader struct {
 	mem        memory.Allocator
 	batchSize  int
 	cacheBytes int64
+	maxRead    int64
 	deletes    *deleteCache
 }
 
@@ -79,6 +80,16 @@ func WithDeleteCacheBytes(n int64) Option {
 	}
 }
 
+// DefaultMaxReadBytes is the default of WithMaxReadBytes.
+const DefaultMaxReadBytes = 512 << 20
+
+// WithMaxReadBytes bounds any one piece of a data or delete file that the
+// reader holds in memory whole: a Parquet or ORC footer, an ORC stream, an
+// Avro block, a deletion vector. A file that needs more fails with an error
+// wrapping fileio.ErrTooLarge that names it; 0 or less sets no bound beyond
+// the formats' own.
+func WithMaxReadBytes(n int64) Option { return func(r *Reader) { r.maxRead = n } }
+
 // defaultAllocator serves every Reader not given WithAllocator: one pool
 // per process, so that buffers freed by one stream serve the next.
 var defaultAllocator = NewPoolAllocator()
@@ -87,7 +98,7 @@ var defaultAllocator = NewPoolAllocator()
 // Arrow buffers come from a PoolAllocator shared by every Reader unless
 // WithAllocator says otherwise.
 func New(fio fileio.FileIO, opts ...Option) *Reader {
-	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes}
+	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes, maxRead: DefaultMaxReadBytes}
 	for _, o := range opts {
 		o(r)
 	}
@@ -166,6 +177,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 		start:     task.GetStart(),
 		length:    task.GetLength(),
 		batchSize: r.batchSize,
+		maxRead:   r.maxRead,
 		mem:       r.mem,
 		prune:     newRowGroupPruner(plan.filter, plan.read),
 		counts:    &r.counts,

@@ -50,7 +50,9 @@ type sourceConfig struct {
 	prune     *rowGroupPruner
 	counts    *counters
 	batchSize int
-	mem       memory.Allocator
+	// maxRead bounds a piece of the file held whole (see WithMaxReadBytes).
+	maxRead int64
+	mem     memory.Allocator
 	// out is iceberg.ArrowSchema(schema), set by openSource.
 	out *arrow.Schema
 }

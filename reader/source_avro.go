@@ -39,6 +39,7 @@ func newAvroSource(_ context.Context, f fileio.File, cfg *sourceConfig) (source,
 		return nil, fmt.Errorf("%w: avro file %s: %v", ErrInvalidTask, cfg.path, err)
 	}
 	c.DecodePhysical()
+	c.SetMaxBlock(cfg.maxRead)
 	if cfg.length > 0 {
 		c.SetRange(cfg.start, cfg.start+cfg.length)
 	}
@@ -100,6 +101,9 @@ func (s *avroSource) next(ctx context.Context) (arrow.RecordBatch, int64, error)
 		if errors.Is(err, io.EOF) {
 			s.done = true
 			break
+		}
+		if errors.Is(err, avro.ErrTooLarge) {
+			return nil, 0, fmt.Errorf("avro file %s: %w: %v", s.cfg.path, fileio.ErrTooLarge, err)
 		}
 		if err != nil {
 			return nil, 0, fmt.Errorf("%w: avro file %s: %v", ErrInvalidTask, s.cfg.path, err)

@@ -23,7 +23,7 @@ type orcSource struct {
 }
 
 func newORCSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (source, error) {
-	of, err := orc.Open(f, f.Size())
+	of, err := orc.Open(f, f.Size(), orc.WithMaxRead(cfg.maxRead))
 	if err != nil {
 		return nil, orcError(cfg.path, err)
 	}
@@ -86,6 +86,8 @@ func orcStripes(of *orc.File, cfg *sourceConfig) []int {
 
 func orcError(path string, err error) error {
 	switch {
+	case errors.Is(err, orc.ErrTooLarge):
+		return fmt.Errorf("ORC file %s: %w: %v", path, fileio.ErrTooLarge, err)
 	case errors.Is(err, orc.ErrUnsupported):
 		return fmt.Errorf("%w: ORC file %s: %v", ErrUnsupported, path, err)
 	case errors.Is(err, orc.ErrInvalidFile):

@@ -37,7 +37,7 @@ type parquetSource struct {
 }
 
 func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ source, err error) {
-	pf, whole, err := openParquet(f, cfg.mem, cfg.path)
+	pf, whole, err := openParquet(f, cfg.mem, cfg.path, cfg.maxRead)
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,10 @@ type serveConfig struct {
 	drainTimeout   time.Duration
 	refresh        time.Duration
 	cacheBytes     int64
+	metaCacheBytes int64
+	maxMetadata    int64
+	maxManifest    int64
+	maxRead        int64
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -75,7 +79,11 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
-	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut")
+	fs.Int64Var(&c.metaCacheBytes, "metadata-cache-bytes", catalog.DefaultMetadataCacheBytes, "memory bound of the cache of parsed table metadata, by metadata file size; least recently used tables go first (0 keeps none)")
+	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
+	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
+	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector (0: the formats' own bounds)")
+	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut; the process exits at most "+drainGrace.String()+" later, whatever its calls are doing")
 }
 
 // check validates the flags that do not need I/O.
@@ -211,6 +219,19 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stdout, "list the tables: iceflight --server %s://%s tables   (the CLI of clients/python: pip install ./clients/python; make run puts it in .venv/bin)\n", scheme, lis.Addr())
 	}
 
+	return p.serve(ctx, lis, cfg.drainTimeout, log)
+}
+
+// drainGrace is how long a drain waits, after the drain timeout has cut
+// the remaining calls, for their handlers to return. A handler stuck in a
+// system call on hung storage may never return; the process exits without
+// it rather than outlive its drain timeout (and a supervisor's patience).
+const drainGrace = 5 * time.Second
+
+// serve serves lis until ctx is done, then drains: it returns at most
+// drainTimeout plus drainGrace after ctx is done, whatever its calls are
+// doing.
+func (p *process) serve(ctx context.Context, lis net.Listener, drainTimeout time.Duration, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() { errc <- p.grpc.Serve(lis) }()
 	select {
@@ -218,9 +239,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	case <-ctx.Done():
 	}
-	p.drain(cfg.drainTimeout, log)
-	if err := <-errc; err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-		return err
+	p.drain(drainTimeout, log)
+	select {
+	case err := <-errc:
+		if err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+			return err
+		}
+	case <-time.After(drainGrace):
+		log.Warn("the server did not stop within the drain grace; exiting without it", "grace", drainGrace)
 	}
 	return nil
 }
@@ -250,7 +276,8 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	}
 	var cat catalog.Catalog
 	if role != flight.RoleWorker {
-		dir, err := catalog.NewDirectory(cfg.warehouse, catalog.WithRefreshInterval(cfg.refresh))
+		dir, err := catalog.NewDirectory(cfg.warehouse, catalog.WithRefreshInterval(cfg.refresh),
+			catalog.WithMaxMetadataBytes(cfg.maxMetadata), catalog.WithMetadataCacheBytes(cfg.metaCacheBytes))
 		if err != nil {
 			return nil, fmt.Errorf("warehouse: %w", err)
 		}
@@ -281,7 +308,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 			log.Warn("telemetry shutdown", "err", err)
 		}
 	})
-	pl := planner.New(planner.WithCacheBytes(cfg.cacheBytes))
+	pl := planner.New(planner.WithCacheBytes(cfg.cacheBytes), planner.WithMaxManifestBytes(cfg.maxManifest))
 	metrics, err := flight.NewMetrics(mp, func() (int64, int64) {
 		st := pl.CacheStats()
 		return st.Hits, st.Misses
@@ -333,7 +360,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		stream = append(stream, auth.StreamInterceptor())
 		opts = append(opts, flight.WithAuthenticator(auth))
 	}
-	rd := reader.New(fileio.NewResolver())
+	rd := reader.New(fileio.NewResolver(), reader.WithMaxReadBytes(cfg.maxRead))
 	svc := flight.NewService(cat, rd, signer, opts...)
 
 	p.draining = make(chan struct{})
@@ -377,8 +404,15 @@ func (p *process) drain(timeout time.Duration, log *slog.Logger) {
 		log.Info("drained")
 	case <-time.After(timeout):
 		log.Warn("drain timeout: cutting the remaining streams")
-		p.grpc.Stop()
-		<-done
+		// Stop cancels every call's context and closes the connections,
+		// but the graceful stop still waits for each handler to return:
+		// one stuck in a system call never does.
+		go p.grpc.Stop()
+		select {
+		case <-done:
+		case <-time.After(drainGrace):
+			log.Warn("calls still running after the drain timeout; exiting without them", "grace", drainGrace)
+		}
 	}
 }
 

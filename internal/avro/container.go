@@ -24,6 +24,10 @@ import (
 // ErrInvalid marks bytes that are not a well-formed Avro container file.
 var ErrInvalid = errors.New("invalid avro container")
 
+// ErrTooLarge marks a block larger, compressed or not, than the container's
+// bound (see SetMaxBlock).
+var ErrTooLarge = errors.New("avro block too large")
+
 const (
 	syncSize      = 16
 	maxHeaderItem = 64 << 20  // a metadata key or value
@@ -46,6 +50,9 @@ type Container struct {
 	// A block is read when the sync marker before it starts in
 	// [start, end); end < 0 means no end.
 	start, end int64
+
+	maxBlock int64 // the most bytes a block may take, compressed or not
+	size     int64 // the file's length when r tells it (Size), else -1
 
 	block     []byte // undecoded rest of the current block
 	raw, out  []byte // memory ReadBlock reuses
@@ -75,9 +82,14 @@ func (c *Container) Offset() int64 { return c.offset() }
 
 // Open reads the container header (magic, metadata and sync marker) from r.
 // It decodes no further; the datum decoder is built by the first Next.
+// When r has a Size method (io.SectionReader, bytes.Reader), a length read
+// from the file that runs past its end is an error before it is read.
 func Open(r io.Reader) (*Container, error) {
 	counter := &countingReader{r: r}
-	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1}
+	c := &Container{r: bufio.NewReader(counter), counter: counter, end: -1, maxBlock: maxBlock, size: -1}
+	if s, ok := r.(interface{ Size() int64 }); ok {
+		c.size = s.Size()
+	}
 	m := make([]byte, len(magic))
 	if _, err := io.ReadFull(c.r, m); err != nil || !bytes.Equal(m, magic) {
 		return nil, fmt.Errorf("%w: not an Avro container file (magic %q)", ErrInvalid, m)
@@ -106,6 +118,16 @@ func (c *Container) DecodePhysical() { c.physical = true }
 // starts at an offset in [start, end). Row positions still count the
 // records of the blocks skipped. It must be called before the first Next.
 func (c *Container) SetRange(start, end int64) { c.start, c.end = start, end }
+
+// SetMaxBlock lowers the bound on a block's bytes, compressed or
+// decompressed, from its default of 512 MiB; a larger block is an error
+// wrapping ErrTooLarge. Values of 0 or less, or above the default, keep the
+// default.
+func (c *Container) SetMaxBlock(n int64) {
+	if n > 0 && n < maxBlock {
+		c.maxBlock = n
+	}
+}
 
 // Position returns the file row position (0-based, counting every record
 // of the file) of the record the last Next returned.
@@ -143,7 +165,7 @@ func (c *Container) readMetadata() (map[string][]byte, error) {
 
 func (c *Container) readBytes() ([]byte, error) {
 	n, err := binary.ReadVarint(c.r)
-	if err != nil || n < 0 || n > maxHeaderItem {
+	if err != nil || n < 0 || n > maxHeaderItem || c.pastEnd(n) {
 		return nil, fmt.Errorf("%w: header: bad length %d (%v)", ErrInvalid, n, err)
 	}
 	b, err := readExactly(c.r, nil, n)
@@ -152,6 +174,10 @@ func (c *Container) readBytes() ([]byte, error) {
 	}
 	return b, nil
 }
+
+// pastEnd reports whether n more bytes run past the end of a file of
+// known size.
+func (c *Container) pastEnd(n int64) bool { return c.size >= 0 && n > c.size-c.offset() }
 
 // readExactly reads n bytes into dst's memory when it is large enough,
 // else into memory grown as data arrives rather than trusting a length read
@@ -292,9 +318,9 @@ func (c *Container) ReadBlock() (int64, []byte, error) {
 		if c.end >= 0 && at >= c.end {
 			return 0, nil, io.EOF
 		}
-		out, err := decompress(c.codec, c.out, data)
+		out, err := c.decompress(c.out, data)
 		if err != nil {
-			return 0, nil, fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
+			return 0, nil, err
 		}
 		if c.codec != "" && c.codec != "null" { // else out is data itself
 			c.out = out
@@ -341,8 +367,8 @@ func (c *Container) readBlock() error {
 		if c.end >= 0 && at >= c.end {
 			return io.EOF
 		}
-		if c.block, err = decompress(c.codec, nil, data); err != nil {
-			return fmt.Errorf("%w: block (%s): %v", ErrInvalid, c.codec, err)
+		if c.block, err = c.decompress(nil, data); err != nil {
+			return err
 		}
 		c.remaining = count
 		return nil
@@ -360,8 +386,14 @@ func (c *Container) readRawBlock(dst []byte) (int64, []byte, error) {
 		return 0, nil, fmt.Errorf("%w: block: %v", ErrInvalid, err)
 	}
 	size, err := binary.ReadVarint(c.r)
-	if err != nil || count < 0 || size < 0 || size > maxBlock {
+	if err != nil || count < 0 || size < 0 {
 		return 0, nil, fmt.Errorf("%w: block: %d records in %d bytes (%v)", ErrInvalid, count, size, err)
+	}
+	if c.pastEnd(size) {
+		return 0, nil, fmt.Errorf("%w: block at offset %d of %d bytes runs past the end of the file (%d bytes)", ErrInvalid, c.syncAt, size, c.size)
+	}
+	if size > c.maxBlock {
+		return 0, nil, fmt.Errorf("%w: block at offset %d of %d bytes, more than %d", ErrTooLarge, c.syncAt, size, c.maxBlock)
 	}
 	data, err := readExactly(c.r, dst, size)
 	if err != nil {

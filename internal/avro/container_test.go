@@ -213,3 +213,54 @@ func TestParseSchema(t *testing.T) {
 		t.Errorf("key-id %d", k)
 	}
 }
+
+func TestBlocksOverTheBoundAreRefused(t *testing.T) {
+	t.Parallel()
+	// 4,000 zeros: one byte each plain, a few dozen compressed.
+	vals := make([]int64, 4000)
+	cases := []struct {
+		name  string
+		codec string
+		max   int64
+		want  error
+	}{
+		{"a plain block longer than the bound", "null", 1000, ErrTooLarge},
+		{"a deflate block that inflates past the bound", "deflate", 1000, ErrTooLarge},
+		{"a snappy block that inflates past the bound", "snappy", 1000, ErrTooLarge},
+		{"a zstandard block that inflates past the bound", "zstandard", 1000, ErrTooLarge},
+		{"a block within the bound is read", "deflate", 4000, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			raw, _ := container(t, tc.codec, vals)
+			c, err := Open(bytes.NewReader(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.SetMaxBlock(tc.max)
+			_, _, err = c.ReadBlock()
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("ReadBlock = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestLengthsPastTheEndAreRefused(t *testing.T) {
+	t.Parallel()
+	raw, syncs := container(t, "null", []int64{1, 2, 3})
+	// The block's byte length follows its record count, after the sync
+	// marker before it: claim the most a varint of that width can hold.
+	at := int(syncs[0]) + 16
+	_, n := binary.Varint(raw[at:])
+	lying := append([]byte(nil), raw...)
+	binary.PutVarint(lying[at+n:at+n+1], 63) // one byte: at most 63
+	c, err := Open(bytes.NewReader(lying))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := c.ReadBlock(); !errors.Is(err, ErrInvalid) || !bytes.Contains([]byte(err.Error()), []byte("past the end")) {
+		t.Fatalf("ReadBlock = %v, want ErrInvalid: past the end", err)
+	}
+}

@@ -12,4 +12,7 @@ var (
 	// decoder does not implement: union columns, LZO or Brotli compression,
 	// column encryption, the DECIMAL_64 encoding of ORC v2.
 	ErrUnsupported = errors.New("unsupported ORC feature")
+	// ErrTooLarge marks a footer or stream larger, compressed or not, than
+	// the bound set with WithMaxRead.
+	ErrTooLarge = errors.New("ORC footer or stream too large")
 )

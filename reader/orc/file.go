@@ -35,6 +35,24 @@ type File struct {
 	schema      *Type
 	types       []*Type // by column id
 	stripes     []StripeInfo
+	maxRead     int64 // see WithMaxRead; 0 means no bound
+}
+
+// OpenOption configures a File made by Open.
+type OpenOption func(*File)
+
+// WithMaxRead bounds the footer and each stream a File reads into memory,
+// compressed or decompressed: a larger one is an error wrapping
+// ErrTooLarge. 0 or less sets no bound.
+func WithMaxRead(n int64) OpenOption { return func(f *File) { f.maxRead = max(n, 0) } }
+
+// tooLarge returns an error wrapping ErrTooLarge when n bytes of what
+// exceed the file's bound.
+func (f *File) tooLarge(what string, n int64) error {
+	if f.maxRead > 0 && n > f.maxRead {
+		return fmt.Errorf("%w: %s of %d bytes, more than %d", ErrTooLarge, what, n, f.maxRead)
+	}
+	return nil
 }
 
 // StripeInfo locates one stripe of a file.
@@ -53,7 +71,11 @@ type StripeInfo struct {
 // Open reads the file tail of the size-byte ORC file r: the postscript, the
 // footer and the type tree. Errors wrap ErrInvalidFile, or ErrUnsupported
 // for a codec or feature this package does not decode.
-func Open(r io.ReaderAt, size int64) (*File, error) {
+func Open(r io.ReaderAt, size int64, opts ...OpenOption) (*File, error) {
+	f := &File{r: r, size: size}
+	for _, o := range opts {
+		o(f)
+	}
 	if size < int64(len(magic))+1 {
 		return nil, fmt.Errorf("%w: %d bytes is too short", ErrInvalidFile, size)
 	}
@@ -90,6 +112,9 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	if footerLen > footerEnd-int64(len(magic)) {
 		return nil, fmt.Errorf("%w: footer of %d bytes in a %d-byte file", ErrInvalidFile, footerLen, size)
 	}
+	if err := f.tooLarge("footer", footerLen); err != nil {
+		return nil, err
+	}
 	var raw []byte
 	if start := tailLen - 1 - psLen - footerLen; start >= 0 {
 		raw = tail[start : tailLen-1-psLen]
@@ -103,6 +128,7 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
+	dec.max = f.maxRead
 	raw, err = dec.decode(nil, raw)
 	if err != nil {
 		return nil, fmt.Errorf("footer: %w", err)
@@ -118,10 +144,8 @@ func Open(r io.ReaderAt, size int64) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &File{
-		r: r, size: size, compression: ps.compression, blockSize: ps.compressionBlockSize,
-		footer: ft, schema: root, types: types,
-	}
+	f.compression, f.blockSize = ps.compression, ps.compressionBlockSize
+	f.footer, f.schema, f.types = ft, root, types
 	var row int64
 	contentEnd := footerEnd - footerLen - int64(ps.metadataLength)
 	for i, s := range ft.stripes {

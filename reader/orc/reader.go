@@ -94,6 +94,7 @@ func (f *File) NewRecordReader(ctx context.Context, mem memory.Allocator, opts R
 	if err != nil {
 		return nil, err
 	}
+	dec.max = f.maxRead
 	rr := &RecordReader{
 		ctx: ctx, f: f, schema: schema, include: make([]bool, len(f.types)),
 		stripes: stripes, batchSize: batch, dec: dec,
@@ -200,6 +201,9 @@ func (rr *RecordReader) Close() error {
 // and points the columns at them.
 func (rr *RecordReader) loadStripe(idx int) error {
 	info := rr.f.stripes[idx]
+	if err := rr.f.tooLarge(fmt.Sprintf("footer of stripe %d", idx), info.FooterLength); err != nil {
+		return err
+	}
 	raw := make([]byte, info.FooterLength)
 	if err := readAt(rr.f.r, raw, info.Offset+info.IndexLength+info.DataLength); err != nil {
 		return fmt.Errorf("read stripe footer: %w", err)
@@ -239,6 +243,9 @@ func (rr *RecordReader) loadStripe(idx int) error {
 		case streamPresent, streamData, streamLength, streamDictionaryData, streamSecondary:
 		default:
 			continue
+		}
+		if err := rr.f.tooLarge(fmt.Sprintf("stream %d of column %d", st.kind, st.column), int64(st.length)); err != nil {
+			return err
 		}
 		buf := make([]byte, st.length)
 		if err := readAt(rr.f.r, buf, start); err != nil {

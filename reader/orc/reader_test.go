@@ -299,9 +299,9 @@ func TestCorruptFilesFailWithoutPanic(t *testing.T) {
 }
 
 // decodeBytes reads every row of an in-memory file, releasing the batches,
-// and returns the first error.
-func decodeBytes(mem memory.Allocator, b []byte) error {
-	f, err := Open(bytes.NewReader(b), int64(len(b)))
+// and returns the first error (io.EOF after the last row).
+func decodeBytes(mem memory.Allocator, b []byte, opts ...OpenOption) error {
+	f, err := Open(bytes.NewReader(b), int64(len(b)), opts...)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ const maxChunk = 64 << 20
 type decompressor struct {
 	kind  compressionKind
 	limit int // the most bytes one chunk may expand to
+	// max is the most bytes one decoded stream or footer may hold; 0
+	// means no bound.
+	max int64
 }
 
 func newDecompressor(kind compressionKind, blockSize uint64) (*decompressor, error) {
@@ -77,6 +80,9 @@ func (d *decompressor) decode(dst, src []byte) ([]byte, error) {
 		}
 		if len(dst)-start > d.limit {
 			return dst, fmt.Errorf("%w: %v chunk expands beyond the chunk size %d", ErrInvalidFile, d.kind, d.limit)
+		}
+		if d.max > 0 && int64(len(dst)) > d.max {
+			return dst, fmt.Errorf("%w: %v stream expands beyond %d bytes", ErrTooLarge, d.kind, d.max)
 		}
 	}
 	return dst, nil

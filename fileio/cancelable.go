@@ -1,0 +1,168 @@
+package fileio
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Cancelable returns a FileIO that gives up on storage that hangs: its Open,
+// and ReadAt on the files it opens, return the error of the Open's context
+// as soon as that context is done, even while the underlying call is stuck
+// (a FIFO, a hung NFS or FUSE mount). A blocking system call cannot be
+// interrupted, so the call runs in a goroutine of its own that the caller
+// abandons; the goroutine ends, and closes what it opened, whenever the call
+// returns. A call's slot and memory are thus never held by its storage.
+//
+// Reads go through buffers of the wrapper's own, copied out once a read
+// completes, so an abandoned read never writes into memory its caller has
+// since released. An Open whose context can never be done (Background)
+// costs nothing extra.
+func Cancelable(fio FileIO) FileIO {
+	if _, ok := fio.(*cancelable); ok {
+		return fio
+	}
+	return &cancelable{fio: fio}
+}
+
+type cancelable struct{ fio FileIO }
+
+// Await runs fn in a goroutine of its own and returns its results, or ctx's
+// error as soon as ctx is done; fn then runs on, unobserved, and its results
+// are dropped. It is for calls that block beyond a caller's reach, such as
+// file system calls on a hung mount; fn must not write anything the caller
+// still uses after Await returns.
+func Await[T any](ctx context.Context, fn func() (T, error)) (T, error) {
+	var zero T
+	if ctx.Done() == nil {
+		return fn()
+	}
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
+
+// Open opens location through the wrapped FileIO, giving up when ctx is done.
+func (c *cancelable) Open(ctx context.Context, location string) (File, error) {
+	if ctx.Done() == nil {
+		return c.fio.Open(ctx, location)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", location, err)
+	}
+	type result struct {
+		f   File
+		err error
+	}
+	// Unbuffered: a file either reaches the caller or, once the caller
+	// has gone, is closed by the goroutine that opened it.
+	ch := make(chan result)
+	go func() {
+		f, err := c.fio.Open(ctx, location)
+		select {
+		case ch <- result{f, err}:
+		case <-ctx.Done():
+			if f != nil {
+				f.Close()
+			}
+		}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, r.err
+		}
+		return &cancelableFile{f: r.f, ctx: ctx, location: location}, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("open %s: %w", location, ctx.Err())
+	}
+}
+
+// cancelableFile is a File whose reads give up when the context it was
+// opened with is done.
+type cancelableFile struct {
+	f        File
+	ctx      context.Context
+	location string
+	// abandoned is set once a read was left running; the file is then
+	// closed without waiting for it.
+	abandoned atomic.Bool
+}
+
+// readChunk bounds each read handed to a goroutine, and so the buffers the
+// wrapper keeps.
+const readChunk = 1 << 20
+
+// chunks holds the read buffers, each of readChunk bytes.
+var chunks = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b }}
+
+// ReadAt reads len(p) bytes at off in pieces of at most readChunk bytes,
+// each in a goroutine that the call abandons when the file's context is done.
+func (f *cancelableFile) ReadAt(p []byte, off int64) (int, error) {
+	type result struct {
+		n   int
+		err error
+	}
+	n := 0
+	for n < len(p) {
+		if err := f.ctx.Err(); err != nil {
+			return n, fmt.Errorf("read %s: %w", f.location, err)
+		}
+		want := min(len(p)-n, readChunk)
+		bp := chunks.Get().(*[]byte)
+		buf := (*bp)[:want]
+		ch := make(chan result)
+		at := off + int64(n)
+		go func() {
+			m, err := f.f.ReadAt(buf, at)
+			select {
+			case ch <- result{m, err}:
+			case <-f.ctx.Done():
+				// Nobody copies buf any more; it returns to the pool.
+				chunks.Put(bp)
+			}
+		}()
+		select {
+		case r := <-ch:
+			copy(p[n:], buf[:r.n])
+			chunks.Put(bp)
+			n += r.n
+			if r.err != nil || r.n < want {
+				return n, r.err
+			}
+		case <-f.ctx.Done():
+			f.abandoned.Store(true)
+			return n, fmt.Errorf("read %s: %w", f.location, f.ctx.Err())
+		}
+	}
+	return n, nil
+}
+
+// Size returns the wrapped file's size.
+func (f *cancelableFile) Size() int64 { return f.f.Size() }
+
+// Close closes the wrapped file; after an abandoned read it does so in the
+// background, as closing may wait for the read.
+func (f *cancelableFile) Close() error {
+	if f.abandoned.Load() {
+		go f.f.Close()
+		return nil
+	}
+	return f.f.Close()
+}
