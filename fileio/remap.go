@@ -2,7 +2,6 @@ package fileio
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -109,15 +108,34 @@ func (r *Remapper) Map(location string) string {
 	return out
 }
 
-// Open maps location and opens the result with the base FileIO.
+// Open maps location and opens the result with the base FileIO. Errors
+// name location as recorded, never where it was mapped to: the server's
+// own paths are none of a client's business.
 func (r *Remapper) Open(ctx context.Context, location string) (File, error) {
 	mapped := r.Map(location)
 	f, err := r.base.Open(ctx, mapped)
 	if err != nil && mapped != location {
-		return nil, fmt.Errorf("%s (mapped to %s): %w", location, mapped, err)
+		return nil, &mappedError{location: location, mapped: mapped, err: err}
 	}
 	return f, err
 }
+
+// mappedError is a base FileIO's error with the mapped location in its
+// message put back to the recorded one; errors.Is still sees the cause.
+type mappedError struct {
+	location, mapped string
+	err              error
+}
+
+func (e *mappedError) Error() string {
+	msg := strings.ReplaceAll(e.err.Error(), e.mapped, e.location)
+	if p, err := LocalPath(e.mapped); err == nil && p != e.mapped {
+		msg = strings.ReplaceAll(msg, p, e.location)
+	}
+	return msg
+}
+
+func (e *mappedError) Unwrap() error { return e.err }
 
 // match returns the winning rule for loc, or nil.
 func (r *Remapper) match(loc splitLoc) *compiledRule {
