@@ -28,8 +28,11 @@ const maxIdentifierParts = 32
 // searched for tables. A Directory is safe for concurrent use.
 type Directory struct {
 	root  string // absolute, symlinks resolved
+	roots []extraRoot
 	io    fileio.FileIO
 	rules []fileio.Rule
+
+	allowed []string // WithAllowedRoots, until NewDirectory resolves them
 
 	refresh time.Duration
 	mu      sync.Mutex
@@ -47,7 +50,8 @@ type Option func(*Directory)
 
 // WithFileIO sets the FileIO that reads metadata files and, through each
 // table's remapping, everything else. It must open local paths. The default
-// is fileio.NewResolver().
+// is a local file system confined to the root and the allowed roots; files
+// outside them are refused whatever FileIO reads them.
 func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io } }
 
 // WithRules adds remapping rules to every table, ahead of the rules the
@@ -55,6 +59,18 @@ func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io
 func WithRules(rules ...fileio.Rule) Option {
 	return func(d *Directory) { d.rules = append(d.rules, rules...) }
 }
+
+// WithAllowedRoots lets tables read files below the folders dirs too, for
+// tables whose data lies beyond the warehouse (write.data.path elsewhere,
+// or a rule of WithRules leading there). Without it a table reads only
+// below the warehouse root: any other file its metadata names is refused
+// with ErrOutsideWarehouse.
+func WithAllowedRoots(dirs ...string) Option {
+	return func(d *Directory) { d.allowed = append(d.allowed, dirs...) }
+}
+
+// extraRoot is a folder of WithAllowedRoots, as given and as resolved.
+type extraRoot struct{ given, real string }
 
 // WithRefreshInterval sets how long parsed metadata is served before the
 // current metadata file is looked up again; 0 looks it up on every load.
@@ -90,8 +106,31 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 	for _, opt := range opts {
 		opt(d)
 	}
+	dirs := []string{real}
+	for _, r := range d.allowed {
+		given, err := filepath.Abs(r)
+		if err == nil {
+			var st os.FileInfo
+			if st, err = os.Stat(given); err == nil && !st.IsDir() {
+				err = errors.New("not a folder")
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("allowed root %s: %w", r, err)
+		}
+		real, err := filepath.EvalSymlinks(given)
+		if err != nil {
+			return nil, fmt.Errorf("allowed root %s: %w", r, err)
+		}
+		d.roots = append(d.roots, extraRoot{given: given, real: real})
+		dirs = append(dirs, real)
+	}
 	if d.io == nil {
-		d.io = fileio.NewResolver()
+		local, err := fileio.NewLocalWithin(dirs...)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse %s: %w", root, err)
+		}
+		d.io = fileio.NewResolver(fileio.WithScheme("", local), fileio.WithScheme("file", local))
 	}
 	return d, nil
 }
@@ -225,7 +264,7 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 	}
 	metaFile, ok = d.inside(filepath.Join(metaDir, name))
 	if !ok {
-		return "", "", "", fmt.Errorf("table %s: metadata file %s lies outside the warehouse", id, filepath.Join(metaDir, name))
+		return "", "", "", fmt.Errorf("table %s: metadata file %s: %w", id, name, ErrOutsideWarehouse)
 	}
 	return folder, rel, metaFile, nil
 }
@@ -240,12 +279,16 @@ func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFi
 	if err != nil {
 		return nil, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
 	}
+	c := newConfinement(d, folder, nil)
+	rules := d.tableRules(md.Location, folder)
 	return &Table{
 		Identifier:       identifierFor(rel),
 		MetadataLocation: metaFile,
 		Metadata:         md,
-		IO:               fileio.Remap(d.io, d.tableRules(md.Location, folder)...).WithBase(folder),
+		IO:               c.tableIO(rules),
 		Location:         folder,
+		rules:            rules,
+		confine:          c,
 	}, nil
 }
 
@@ -315,11 +358,7 @@ func (d *Directory) find(dir, rel string, parts []string) (string, string, bool)
 // lies within the root.
 func (d *Directory) inside(p string) (string, bool) {
 	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(d.root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if err != nil || !fileio.Within(real, d.root) {
 		return "", false
 	}
 	return real, true

@@ -120,15 +120,16 @@ func (l *Local) openWithin(location, p string) (*os.File, error) {
 func (l *Local) rootOf(p string, lexical bool) (*localRoot, bool) {
 	for i := range l.roots {
 		r := &l.roots[i]
-		if within(p, r.real) || lexical && within(p, r.given) {
+		if Within(p, r.real) || lexical && Within(p, r.given) {
 			return r, true
 		}
 	}
 	return nil, false
 }
 
-// within reports whether the clean absolute path p is dir or lies below it.
-func within(p, dir string) bool {
+// Within reports whether the clean absolute path p is the folder dir or
+// lies below it, comparing whole segments ("/wh/t2" is not within "/wh/t").
+func Within(p, dir string) bool {
 	rel, err := filepath.Rel(dir, p)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

@@ -1,0 +1,192 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/iceflight/iceflight/fileio"
+)
+
+// Access reports whether the caller of a plan may read the table id names;
+// nil lets every table be read.
+type Access func(id Identifier) bool
+
+// confinement decides which files one table may read: only below the
+// warehouse root or an extra root the operator allowed, after symlinks are
+// resolved, and inside another table's folder only when access lets the
+// caller read that table. Table metadata is written by whoever may write
+// the table, not by the server's operator, so no path it records is taken
+// on trust.
+type confinement struct {
+	dir    *Directory
+	folder string // the table's own folder, real
+	access Access
+
+	mu      sync.Mutex
+	realDir map[string]string // folder as named → real folder, "" if missing
+	tables  map[string]bool   // real folder → is a table
+}
+
+func newConfinement(d *Directory, folder string, access Access) *confinement {
+	return &confinement{dir: d, folder: folder, access: access,
+		realDir: map[string]string{}, tables: map[string]bool{}}
+}
+
+// check reports whether the table may read the file at location, a
+// location as mapped (where the file really is). Errors wrap
+// ErrOutsideWarehouse or ErrOtherTable and name location only.
+func (c *confinement) check(location string) error {
+	p, err := fileio.LocalPath(location)
+	if err != nil {
+		return fmt.Errorf("%s: %w", location, ErrOutsideWarehouse)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil || !c.dir.mayRead(abs, true) {
+		return fmt.Errorf("%s: %w", location, ErrOutsideWarehouse)
+	}
+	real, err := c.resolve(abs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", location, err)
+	}
+	if !c.dir.mayRead(real, false) {
+		return fmt.Errorf("%s: %w", location, ErrOutsideWarehouse)
+	}
+	owner := c.tableFolder(real)
+	if owner == "" || owner == c.folder || c.access == nil {
+		return nil
+	}
+	rel, err := filepath.Rel(c.dir.root, owner)
+	if err != nil || !c.access(identifierFor(rel)) {
+		return fmt.Errorf("%s: %w", location, ErrOtherTable)
+	}
+	return nil
+}
+
+// resolve returns where abs really is: its folder with symlinks resolved
+// (once per folder, as a table's files share few folders), then the file
+// itself if it is a symlink. A file that does not exist is left to the
+// open to report; its lexical path stands in for the real one.
+func (c *confinement) resolve(abs string) (string, error) {
+	parent, base := filepath.Split(abs)
+	c.mu.Lock()
+	realParent, ok := c.realDir[parent]
+	c.mu.Unlock()
+	if !ok {
+		r, err := filepath.EvalSymlinks(parent)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("resolve: %w", fileio.ErrUnavailable)
+		}
+		realParent = r
+		c.mu.Lock()
+		c.realDir[parent] = r
+		c.mu.Unlock()
+	}
+	if realParent == "" {
+		return abs, nil
+	}
+	real := filepath.Join(realParent, base)
+	st, err := os.Lstat(real)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return real, nil
+	}
+	if target, err := filepath.EvalSymlinks(real); err == nil {
+		return target, nil
+	}
+	// A dangling symlink: what it points to is no table's file.
+	return "", ErrOutsideWarehouse
+}
+
+// tableFolder returns the folder of the table real lies in, or "" when it
+// lies in none. Folders are tried from the root down, as tables are found:
+// the first table on the way owns everything below it.
+func (c *confinement) tableFolder(real string) string {
+	rel, err := filepath.Rel(c.dir.root, filepath.Dir(real))
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	cur := c.dir.root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		c.mu.Lock()
+		is, ok := c.tables[cur]
+		c.mu.Unlock()
+		if !ok {
+			is = c.dir.isTable(cur)
+			c.mu.Lock()
+			c.tables[cur] = is
+			c.mu.Unlock()
+		}
+		if is {
+			return cur
+		}
+	}
+	return ""
+}
+
+// confinedIO is a FileIO that opens only what a table's confinement
+// allows. It sits below the table's Remapper, so it sees mapped locations
+// and the Remapper's errors name the recorded ones.
+type confinedIO struct {
+	base fileio.FileIO
+	c    *confinement
+}
+
+func (f confinedIO) Open(ctx context.Context, location string) (fileio.File, error) {
+	if err := f.c.check(location); err != nil {
+		return nil, fmt.Errorf("open %w", err)
+	}
+	return f.base.Open(ctx, location)
+}
+
+// ForCaller returns a copy of t that reads for a caller whose access says
+// which tables it may read: its IO and CheckFile refuse files in the folder
+// of a table the caller may not read. Tables of catalogs without folders
+// are returned as they are.
+func (t *Table) ForCaller(access Access) *Table {
+	if t.confine == nil {
+		return t
+	}
+	c := *t
+	c.confine = newConfinement(t.confine.dir, t.confine.folder, access)
+	c.IO = c.confine.tableIO(t.rules)
+	return &c
+}
+
+// tableIO returns the FileIO of a table whose files are mapped by rules:
+// relative locations are resolved against its folder, and every open is
+// confined by c.
+func (c *confinement) tableIO(rules []fileio.Rule) *fileio.Remapper {
+	return fileio.Remap(confinedIO{base: c.dir.io, c: c}, rules...).WithBase(c.folder)
+}
+
+// CheckFile reports whether t may read the file at location, a location as
+// mapped by t.IO, without opening it: the planner records data and delete
+// files in tickets that a worker opens later. Errors wrap
+// ErrOutsideWarehouse or ErrOtherTable.
+func (t *Table) CheckFile(location string) error {
+	if t.confine == nil {
+		return nil
+	}
+	return t.confine.check(location)
+}
+
+// mayRead reports whether the absolute path p lies below the root or an
+// extra root; lexical also accepts the extra roots as given, before
+// symlinks are resolved.
+func (d *Directory) mayRead(p string, lexical bool) bool {
+	if fileio.Within(p, d.root) {
+		return true
+	}
+	for _, r := range d.roots {
+		if fileio.Within(p, r.real) || lexical && fileio.Within(p, r.given) {
+			return true
+		}
+	}
+	return false
+}
