@@ -39,23 +39,24 @@ func newConfinement(d *Directory, folder string, access Access) *confinement {
 }
 
 // check reports whether the table may read the file at location, a
-// location as mapped (where the file really is). Errors wrap
-// ErrOutsideWarehouse or ErrOtherTable and name location only.
+// location as mapped (where the file really is). The error is
+// ErrOutsideWarehouse or ErrOtherTable, and names no path: where the file
+// resolved to is the server's business.
 func (c *confinement) check(location string) error {
 	p, err := fileio.LocalPath(location)
 	if err != nil {
-		return fmt.Errorf("%s: %w", location, ErrOutsideWarehouse)
+		return ErrOutsideWarehouse
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil || !c.dir.mayRead(abs, true) {
-		return fmt.Errorf("%s: %w", location, ErrOutsideWarehouse)
+		return ErrOutsideWarehouse
 	}
 	real, err := c.resolve(abs)
 	if err != nil {
-		return fmt.Errorf("%s: %w", location, err)
+		return err
 	}
 	if !c.dir.mayRead(real, false) {
-		return fmt.Errorf("%s: %w", location, ErrOutsideWarehouse)
+		return ErrOutsideWarehouse
 	}
 	owner := c.tableFolder(real)
 	if owner == "" || owner == c.folder || c.access == nil {
@@ -63,7 +64,7 @@ func (c *confinement) check(location string) error {
 	}
 	rel, err := filepath.Rel(c.dir.root, owner)
 	if err != nil || !c.access(identifierFor(rel)) {
-		return fmt.Errorf("%s: %w", location, ErrOtherTable)
+		return ErrOtherTable
 	}
 	return nil
 }
@@ -139,7 +140,7 @@ type confinedIO struct {
 
 func (f confinedIO) Open(ctx context.Context, location string) (fileio.File, error) {
 	if err := f.c.check(location); err != nil {
-		return nil, fmt.Errorf("open %w", err)
+		return nil, fmt.Errorf("open %s: %w", location, err)
 	}
 	return f.base.Open(ctx, location)
 }
@@ -167,13 +168,34 @@ func (c *confinement) tableIO(rules []fileio.Rule) *fileio.Remapper {
 
 // CheckFile reports whether t may read the file at location, a location as
 // mapped by t.IO, without opening it: the planner records data and delete
-// files in tickets that a worker opens later. Errors wrap
-// ErrOutsideWarehouse or ErrOtherTable.
+// files in tickets that a worker opens later. The error is ErrOutsideWarehouse
+// or ErrOtherTable, naming no path: the caller names the file.
 func (t *Table) CheckFile(location string) error {
 	if t.confine == nil {
 		return nil
 	}
 	return t.confine.check(location)
+}
+
+// Recorded returns location, as mapped by t.IO, the way the table's
+// metadata names it: below the location the table was written at rather
+// than the folder the server keeps it in, so that a client is never shown
+// the server's own paths. A location that no rule maps comes back as it is.
+func (t *Table) Recorded(location string) string {
+	best := -1
+	for i, r := range t.rules {
+		if fileio.Scheme(r.To) != "" || !fileio.Within(location, r.To) {
+			continue
+		}
+		if best < 0 || len(r.To) > len(t.rules[best].To) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return location
+	}
+	r := t.rules[best]
+	return strings.TrimRight(r.From, "/") + filepath.ToSlash(location[len(r.To):])
 }
 
 // mayRead reports whether the absolute path p lies below the root or an

@@ -128,3 +128,27 @@ func TestDirectoryFileIOIsConfined(t *testing.T) {
 		t.Error("a file as allowed root was accepted")
 	}
 }
+
+func TestRecordedNamesFilesAsTheMetadataDoes(t *testing.T) {
+	t.Parallel()
+	root, outside, _ := confineWarehouse(t)
+	d, err := NewDirectory(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := d.LoadTable(context.Background(), Identifier{"b", "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ in, want string }{
+		{filepath.Join(tbl.Location, "data", "rows.parquet"), "/old/b/t/data/rows.parquet"},
+		{tbl.Location, "/old/b/t"},
+		{filepath.Join(outside, "passwd"), filepath.Join(outside, "passwd")},
+		{tbl.Location + "2/x", tbl.Location + "2/x"},
+	}
+	for _, tc := range cases {
+		if got := tbl.Recorded(tc.in); got != tc.want {
+			t.Errorf("Recorded(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

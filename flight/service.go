@@ -114,7 +114,12 @@ func (s *Service) loadTable(ctx context.Context, name string) (*catalog.Table, e
 	if err := s.auth.authorize(ctx, id); err != nil {
 		return nil, err
 	}
-	return s.catalog.LoadTable(ctx, id)
+	tbl, err := s.catalog.LoadTable(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	// The caller's view: no file of a table it may not read is opened.
+	return tbl.ForCaller(s.auth.access(ctx)), nil
 }
 
 // authorizeTicket checks that the caller may read a ticket's table.
@@ -201,6 +206,9 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkPlanFiles(tbl, plan); err != nil {
+		return nil, err
+	}
 	s.metrics.Planned(ctx, time.Since(start))
 	if plan.Snapshot != nil {
 		call.SetSnapshotID(plan.Snapshot.SnapshotID)
@@ -231,7 +239,7 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	info.Endpoint = make([]*flight.FlightEndpoint, len(plan.Endpoints))
 	if plan.Stats.Tasks < parallelEndpointTasks {
 		for i, ep := range plan.Endpoints {
-			if info.Endpoint[i], err = s.endpoint(plan, schemas, ep); err != nil {
+			if info.Endpoint[i], err = s.endpoint(plan, schemas, ep, tbl.Recorded); err != nil {
 				return nil, err
 			}
 		}
@@ -241,7 +249,7 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
 		g.Go(func() error {
-			fe, err := s.endpoint(plan, schemas, ep)
+			fe, err := s.endpoint(plan, schemas, ep, tbl.Recorded)
 			info.Endpoint[i] = fe
 			return err
 		})
@@ -294,7 +302,9 @@ func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
 	return out, nil
 }
 
-func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint) (*flight.FlightEndpoint, error) {
+// endpoint builds the signed endpoint of ep. Its app_metadata names files
+// by recorded, as the table's metadata does, never by the server's paths.
+func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, recorded func(string) string) (*flight.FlightEndpoint, error) {
 	t := &iceflightv1.Ticket{
 		Table:              plan.Table,
 		MetadataLocation:   plan.MetadataLocation,
@@ -316,7 +326,7 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		seen[task.Path] = true
 		md.FileCount++
 		if len(md.Files) < maxListedFiles {
-			md.Files = append(md.Files, task.Path)
+			md.Files = append(md.Files, recorded(task.Path))
 		}
 	}
 	appMD, err := json.Marshal(md)

@@ -1,0 +1,219 @@
+package flight
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/linkedin/goavro/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/reader"
+)
+
+// tripsRecorded is where the sample trips table was written; its manifest
+// list, manifest and data files record paths below it.
+const tripsRecorded = "file:/work/main/testdata/warehouse/samples/trips"
+
+// hostileWarehouse builds a warehouse of two copies of samples.trips:
+// a.trips, the real one, and b.trips, which claims another location but
+// whose manifest list names its own copy of the manifest, and so the data
+// files recorded there, below trips' recorded location. It returns the
+// warehouse root and the folder of a.trips.
+func hostileWarehouse(t *testing.T) (root, aFolder string) {
+	t.Helper()
+	src := filepath.Join(warehouse, "samples", "trips")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("sample warehouse missing: %v", err)
+	}
+	root = t.TempDir()
+	aFolder = filepath.Join(root, "a", "trips")
+	bMeta := filepath.Join(root, "b", "trips", "metadata")
+	copyTree(t, src, aFolder)
+	const bRecorded = "file:/elsewhere/b/trips"
+	entries, err := os.ReadDir(filepath.Join(src, "metadata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(bMeta, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, "metadata", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.HasSuffix(e.Name(), ".metadata.json"):
+			// Only the table's own files move; the manifest list is b's.
+			b = []byte(strings.ReplaceAll(string(b), tripsRecorded+"/metadata/snap-", bRecorded+"/metadata/snap-"))
+			b = []byte(strings.ReplaceAll(string(b), `"location":"`+tripsRecorded+`"`, `"location":"`+bRecorded+`"`))
+		case strings.HasPrefix(e.Name(), "snap-"):
+			b = rewriteAvroStrings(t, b, "manifest_path", tripsRecorded+"/metadata/", bRecorded+"/metadata/")
+		}
+		if err := os.WriteFile(filepath.Join(bMeta, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root, aFolder
+}
+
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if e.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rewriteAvroStrings rewrites the prefix old of field in every record of
+// an Avro container file to new, keeping its schema and metadata.
+func rewriteAvroStrings(t *testing.T, data []byte, field, old, new string) []byte {
+	t.Helper()
+	r, err := goavro.NewOCFReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta := map[string][]byte{}
+	for k, v := range r.MetaData() {
+		if k != "avro.schema" && k != "avro.codec" {
+			meta[k] = v
+		}
+	}
+	var out bytes.Buffer
+	w, err := goavro.NewOCFWriter(goavro.OCFConfig{W: &out, Codec: r.Codec(), CompressionName: r.CompressionName(), MetaData: meta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r.Scan() {
+		rec, err := r.Read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := rec.(map[string]any)
+		if s, ok := m[field].(string); ok && strings.HasPrefix(s, old) {
+			m[field] = new + s[len(old):]
+		}
+		if err := w.Append([]any{m}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out.Bytes()
+}
+
+// A table whose manifests name another table's files hands none of its
+// rows to a caller who may read only the first table; a caller who may
+// read both gets them. Without a rule leading there, the same files lie
+// outside the warehouse and nobody gets them.
+func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
+	t.Parallel()
+	root, aFolder := hostileWarehouse(t)
+	intoA := catalog.WithRules(fileio.Rule{From: tripsRecorded, To: aFolder})
+	onlyB := &Principal{Name: "b-reader", Namespaces: []string{"b"}}
+	both := &Principal{Name: "ab-reader", Namespaces: []string{"a", "b"}}
+	cases := []struct {
+		name      string
+		rules     []catalog.Option
+		principal *Principal // nil: authentication off
+		want      codes.Code
+		wantErr   string
+	}{
+		{"b's reader may not read a's files", []catalog.Option{intoA}, onlyB, codes.PermissionDenied, "may not read"},
+		{"a reader of a and b may", []catalog.Option{intoA}, both, codes.OK, ""},
+		{"without authentication every table may be read", []catalog.Option{intoA}, nil, codes.OK, ""},
+		{"files outside the warehouse are refused to anyone", nil, both, codes.PermissionDenied, "outside the warehouse"},
+		{"files outside the warehouse are refused without authentication", nil, nil, codes.PermissionDenied, "outside the warehouse"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cat, err := catalog.NewDirectory(root, tc.rules...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := &countingIO{base: fileio.NewResolver()}
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			var opts []Option
+			ctx := context.Background()
+			if tc.principal != nil {
+				a, err := NewAuthenticator(newCredentials(t, authTokens, ""), sessionSecret)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts = append(opts, WithAuthenticator(a))
+				ctx = withPrincipal(ctx, tc.principal)
+			}
+			svc := NewService(cat, reader.New(data, reader.WithAllocator(mem)), testSigner(t, 7), append(opts, WithAllocator(mem))...)
+			info, err := svc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"b", "trips"}})
+			if status.Code(err) != tc.want {
+				t.Fatalf("GetFlightInfo = %v, want %v", err, tc.want)
+			}
+			if err != nil {
+				msg := status.Convert(err).Message()
+				if !strings.Contains(msg, tc.wantErr) || strings.Contains(msg, root) {
+					t.Errorf("error %q: want %q, and no server path", msg, tc.wantErr)
+				}
+				if n := data.opens.Load(); n != 0 {
+					t.Errorf("a refused plan opened %d data files", n)
+				}
+				return
+			}
+			if info.TotalRecords != 20000 {
+				t.Errorf("TotalRecords = %d, want 20000", info.TotalRecords)
+			}
+			for _, ep := range info.Endpoint {
+				var md endpointMetadata
+				if err := json.Unmarshal(ep.AppMetadata, &md); err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range md.Files {
+					if !strings.HasPrefix(f, tripsRecorded+"/data/") {
+						t.Errorf("app_metadata names %q, not the recorded path", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestConfinementErrorCodes(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		err  error
+		want codes.Code
+	}{
+		{"a file outside the warehouse is PermissionDenied", fmt.Errorf("table b.t: data file /etc/passwd: %w", catalog.ErrOutsideWarehouse), codes.PermissionDenied},
+		{"another table's file is PermissionDenied", fmt.Errorf("table b.t: data file x: %w", catalog.ErrOtherTable), codes.PermissionDenied},
+		{"a local file outside the roots is PermissionDenied", fmt.Errorf("open x: %w", fileio.ErrOutsideRoot), codes.PermissionDenied},
+		{"a FIFO or folder as a file is FailedPrecondition", fmt.Errorf("open x: %w", fileio.ErrNotRegular), codes.FailedPrecondition},
+	}
+	for _, tc := range cases {
+		if got := codeOf(tc.err); got != tc.want {
+			t.Errorf("%s: code %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
