@@ -1,7 +1,6 @@
 package flight
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,12 +11,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/linkedin/goavro/v2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -39,7 +38,7 @@ func hostileWarehouse(t *testing.T) (root, aFolder string) {
 	root = t.TempDir()
 	aFolder = filepath.Join(root, "a", "trips")
 	bMeta := filepath.Join(root, "b", "trips", "metadata")
-	copyTree(t, src, aFolder)
+	testutil.CopyTree(t, src, aFolder)
 	const bRecorded = "file:/elsewhere/b/trips"
 	entries, err := os.ReadDir(filepath.Join(src, "metadata"))
 	if err != nil {
@@ -59,69 +58,13 @@ func hostileWarehouse(t *testing.T) (root, aFolder string) {
 			b = []byte(strings.ReplaceAll(string(b), tripsRecorded+"/metadata/snap-", bRecorded+"/metadata/snap-"))
 			b = []byte(strings.ReplaceAll(string(b), `"location":"`+tripsRecorded+`"`, `"location":"`+bRecorded+`"`))
 		case strings.HasPrefix(e.Name(), "snap-"):
-			b = rewriteAvroStrings(t, b, "manifest_path", tripsRecorded+"/metadata/", bRecorded+"/metadata/")
+			b = testutil.RewriteAvroPrefix(t, b, "manifest_path", tripsRecorded+"/metadata/", bRecorded+"/metadata/")
 		}
 		if err := os.WriteFile(filepath.Join(bMeta, e.Name()), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	return root, aFolder
-}
-
-func copyTree(t *testing.T, src, dst string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if e.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// rewriteAvroStrings rewrites the prefix old of field in every record of
-// an Avro container file to new, keeping its schema and metadata.
-func rewriteAvroStrings(t *testing.T, data []byte, field, old, new string) []byte {
-	t.Helper()
-	r, err := goavro.NewOCFReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	meta := map[string][]byte{}
-	for k, v := range r.MetaData() {
-		if k != "avro.schema" && k != "avro.codec" {
-			meta[k] = v
-		}
-	}
-	var out bytes.Buffer
-	w, err := goavro.NewOCFWriter(goavro.OCFConfig{W: &out, Codec: r.Codec(), CompressionName: r.CompressionName(), MetaData: meta})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r.Scan() {
-		rec, err := r.Read()
-		if err != nil {
-			t.Fatal(err)
-		}
-		m := rec.(map[string]any)
-		if s, ok := m[field].(string); ok && strings.HasPrefix(s, old) {
-			m[field] = new + s[len(old):]
-		}
-		if err := w.Append([]any{m}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out.Bytes()
 }
 
 // A table whose manifests name another table's files hands none of its
