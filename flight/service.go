@@ -141,7 +141,7 @@ func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) error {
 }
 
 func plannerTable(t *catalog.Table) planner.Table {
-	return planner.Table{Name: t.Identifier.String(), MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO}
+	return planner.Table{Name: t.Identifier.String(), MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO, Check: t.CheckFile}
 }
 
 func request(cmd *iceflightv1.Command) (planner.Request, error) {
