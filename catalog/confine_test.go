@@ -152,3 +152,28 @@ func TestRecordedNamesFilesAsTheMetadataDoes(t *testing.T) {
 		}
 	}
 }
+
+// A metadata file that is not JSON is named by its place in the table and
+// the position of the fault, never by a byte of what it holds.
+func TestMetadataParseErrorsShowNoContent(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"db/t/metadata/v1.metadata.json": "root:x:0:0:root:/root:/bin/bash\n"})
+	d, err := NewDirectory(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.LoadTable(context.Background(), Identifier{"db", "t"})
+	if err == nil {
+		t.Fatal("a metadata file that is not JSON was loaded")
+	}
+	msg := err.Error()
+	for _, leak := range []string{"root", "'r'", d.Root()} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("error %q shows %q", msg, leak)
+		}
+	}
+	if !strings.Contains(msg, "metadata/v1.metadata.json") || !strings.Contains(msg, "byte 1") {
+		t.Errorf("error %q does not name the file and the position", msg)
+	}
+}

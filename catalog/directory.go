@@ -264,20 +264,23 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 	}
 	metaFile, ok = d.inside(filepath.Join(metaDir, name))
 	if !ok {
-		return "", "", "", fmt.Errorf("table %s: metadata file %s: %w", id, name, ErrOutsideWarehouse)
+		return "", "", "", fmt.Errorf("table %s: metadata file metadata/%s: %w", id, name, ErrOutsideWarehouse)
 	}
 	return folder, rel, metaFile, nil
 }
 
-// load reads and parses a table's metadata file.
+// load reads and parses a table's metadata file. Errors name the file by
+// its place in the table ("metadata/v3.metadata.json"), not by the
+// server's path.
 func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, error) {
+	name := "metadata/" + filepath.Base(metaFile)
 	text, err := readText(ctx, d.io, metaFile)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", id, err)
+		return nil, fmt.Errorf("table %s: %w", id, fileio.Rename(err, metaFile, name))
 	}
 	md, err := iceberg.ParseMetadataString(text)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
+		return nil, fmt.Errorf("table %s: metadata file %s: %w", id, name, err)
 	}
 	c := newConfinement(d, folder, nil)
 	rules := d.tableRules(md.Location, folder)

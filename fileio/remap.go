@@ -115,27 +115,37 @@ func (r *Remapper) Open(ctx context.Context, location string) (File, error) {
 	mapped := r.Map(location)
 	f, err := r.base.Open(ctx, mapped)
 	if err != nil && mapped != location {
-		return nil, &mappedError{location: location, mapped: mapped, err: err}
+		return nil, Rename(err, mapped, location)
 	}
 	return f, err
 }
 
-// mappedError is a base FileIO's error with the mapped location in its
-// message put back to the recorded one; errors.Is still sees the cause.
-type mappedError struct {
-	location, mapped string
-	err              error
+// Rename returns err with the location real in its message, in any local
+// spelling, replaced by shown: errors then name a file as a table's
+// metadata records it, never by the server's own path. errors.Is and
+// errors.As still see err.
+func Rename(err error, real, shown string) error {
+	if err == nil || real == shown {
+		return err
+	}
+	return &renamedError{real: real, shown: shown, err: err}
 }
 
-func (e *mappedError) Error() string {
-	msg := strings.ReplaceAll(e.err.Error(), e.mapped, e.location)
-	if p, err := LocalPath(e.mapped); err == nil && p != e.mapped {
-		msg = strings.ReplaceAll(msg, p, e.location)
+// renamedError is an error whose message names a file otherwise.
+type renamedError struct {
+	real, shown string
+	err         error
+}
+
+func (e *renamedError) Error() string {
+	msg := strings.ReplaceAll(e.err.Error(), e.real, e.shown)
+	if p, err := LocalPath(e.real); err == nil && p != e.real {
+		msg = strings.ReplaceAll(msg, p, e.shown)
 	}
 	return msg
 }
 
-func (e *mappedError) Unwrap() error { return e.err }
+func (e *renamedError) Unwrap() error { return e.err }
 
 // match returns the winning rule for loc, or nil.
 func (r *Remapper) match(loc splitLoc) *compiledRule {
