@@ -208,14 +208,21 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 	if err != nil {
 		return nil, err
 	}
+	st, err := os.Stat(metaFile)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: metadata file metadata/%s: %w", id, filepath.Base(metaFile), fileio.ErrUnavailable)
+	}
+	// The file's name is not its identity: a table folder replaced by
+	// another table's (or a file rewritten in place) keeps the name.
+	stamp := fileStamp{size: st.Size(), modNanos: st.ModTime().UnixNano()}
 	t := (*Table)(nil)
-	if cached != nil && cached.table.MetadataLocation == metaFile {
+	if cached != nil && cached.table.MetadataLocation == metaFile && cached.stamp == stamp {
 		t = cached.table
 	} else if t, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
 		return nil, err
 	}
 	d.mu.Lock()
-	d.cache[key] = &cachedTable{table: t, checked: now}
+	d.cache[key] = &cachedTable{table: t, stamp: stamp, checked: now}
 	d.mu.Unlock()
 	return t, nil
 }
@@ -232,11 +239,18 @@ func (d *Directory) Refresh(id Identifier) {
 	delete(d.cache, id.String())
 }
 
-// cachedTable is a parsed table and when its metadata file was last
-// looked up.
+// cachedTable is a parsed table, the identity of the metadata file it was
+// parsed from, and when that file was last looked up.
 type cachedTable struct {
 	table   *Table
+	stamp   fileStamp
 	checked time.Time
+}
+
+// fileStamp tells one version of a file from another: its size and
+// modification time.
+type fileStamp struct {
+	size, modNanos int64
 }
 
 // locate finds a table's folder and current metadata file.
