@@ -160,3 +160,38 @@ func TestConfinementErrorCodes(t *testing.T) {
 		}
 	}
 }
+
+// A read that fails names its file relative to the table, never by the
+// server's path.
+func TestDoGetErrorsShowNoServerPath(t *testing.T) {
+	t.Parallel()
+	root, aFolder := hostileWarehouse(t)
+	cat, err := catalog.NewDirectory(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := serveCatalog(t, cat, 1000)
+	info, err := h.client.GetFlightInfo(context.Background(), pathDesc("a", "trips"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(aFolder, "data", "*.parquet"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("data files: %v %v", files, err)
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stream, err := h.client.DoGet(context.Background(), info.Endpoint[0].Ticket)
+	for err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("DoGet of a removed file = %v, want NotFound", err)
+	}
+	if msg := status.Convert(err).Message(); strings.Contains(msg, root) || !strings.Contains(msg, "data/") {
+		t.Errorf("error %q shows the server path or no file", msg)
+	}
+}

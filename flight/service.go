@@ -521,7 +521,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		}
 		if err != nil {
 			w.Close()
-			return fmt.Errorf("table %s: %w", t.Table, err)
+			return fmt.Errorf("table %s: %w", t.Table, readError(t, task, err))
 		}
 	}
 	return w.Close()

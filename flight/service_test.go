@@ -92,6 +92,12 @@ func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveCatalog(t, cat, batchRows, opts...)
+}
+
+// serveCatalog is serve over the tables of cat.
+func serveCatalog(t *testing.T, cat catalog.Catalog, batchRows int, opts ...Option) *harness {
+	t.Helper()
 	signer := testSigner(t, 7)
 	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
