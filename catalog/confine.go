@@ -28,14 +28,24 @@ type confinement struct {
 	folder string // the table's own folder, real
 	access Access
 
+	// Files of a table share few folders, so what a file's folder resolves
+	// to is worked out once per folder; a plan of 100,000 files then costs
+	// one lstat(2) a file.
 	mu      sync.Mutex
-	realDir map[string]string // folder as named → real folder, "" if missing
-	tables  map[string]bool   // real folder → is a table
+	folders map[string]folderInfo // folder as named → what it is
+	tables  map[string]bool       // real folder → is a table
+}
+
+// folderInfo is what the confinement knows of one folder.
+type folderInfo struct {
+	real     string // symlinks resolved; the folder as named if it is missing
+	readable bool   // below the warehouse or an extra root
+	owner    string // folder of the table it lies in, "" for none
 }
 
 func newConfinement(d *Directory, folder string, access Access) *confinement {
 	return &confinement{dir: d, folder: folder, access: access,
-		realDir: map[string]string{}, tables: map[string]bool{}}
+		folders: map[string]folderInfo{}, tables: map[string]bool{}}
 }
 
 // check reports whether the table may read the file at location, a
@@ -51,63 +61,63 @@ func (c *confinement) check(location string) error {
 	if err != nil || !c.dir.mayRead(abs, true) {
 		return ErrOutsideWarehouse
 	}
-	real, err := c.resolve(abs)
+	parent, base := filepath.Split(abs)
+	info, err := c.folderOf(parent)
 	if err != nil {
 		return err
 	}
-	if !c.dir.mayRead(real, false) {
+	// The file itself may be a symlink; a file that does not exist is
+	// left to the open to report.
+	if st, err := os.Lstat(filepath.Join(info.real, base)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(filepath.Join(info.real, base))
+		if err != nil {
+			// A dangling symlink: what it points to is no table's file.
+			return ErrOutsideWarehouse
+		}
+		if info, err = c.folderOf(filepath.Dir(target)); err != nil {
+			return err
+		}
+	}
+	if !info.readable {
 		return ErrOutsideWarehouse
 	}
-	owner := c.tableFolder(real)
-	if owner == "" || owner == c.folder || c.access == nil {
+	if info.owner == "" || info.owner == c.folder || c.access == nil {
 		return nil
 	}
-	rel, err := filepath.Rel(c.dir.root, owner)
+	rel, err := filepath.Rel(c.dir.root, info.owner)
 	if err != nil || !c.access(identifierFor(rel)) {
 		return ErrOtherTable
 	}
 	return nil
 }
 
-// resolve returns where abs really is: its folder with symlinks resolved
-// (once per folder, as a table's files share few folders), then the file
-// itself if it is a symlink. A file that does not exist is left to the
-// open to report; its lexical path stands in for the real one.
-func (c *confinement) resolve(abs string) (string, error) {
-	parent, base := filepath.Split(abs)
+// folderOf returns what the folder dir is, from the cache or worked out.
+func (c *confinement) folderOf(dir string) (folderInfo, error) {
 	c.mu.Lock()
-	realParent, ok := c.realDir[parent]
+	info, ok := c.folders[dir]
 	c.mu.Unlock()
-	if !ok {
-		r, err := filepath.EvalSymlinks(parent)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("resolve: %w", fileio.ErrUnavailable)
-		}
-		realParent = r
-		c.mu.Lock()
-		c.realDir[parent] = r
-		c.mu.Unlock()
+	if ok {
+		return info, nil
 	}
-	if realParent == "" {
-		return abs, nil
+	real, err := filepath.EvalSymlinks(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		real = filepath.Clean(dir)
+	case err != nil:
+		return folderInfo{}, fmt.Errorf("resolve: %w", fileio.ErrUnavailable)
 	}
-	real := filepath.Join(realParent, base)
-	st, err := os.Lstat(real)
-	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-		return real, nil
-	}
-	if target, err := filepath.EvalSymlinks(real); err == nil {
-		return target, nil
-	}
-	// A dangling symlink: what it points to is no table's file.
-	return "", ErrOutsideWarehouse
+	info = folderInfo{real: real, readable: c.dir.mayRead(real, false), owner: c.tableFolder(real)}
+	c.mu.Lock()
+	c.folders[dir] = info
+	c.mu.Unlock()
+	return info, nil
 }
 
-// tableFolder returns the folder of the table real lies in, or "" when it
-// lies in none. Folders are tried from the root down, as tables are found:
-// the first table on the way owns everything below it.
+// tableFolder returns the folder of the table the folder real lies in, or
+// "" when it lies in none. Folders are tried from the root down, as tables
+// are found: the first table on the way owns everything below it.
 func (c *confinement) tableFolder(real string) string {
-	rel, err := filepath.Rel(c.dir.root, filepath.Dir(real))
+	rel, err := filepath.Rel(c.dir.root, real)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return ""
 	}

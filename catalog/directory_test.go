@@ -27,7 +27,7 @@ func metadataJSON(location, tag string) string {
 }
 
 // writeFiles writes files (path relative to root → content) below root.
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func writeFiles(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))

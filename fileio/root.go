@@ -127,11 +127,15 @@ func (l *Local) rootOf(p string, lexical bool) (*localRoot, bool) {
 	return nil, false
 }
 
-// Within reports whether the clean absolute path p is the folder dir or
-// lies below it, comparing whole segments ("/wh/t2" is not within "/wh/t").
+// Within reports whether p is the folder dir or lies below it, comparing
+// whole segments ("/wh/t2" is not within "/wh/t"). Both must be clean
+// absolute paths (as filepath.Abs and filepath.EvalSymlinks return them):
+// it is a string comparison, as a plan checks every one of its files.
 func Within(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	if !strings.HasPrefix(p, dir) {
+		return false
+	}
+	return len(p) == len(dir) || p[len(dir)] == filepath.Separator || strings.HasSuffix(dir, string(filepath.Separator))
 }
 
 // escapes reports whether err is os.Root's refusal of a path that leads out

@@ -151,3 +151,23 @@ func TestLocalRefusesFIFOWithoutBlocking(t *testing.T) {
 		})
 	}
 }
+
+func TestWithin(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		p, dir string
+		want   bool
+	}{
+		{"/wh/t", "/wh/t", true},
+		{"/wh/t/data/x", "/wh/t", true},
+		{"/wh/t2", "/wh/t", false},
+		{"/wh", "/wh/t", false},
+		{"/etc/passwd", "/wh", false},
+		{"/anything", "/", true},
+	}
+	for _, tc := range cases {
+		if got := Within(tc.p, tc.dir); got != tc.want {
+			t.Errorf("Within(%q, %q) = %v, want %v", tc.p, tc.dir, got, tc.want)
+		}
+	}
+}
