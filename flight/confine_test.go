@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -193,5 +195,36 @@ func TestDoGetErrorsShowNoServerPath(t *testing.T) {
 	}
 	if msg := status.Convert(err).Message(); strings.Contains(msg, root) || !strings.Contains(msg, "data/") {
 		t.Errorf("error %q shows the server path or no file", msg)
+	}
+}
+
+// A FIFO in a manifest list's place would block open(2) for good: the
+// plan fails at once with FailedPrecondition naming the file.
+func TestPlanRefusesAFIFOManifestList(t *testing.T) {
+	t.Parallel()
+	root, aFolder := hostileWarehouse(t)
+	lists, err := filepath.Glob(filepath.Join(aFolder, "metadata", "snap-*.avro"))
+	if err != nil || len(lists) != 1 {
+		t.Fatalf("manifest lists: %v %v", lists, err)
+	}
+	if err := os.Remove(lists[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(lists[0], 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	cat, err := catalog.NewDirectory(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(cat, nil, testSigner(t, 7))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = svc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"a", "trips"}})
+	if status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("GetFlightInfo = %v, want FailedPrecondition", err)
+	}
+	if msg := status.Convert(err).Message(); !strings.Contains(msg, filepath.Base(lists[0])) || strings.Contains(msg, root) {
+		t.Errorf("error %q does not name the manifest list as recorded", msg)
 	}
 }
