@@ -40,18 +40,25 @@ func confineWarehouse(t *testing.T) (root, outside, extra string) {
 	return root, outside, extra
 }
 
+// loadOne opens the warehouse root with opts and loads the table id.
+func loadOne(t testing.TB, root string, id Identifier, opts ...Option) *Table {
+	t.Helper()
+	d, err := NewDirectory(root, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := d.LoadTable(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tbl
+}
+
 func TestTableFilesAreConfined(t *testing.T) {
 	t.Parallel()
 	root, outside, extra := confineWarehouse(t)
-	d, err := NewDirectory(root, WithAllowedRoots(extra))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	tbl, err := d.LoadTable(ctx, Identifier{"b", "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := loadOne(t, root, Identifier{"b", "t"}, WithAllowedRoots(extra))
 	onlyB := tbl.ForCaller(func(id Identifier) bool { return id.Namespace()[0] == "b" })
 	everyone := tbl.ForCaller(nil)
 	passwd := filepath.Join(outside, "passwd")
@@ -133,14 +140,7 @@ func TestDirectoryFileIOIsConfined(t *testing.T) {
 func TestRecordedNamesFilesAsTheMetadataDoes(t *testing.T) {
 	t.Parallel()
 	root, outside, _ := confineWarehouse(t)
-	d, err := NewDirectory(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := d.LoadTable(context.Background(), Identifier{"b", "t"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := loadOne(t, root, Identifier{"b", "t"})
 	cases := []struct{ in, want string }{
 		{filepath.Join(tbl.Location, "data", "rows.parquet"), "/old/b/t/data/rows.parquet"},
 		{tbl.Location, "/old/b/t"},
@@ -191,14 +191,7 @@ func BenchmarkCheckFile(b *testing.B) {
 		paths = append(paths, filepath.Join(root, filepath.FromSlash(name)))
 	}
 	writeFiles(b, root, files)
-	d, err := NewDirectory(root)
-	if err != nil {
-		b.Fatal(err)
-	}
-	tbl, err := d.LoadTable(context.Background(), Identifier{"db", "t"})
-	if err != nil {
-		b.Fatal(err)
-	}
+	tbl := loadOne(b, root, Identifier{"db", "t"})
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if i%len(paths) == 0 {
