@@ -39,7 +39,8 @@ func CopyTree(t testing.TB, src, dst string) {
 // RewriteAvroPrefix returns the Avro container file data with the string
 // field of every record that starts with old starting with new instead,
 // keeping the file's schema, codec and metadata: it turns a sample
-// manifest list or manifest into one that names other files.
+// manifest list or manifest into one that names other files. A dotted
+// field names a field of a nested record ("data_file.file_path").
 func RewriteAvroPrefix(t testing.TB, data []byte, field, old, new string) []byte {
 	t.Helper()
 	r, err := goavro.NewOCFReader(bytes.NewReader(data))
@@ -66,8 +67,19 @@ func RewriteAvroPrefix(t testing.TB, data []byte, field, old, new string) []byte
 		if !ok {
 			t.Fatalf("Avro record is %T, want a record", rec)
 		}
-		if s, ok := m[field].(string); ok && strings.HasPrefix(s, old) {
-			m[field] = new + s[len(old):]
+		parent, name := m, field
+		for {
+			head, rest, nested := strings.Cut(name, ".")
+			if !nested {
+				break
+			}
+			if parent, ok = parent[head].(map[string]any); !ok {
+				t.Fatalf("Avro field %s is not a record", head)
+			}
+			name = rest
+		}
+		if s, ok := parent[name].(string); ok && strings.HasPrefix(s, old) {
+			parent[name] = new + s[len(old):]
 		}
 		if err := w.Append([]any{m}); err != nil {
 			t.Fatal(err)
