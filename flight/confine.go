@@ -2,12 +2,10 @@ package flight
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/planner"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -20,39 +18,6 @@ func (a *Authenticator) access(ctx context.Context) catalog.Access {
 		return nil
 	}
 	return func(id catalog.Identifier) bool { return p.CanRead(id.Namespace()) }
-}
-
-// checkPlanFiles refuses a plan that names a data or delete file its table
-// may not read: outside the warehouse, or in the folder of a table the
-// caller may not read. Tickets are signed and workers trust them, so the
-// coordinator is the last place that knows the caller: once a path is in a
-// ticket, any worker opens it. The error names the file as the table's
-// metadata records it.
-func checkPlanFiles(tbl *catalog.Table, plan *planner.Plan) error {
-	seen := make(map[string]bool)
-	check := func(kind, path string) error {
-		if seen[path] {
-			return nil
-		}
-		seen[path] = true
-		if err := tbl.CheckFile(path); err != nil {
-			return fmt.Errorf("table %s: %s %s: %w", tbl.Identifier, kind, tbl.Recorded(path), err)
-		}
-		return nil
-	}
-	for _, ep := range plan.Endpoints {
-		for _, task := range ep.Tasks {
-			if err := check("data file", task.Path); err != nil {
-				return err
-			}
-			for _, d := range task.Deletes {
-				if err := check("delete file", d.Path); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
 }
 
 // readError names the files in an error of task's read as a client may see

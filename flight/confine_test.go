@@ -228,3 +228,98 @@ func TestPlanRefusesAFIFOManifestList(t *testing.T) {
 		t.Errorf("error %q does not name the manifest list as recorded", msg)
 	}
 }
+
+// outsideTable copies samples.trips to root/c/trips with its data files
+// in outside, and has its manifest name them with prefix, or, for an empty
+// prefix, keeps the recorded paths and makes the data folder a symlink to
+// outside.
+func outsideTable(t *testing.T, root, outside, prefix string) {
+	t.Helper()
+	src := filepath.Join(warehouse, "samples", "trips")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("sample warehouse missing: %v", err)
+	}
+	folder := filepath.Join(root, "c", "trips")
+	testutil.CopyTree(t, filepath.Join(src, "metadata"), filepath.Join(folder, "metadata"))
+	testutil.CopyTree(t, filepath.Join(src, "data"), outside)
+	if prefix == "" {
+		if err := os.Symlink(outside, filepath.Join(folder, "data")); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	manifests, err := filepath.Glob(filepath.Join(folder, "metadata", "*-m0.avro"))
+	if err != nil || len(manifests) != 1 {
+		t.Fatalf("manifests: %v %v", manifests, err)
+	}
+	b, err := os.ReadFile(manifests[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = testutil.RewriteAvroPrefix(t, b, "data_file.file_path", tripsRecorded+"/data/", prefix)
+	if err := os.WriteFile(manifests[0], b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Data files named by absolute paths, by '..' past the table's location,
+// by relative paths or through a symlink out of the warehouse are refused
+// whoever asks; once their folder is an allowed root, the same table
+// serves all its rows, so the refusal is what stands between them.
+func TestPlanRefusesDataOutsideTheWarehouse(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name   string
+		prefix func(outside string) string
+	}{
+		{"absolute paths", func(outside string) string { return "file:" + outside + "/" }},
+		{"the recorded location and '..'", func(outside string) string {
+			return tripsRecorded + strings.Repeat("/..", 6) + outside + "/"
+		}},
+		{"relative paths", func(string) string { return "../../../outside/" }},
+		{"a symlinked data folder", func(string) string { return "" }},
+	}
+	for _, tc := range cases {
+		for _, allowed := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, allowed %v", tc.name, allowed), func(t *testing.T) {
+				t.Parallel()
+				base := t.TempDir()
+				root, outside := filepath.Join(base, "wh"), filepath.Join(base, "outside")
+				outsideTable(t, root, outside, tc.prefix(outside))
+				var opts []catalog.Option
+				if allowed {
+					opts = append(opts, catalog.WithAllowedRoots(outside))
+				}
+				cat, err := catalog.NewDirectory(root, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				h := serveCatalog(t, cat, 1000)
+				ctx := context.Background()
+				info, err := h.client.GetFlightInfo(ctx, pathDesc("c", "trips"))
+				if !allowed {
+					if status.Code(err) != codes.PermissionDenied {
+						t.Fatalf("GetFlightInfo = %v, want PermissionDenied", err)
+					}
+					// The file is named as the manifest records it, and
+					// the server's paths only where the record has them.
+					recorded := tc.prefix(outside)
+					if recorded == "" {
+						recorded = tripsRecorded + "/data/"
+					}
+					msg := status.Convert(err).Message()
+					if !strings.Contains(msg, recorded) || !strings.Contains(recorded, base) && strings.Contains(msg, base) {
+						t.Errorf("error %q does not name the file as recorded (%s...)", msg, recorded)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rows := h.readAll(ctx, t, info); rows != 20000 {
+					t.Errorf("%d rows, want 20000", rows)
+				}
+			})
+		}
+	}
+}

@@ -206,9 +206,6 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkPlanFiles(tbl, plan); err != nil {
-		return nil, err
-	}
 	s.metrics.Planned(ctx, time.Since(start))
 	if plan.Snapshot != nil {
 		call.SetSnapshotID(plan.Snapshot.SnapshotID)

@@ -41,9 +41,11 @@ type Table struct {
 	// implements Mapper, task paths are the mapped locations, so a worker
 	// can open them with a plain FileIO.
 	IO fileio.FileIO
-	// Check, when set, vets the mapped location of every manifest list and
-	// manifest before it is read or served from the cache, so that a
-	// caller who may not read a file does not get it from another's plan.
+	// Check, when set, vets the mapped location of every file the plan
+	// reads or names: manifest lists and manifests before they are read or
+	// served from the cache (so a caller who may not read a file does not
+	// get it from another's plan), data and delete files before they go
+	// into a task. Its error fails the plan, naming the file as recorded.
 	Check func(location string) error
 }
 
