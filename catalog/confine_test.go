@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // confineWarehouse builds a warehouse with tables a.t and b.t, a folder
@@ -200,5 +202,45 @@ func BenchmarkCheckFile(b *testing.B) {
 		if err := tbl.CheckFile(paths[i%len(paths)]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A FIFO where a hint file, a metadata folder or a _siblings folder should
+// be would block open(2) until a writer comes; listing and loading tables
+// must go on without it.
+func TestFIFOsInTableFoldersDoNotBlock(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"db/t/metadata/v1.metadata.json": metadataJSON("/old/db/t", "t"),
+		"db/u/data/x.parquet":            "x",
+	})
+	for _, fifo := range []string{"db/t/metadata/version-hint.text", "db/t/_siblings", "db/u/metadata"} {
+		if err := syscall.Mkfifo(filepath.Join(root, filepath.FromSlash(fifo)), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	d, err := NewDirectory(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		ids, err := d.ListTables(context.Background())
+		if err == nil && (len(ids) != 1 || ids[0].String() != "db.t") {
+			err = fmt.Errorf("tables %v, want [db.t]", ids)
+		}
+		if err == nil {
+			_, err = d.LoadTable(context.Background(), Identifier{"db", "t"})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("listing or loading blocked on a FIFO")
 	}
 }

@@ -325,7 +325,7 @@ func (d *Directory) tableRules(location, folder string) []fileio.Rule {
 		return rules
 	}
 	siblings := filepath.Join(folder, "_siblings")
-	entries, err := os.ReadDir(siblings)
+	entries, err := readDir(siblings)
 	if err != nil {
 		return rules
 	}
