@@ -12,11 +12,13 @@ import (
 // a million snapshots, or thousands of ordinary ones.
 const DefaultMetadataCacheBytes = 1 << 30
 
-// cachedTable is a parsed table, the bytes it is estimated to hold, and
-// when its metadata file was last looked up.
+// cachedTable is a parsed table, the bytes it is estimated to hold, the
+// identity of the metadata file it was parsed from, and when that file was
+// last looked up.
 type cachedTable struct {
 	table   *Table
 	bytes   int64
+	stamp   fileStamp
 	checked time.Time
 }
 

@@ -125,3 +125,27 @@ func TestMetadataCacheIsBoundedByBytes(t *testing.T) {
 		t.Errorf("a table larger than the whole bound was cached")
 	}
 }
+
+// A metadata file rewritten in place (or a table folder replaced by another
+// table's) keeps its name but is another file: it is parsed again.
+func TestRewrittenMetadataFileIsParsedAgain(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"db/t/metadata/v1.metadata.json": metadataJSON("/old/db/t", "one")})
+	d, err := NewDirectory(root, WithRefreshInterval(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := Identifier{"db", "t"}
+	if _, err := d.LoadTable(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, root, map[string]string{"db/t/metadata/v1.metadata.json": metadataJSON("/old/db/t", "rewritten")})
+	tbl, err := d.LoadTable(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tbl.Metadata.Properties["tag"]; got != "rewritten" {
+		t.Errorf("loaded metadata %q, want the rewritten file's", got)
+	}
+}

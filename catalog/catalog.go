@@ -96,4 +96,10 @@ type Table struct {
 	// Location is where the table really is, which may differ from
 	// Metadata.Location, the place it was written.
 	Location string
+
+	// rules map the table's recorded locations (see Directory.tableRules).
+	rules []fileio.Rule
+	// confine keeps the table's reads inside what it may read; nil for
+	// catalogs without folders.
+	confine *confinement
 }

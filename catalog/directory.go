@@ -27,8 +27,11 @@ const maxIdentifierParts = 32
 // searched for tables. A Directory is safe for concurrent use.
 type Directory struct {
 	root  string // absolute, symlinks resolved
+	roots []extraRoot
 	io    fileio.FileIO
 	rules []fileio.Rule
+
+	allowed []string // WithAllowedRoots, until NewDirectory resolves them
 
 	refresh     time.Duration
 	maxMetadata int64
@@ -47,7 +50,9 @@ type Option func(*Directory)
 
 // WithFileIO sets the FileIO that reads metadata files and, through each
 // table's remapping, everything else. It must open local paths. The default
-// is fileio.NewResolver(); either is made fileio.Cancelable.
+// is a local file system confined to the root and the allowed roots; files
+// outside them are refused whatever FileIO reads them. Either is made
+// fileio.Cancelable.
 func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io } }
 
 // WithRules adds remapping rules to every table, ahead of the rules the
@@ -55,6 +60,18 @@ func WithFileIO(io fileio.FileIO) Option { return func(d *Directory) { d.io = io
 func WithRules(rules ...fileio.Rule) Option {
 	return func(d *Directory) { d.rules = append(d.rules, rules...) }
 }
+
+// WithAllowedRoots lets tables read files below the folders dirs too, for
+// tables whose data lies beyond the warehouse (write.data.path elsewhere,
+// or a rule of WithRules leading there). Without it a table reads only
+// below the warehouse root: any other file its metadata names is refused
+// with ErrOutsideWarehouse.
+func WithAllowedRoots(dirs ...string) Option {
+	return func(d *Directory) { d.allowed = append(d.allowed, dirs...) }
+}
+
+// extraRoot is a folder of WithAllowedRoots, as given and as resolved.
+type extraRoot struct{ given, real string }
 
 // WithRefreshInterval sets how long parsed metadata is served before the
 // current metadata file is looked up again; 0 looks it up on every load.
@@ -105,8 +122,31 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 		opt(d)
 	}
 	d.cache = newTableCache(d.cacheBytes)
+	dirs := []string{real}
+	for _, r := range d.allowed {
+		given, err := filepath.Abs(r)
+		if err == nil {
+			var st os.FileInfo
+			if st, err = os.Stat(given); err == nil && !st.IsDir() {
+				err = errors.New("not a folder")
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("allowed root %s: %w", r, err)
+		}
+		real, err := filepath.EvalSymlinks(given)
+		if err != nil {
+			return nil, fmt.Errorf("allowed root %s: %w", r, err)
+		}
+		d.roots = append(d.roots, extraRoot{given: given, real: real})
+		dirs = append(dirs, real)
+	}
 	if d.io == nil {
-		d.io = fileio.NewResolver()
+		local, err := fileio.NewLocalWithin(dirs...)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse %s: %w", root, err)
+		}
+		d.io = fileio.NewResolver(fileio.WithScheme("", local), fileio.WithScheme("file", local))
 	}
 	// No call may be held by storage that hangs (see fileio.Cancelable).
 	d.io = fileio.Cancelable(d.io)
@@ -192,8 +232,14 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 		if err != nil {
 			return nil, err
 		}
-		next := &cachedTable{checked: now}
-		if cached != nil && cached.table.MetadataLocation == metaFile {
+		st, err := os.Stat(metaFile)
+		if err != nil {
+			return nil, fmt.Errorf("table %s: metadata file metadata/%s: %w", id, filepath.Base(metaFile), fileio.ErrUnavailable)
+		}
+		// The file's name is not its identity: a table folder replaced by
+		// another table's (or a file rewritten in place) keeps the name.
+		next := &cachedTable{checked: now, stamp: fileStamp{size: st.Size(), modNanos: st.ModTime().UnixNano()}}
+		if cached != nil && cached.table.MetadataLocation == metaFile && cached.stamp == next.stamp {
 			next.table, next.bytes = cached.table, cached.bytes
 		} else if next.table, next.bytes, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
 			return nil, err
@@ -217,6 +263,12 @@ func (d *Directory) Refresh(id Identifier) {
 		return
 	}
 	d.cache.drop(id.String())
+}
+
+// fileStamp tells one version of a file from another: its size and
+// modification time.
+type fileStamp struct {
+	size, modNanos int64
 }
 
 // locate finds a table's folder and current metadata file.
@@ -244,28 +296,34 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 	}
 	metaFile, ok = d.inside(filepath.Join(metaDir, name))
 	if !ok {
-		return "", "", "", fmt.Errorf("table %s: metadata file %s lies outside the warehouse", id, filepath.Join(metaDir, name))
+		return "", "", "", fmt.Errorf("table %s: metadata file metadata/%s: %w", id, name, ErrOutsideWarehouse)
 	}
 	return folder, rel, metaFile, nil
 }
 
 // load reads and parses a table's metadata file, and returns the bytes
-// of text the parse came from.
+// of text the parse came from. Errors name the file by its place in the
+// table ("metadata/v3.metadata.json"), not by the server's path.
 func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, int64, error) {
+	name := "metadata/" + filepath.Base(metaFile)
 	text, err := readText(ctx, d.io, metaFile, d.maxMetadata)
 	if err != nil {
-		return nil, 0, fmt.Errorf("table %s: %w", id, err)
+		return nil, 0, fmt.Errorf("table %s: %w", id, fileio.Rename(err, metaFile, name))
 	}
 	md, err := iceberg.ParseMetadataString(text)
 	if err != nil {
-		return nil, 0, fmt.Errorf("table %s: metadata %s: %w", id, metaFile, err)
+		return nil, 0, fmt.Errorf("table %s: metadata file %s: %w", id, name, err)
 	}
+	c := newConfinement(d, folder, nil)
+	rules := d.tableRules(md.Location, folder)
 	return &Table{
 		Identifier:       identifierFor(rel),
 		MetadataLocation: metaFile,
 		Metadata:         md,
-		IO:               fileio.Remap(d.io, d.tableRules(md.Location, folder)...).WithBase(folder),
+		IO:               c.tableIO(rules),
 		Location:         folder,
+		rules:            rules,
+		confine:          c,
 	}, int64(len(text)), nil
 }
 
@@ -285,7 +343,7 @@ func (d *Directory) tableRules(location, folder string) []fileio.Rule {
 		return rules
 	}
 	siblings := filepath.Join(folder, "_siblings")
-	entries, err := os.ReadDir(siblings)
+	entries, err := readDir(siblings)
 	if err != nil {
 		return rules
 	}
@@ -335,11 +393,7 @@ func (d *Directory) find(dir, rel string, parts []string) (string, string, bool)
 // lies within the root.
 func (d *Directory) inside(p string) (string, bool) {
 	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(d.root, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	if err != nil || !fileio.Within(real, d.root) {
 		return "", false
 	}
 	return real, true

@@ -11,8 +11,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"unsafe"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -80,7 +82,7 @@ func currentMetadata(dir string, within func(string) (string, bool)) (string, er
 			}
 		}
 	}
-	entries, err := os.ReadDir(dir)
+	entries, err := readDir(dir)
 	if err != nil {
 		return "", err
 	}
@@ -125,12 +127,49 @@ func readHint(dir string, within func(string) (string, bool)) (int64, bool) {
 
 // readSmall reads the start of a hint file; a real hint is a few bytes.
 func readSmall(p string) ([]byte, error) {
-	f, err := os.Open(p)
+	f, err := openNoWait(p, false)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	return io.ReadAll(io.LimitReader(f, 64))
+}
+
+// errWrongType marks a path that is not the kind of file it should be.
+var errWrongType = errors.New("not a regular file or folder as expected")
+
+// openNoWait opens p, a regular file or, when dir is set, a folder,
+// without blocking: a FIFO in the place of a hint file or a metadata folder
+// would otherwise hold open(2), and with it the table listing, until a
+// writer comes. The type is taken from the open file, so nothing can be
+// swapped in between.
+func openNoWait(p string, dir bool) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && (dir && !st.IsDir() || !dir && !st.Mode().IsRegular()) {
+		err = fmt.Errorf("%s: %w", p, errWrongType)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readDir lists the folder dir, sorted by name, as os.ReadDir does, but
+// refuses anything that is not a folder without blocking on it.
+func readDir(dir string) ([]os.DirEntry, error) {
+	f, err := openNoWait(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, err
 }
 
 // versionFile returns the name of the regular file holding version n, in any
@@ -158,7 +197,7 @@ func hasMetadata(dir string, within func(string) (string, bool)) bool {
 			return true
 		}
 	}
-	f, err := os.Open(dir)
+	f, err := openNoWait(dir, true)
 	if err != nil {
 		return false
 	}

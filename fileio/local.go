@@ -2,13 +2,13 @@ package fileio
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 )
 
 // Local is the FileIO for the local file system. It opens bare paths
@@ -18,14 +18,27 @@ import (
 // Locations are taken literally, never percent-decoded: Iceberg writers
 // record Hadoop path strings, whose escaped partition values ("h=17%3A00")
 // are the real names on disk.
-type Local struct{}
+//
+// A Local made by NewLocal reads anywhere the process may; one made by
+// NewLocalWithin only below its root folders.
+type Local struct {
+	roots []localRoot
+}
 
-// NewLocal returns a FileIO for the local file system.
+// NewLocal returns a FileIO for the whole local file system.
 func NewLocal() *Local { return &Local{} }
 
+// openFlags open a file for reading without waiting: a FIFO or a device
+// would otherwise block open(2) until a writer comes, holding the call
+// forever. On a regular file O_NONBLOCK changes nothing.
+const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
+
 // Open opens the local file at location. A missing file is an error wrapping
-// ErrNotFound; a directory is not a file.
-func (*Local) Open(ctx context.Context, location string) (File, error) {
+// ErrNotFound; anything but a regular file (a folder, FIFO, socket or
+// device) is refused with ErrNotRegular, and a confined Local refuses
+// locations outside its roots with ErrOutsideRoot. Errors name location,
+// never the path it resolved to.
+func (l *Local) Open(ctx context.Context, location string) (File, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", location, err)
 	}
@@ -33,23 +46,42 @@ func (*Local) Open(ctx context.Context, location string) (File, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("open %s: %w", location, ErrNotFound)
-		}
-		return nil, fmt.Errorf("open %s: %w", location, err)
+	var f *os.File
+	if len(l.roots) > 0 {
+		f, err = l.openWithin(location, p)
+	} else if f, err = os.OpenFile(p, openFlags, 0); err != nil {
+		err = fmt.Errorf("open %s: %w", location, osError(err))
 	}
+	if err != nil {
+		return nil, err
+	}
+	// The type is taken from the open file, not the path, so that nothing
+	// can be swapped in between the check and the reads.
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("stat %s: %w", location, err)
+		return nil, fmt.Errorf("stat %s: %w", location, osError(err))
 	}
-	if st.IsDir() {
+	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("open %s: is a directory", location)
+		return nil, fmt.Errorf("open %s: %w (%s)", location, ErrNotRegular, fileKind(st.Mode()))
 	}
 	return &localFile{File: f, size: st.Size()}, nil
+}
+
+// fileKind names the type of a file that is not regular, for messages.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.Type().String()
 }
 
 // localFile is an open local file; its size is taken once, at open, so that

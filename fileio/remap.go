@@ -2,7 +2,6 @@ package fileio
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"path/filepath"
 	"strings"
@@ -109,15 +108,44 @@ func (r *Remapper) Map(location string) string {
 	return out
 }
 
-// Open maps location and opens the result with the base FileIO.
+// Open maps location and opens the result with the base FileIO. Errors
+// name location as recorded, never where it was mapped to: the server's
+// own paths are none of a client's business.
 func (r *Remapper) Open(ctx context.Context, location string) (File, error) {
 	mapped := r.Map(location)
 	f, err := r.base.Open(ctx, mapped)
 	if err != nil && mapped != location {
-		return nil, fmt.Errorf("%s (mapped to %s): %w", location, mapped, err)
+		return nil, Rename(err, mapped, location)
 	}
 	return f, err
 }
+
+// Rename returns err with the location real in its message, in any local
+// spelling, replaced by shown: errors then name a file as a table's
+// metadata records it, never by the server's own path. errors.Is and
+// errors.As still see err.
+func Rename(err error, real, shown string) error {
+	if err == nil || real == shown {
+		return err
+	}
+	return &renamedError{real: real, shown: shown, err: err}
+}
+
+// renamedError is an error whose message names a file otherwise.
+type renamedError struct {
+	real, shown string
+	err         error
+}
+
+func (e *renamedError) Error() string {
+	msg := strings.ReplaceAll(e.err.Error(), e.real, e.shown)
+	if p, err := LocalPath(e.real); err == nil && p != e.real {
+		msg = strings.ReplaceAll(msg, p, e.shown)
+	}
+	return msg
+}
+
+func (e *renamedError) Unwrap() error { return e.err }
 
 // match returns the winning rule for loc, or nil.
 func (r *Remapper) match(loc splitLoc) *compiledRule {

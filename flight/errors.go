@@ -87,7 +87,9 @@ func codeOf(err error) codes.Code {
 		return codes.Unimplemented
 	case errors.Is(err, errTicketExpired), errors.Is(err, errUnauthenticated):
 		return codes.Unauthenticated
-	case errors.Is(err, errTicketInvalid), errors.Is(err, errNotAuthorized):
+	case errors.Is(err, errTicketInvalid), errors.Is(err, errNotAuthorized),
+		errors.Is(err, catalog.ErrOutsideWarehouse), errors.Is(err, catalog.ErrOtherTable),
+		errors.Is(err, fileio.ErrOutsideRoot):
 		return codes.PermissionDenied
 	case errors.Is(err, errNotYet), errors.Is(err, planner.ErrUnsupported), errors.Is(err, reader.ErrUnsupported),
 		errors.Is(err, iceberg.ErrUnsupportedVersion), errors.Is(err, fileio.ErrUnsupportedScheme):
@@ -103,7 +105,7 @@ func codeOf(err error) codes.Code {
 		return codes.Unavailable
 	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask),
 		errors.Is(err, reader.ErrCorruptFile), errors.Is(err, reader.ErrCorruptDeletionVector),
-		errors.Is(err, fileio.ErrTooLarge):
+		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular):
 		// Metadata or data files that break the spec are the table's fault,
 		// not a bug here, and retrying will not help.
 		return codes.FailedPrecondition

@@ -120,7 +120,8 @@ func (s *Service) loadTable(ctx context.Context, name string) (*catalog.Table, e
 	if err != nil {
 		return nil, s.tableHint(ctx, id, err)
 	}
-	return tbl, nil
+	// The caller's view: no file of a table it may not read is opened.
+	return tbl.ForCaller(s.auth.access(ctx)), nil
 }
 
 // authorizeTicket checks that the caller may read a ticket's table.
@@ -144,7 +145,7 @@ func (s *Service) Handshake(stream flight.FlightService_HandshakeServer) (err er
 }
 
 func plannerTable(t *catalog.Table) planner.Table {
-	return planner.Table{Name: t.Identifier.String(), MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO}
+	return planner.Table{Name: t.Identifier.String(), MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO, Check: t.CheckFile}
 }
 
 func request(cmd *iceflightv1.Command) (planner.Request, error) {
@@ -237,7 +238,7 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	info.Endpoint = make([]*flight.FlightEndpoint, len(plan.Endpoints))
 	if plan.Stats.Tasks < parallelEndpointTasks {
 		for i, ep := range plan.Endpoints {
-			if info.Endpoint[i], err = s.endpoint(plan, schemas, ep); err != nil {
+			if info.Endpoint[i], err = s.endpoint(plan, schemas, ep, tbl.Recorded); err != nil {
 				return nil, err
 			}
 		}
@@ -247,7 +248,7 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
 		g.Go(panics.Func("table "+plan.Table+": build endpoint", func() error {
-			fe, err := s.endpoint(plan, schemas, ep)
+			fe, err := s.endpoint(plan, schemas, ep, tbl.Recorded)
 			info.Endpoint[i] = fe
 			return err
 		}))
@@ -300,7 +301,9 @@ func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
 	return out, nil
 }
 
-func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint) (*flight.FlightEndpoint, error) {
+// endpoint builds the signed endpoint of ep. Its app_metadata names files
+// by recorded, as the table's metadata does, never by the server's paths.
+func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, recorded func(string) string) (*flight.FlightEndpoint, error) {
 	t := &iceflightv1.Ticket{
 		Table:              plan.Table,
 		MetadataLocation:   plan.MetadataLocation,
@@ -322,7 +325,7 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		seen[task.Path] = true
 		md.FileCount++
 		if len(md.Files) < maxListedFiles {
-			md.Files = append(md.Files, task.Path)
+			md.Files = append(md.Files, recorded(task.Path))
 		}
 	}
 	appMD, err := json.Marshal(md)
@@ -527,7 +530,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		}
 		if err != nil {
 			w.Close()
-			return fmt.Errorf("table %s: %w", t.Table, err)
+			return fmt.Errorf("table %s: %w", t.Table, readError(t, task, err))
 		}
 	}
 	return w.Close()

@@ -98,6 +98,18 @@ func serveWith(t *testing.T, batchRows int, grpcOpts []grpc.ServerOption, opts .
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveCatalogWith(t, cat, batchRows, grpcOpts, opts...)
+}
+
+// serveCatalog is serve over the tables of cat.
+func serveCatalog(t *testing.T, cat catalog.Catalog, batchRows int, opts ...Option) *harness {
+	t.Helper()
+	return serveCatalogWith(t, cat, batchRows, nil, opts...)
+}
+
+// serveCatalogWith is serveCatalog with gRPC server options.
+func serveCatalogWith(t *testing.T, cat catalog.Catalog, batchRows int, grpcOpts []grpc.ServerOption, opts ...Option) *harness {
+	t.Helper()
 	signer := testSigner(t, 7)
 	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
 	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -90,6 +91,22 @@ func ParseMetadataString(text string) (*TableMetadata, error) {
 	return parseMetadata(text)
 }
 
+// jsonError describes a metadata file that is not the JSON it should be by
+// where it goes wrong, never by what it holds: a syntax error message
+// quotes the byte it met, and the file may be anything (a metadata
+// location pointed at /etc/passwd showed its first letter).
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Errorf("%w: not valid JSON at byte %d", ErrInvalidMetadata, syntax.Offset)
+	case errors.As(err, &typ):
+		return fmt.Errorf("%w: field %s holds a JSON %s at byte %d, want %s", ErrInvalidMetadata, typ.Field, typ.Value, typ.Offset, typ.Type)
+	}
+	return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+}
+
 func isGzip(data []byte) bool { return len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b }
 
 func parseMetadata(text string) (*TableMetadata, error) {
@@ -100,7 +117,12 @@ func parseMetadata(text string) (*TableMetadata, error) {
 	// and reports the error.
 	if rest, bulk, err := splitBulk(text); err == nil {
 		if err := json.Unmarshal(rest, &jm); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+			// Offsets in rest are not the file's: parse the whole text
+			// again for the position (an error costs no speed).
+			if whole := json.Unmarshal([]byte(text), new(jsonMetadata)); whole != nil {
+				err = whole
+			}
+			return nil, jsonError(err)
 		}
 		if bulk.found.snapshots {
 			jm.Snapshots = bulk.snapshots
@@ -112,7 +134,7 @@ func parseMetadata(text string) (*TableMetadata, error) {
 			jm.MetadataLog = bulk.metadataLog
 		}
 	} else if err := json.Unmarshal([]byte(text), &jm); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+		return nil, jsonError(err)
 	}
 	if jm.FormatVersion < 1 || jm.FormatVersion > MaxFormatVersion {
 		return nil, fmt.Errorf("%w: format-version %d (this reader supports 1 to %d)", ErrUnsupportedVersion, jm.FormatVersion, MaxFormatVersion)

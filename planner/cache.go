@@ -14,8 +14,7 @@ const DefaultCacheBytes = 256 << 20
 
 // cache is a byte-bounded LRU of decoded manifest lists and manifests.
 // Both are immutable once written, so an entry never goes stale; keys
-// include the file's length so a file rewritten in place (which no Iceberg
-// writer does) is not confused with the one cached.
+// name the table and the file's real location and length (see cacheKey).
 type cache struct {
 	mu       sync.Mutex
 	capacity int64
@@ -130,6 +129,12 @@ func (c *cache) stats() CacheStats {
 	return CacheStats{Entries: len(c.entries), Bytes: c.size, CapacityBytes: c.capacity, Hits: c.hits, Misses: c.misses}
 }
 
-func cacheKey(kind, location string, length int64) string {
-	return fmt.Sprintf("%s\x00%d\x00%s", kind, length, location)
+// cacheKey names a cached file of a table: by the table and by where the
+// file really is (its mapped location, see Table.locate), not by the
+// location recorded in metadata. Two tables may record the same paths (a
+// copy of a table, or a hostile one) for files that are not the same:
+// keyed by recorded path, one table's manifests were served to the other.
+// The recorded length tells a rewritten file from the one cached.
+func cacheKey(kind, table, mapped string, length int64) string {
+	return fmt.Sprintf("%s\x00%d\x00%s\x00%s", kind, length, table, mapped)
 }

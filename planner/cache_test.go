@@ -3,10 +3,16 @@ package planner
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {
@@ -131,5 +137,81 @@ func TestCacheReplacesValuesThatDoNotFit(t *testing.T) {
 	}
 	if s := c.stats(); s.Entries != 1 || s.Bytes != 8 {
 		t.Errorf("the replaced value is still counted: %+v", s)
+	}
+}
+
+// sampleTrips loads copies of the sample trips table from folders a and b
+// of a new warehouse; both record the same paths, those trips was
+// written with, and corrupt, when set, replaces b's manifest list.
+func sampleTrips(t *testing.T, corrupt []byte) (a, b Table) {
+	t.Helper()
+	src := filepath.Join("..", "testdata", "warehouse", "samples", "trips")
+	if _, err := os.Stat(src); err != nil {
+		t.Skipf("sample warehouse missing: %v", err)
+	}
+	root := t.TempDir()
+	for _, ns := range []string{"a", "b"} {
+		testutil.CopyTree(t, src, filepath.Join(root, ns, "trips"))
+	}
+	if corrupt != nil {
+		lists, err := filepath.Glob(filepath.Join(root, "b", "trips", "metadata", "snap-*.avro"))
+		if err != nil || len(lists) != 1 {
+			t.Fatalf("manifest lists of b: %v %v", lists, err)
+		}
+		if err := os.WriteFile(lists[0], corrupt, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, err := catalog.NewDirectory(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	load := func(ns string) Table {
+		tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{ns, "trips"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Table{Name: tbl.Identifier.String(), MetadataLocation: tbl.MetadataLocation, Metadata: tbl.Metadata, IO: tbl.IO, Check: tbl.CheckFile}
+	}
+	return load("a"), load("b")
+}
+
+// Two tables that record the same manifest paths have files of their own:
+// a corrupt copy must fail, not be served the healthy table's manifests.
+func TestCacheKeysFilesByTableAndRealLocation(t *testing.T) {
+	t.Parallel()
+	a, b := sampleTrips(t, []byte("root:x:0:0:root:/root:/bin/bash\n"))
+	p := New()
+	plan, err := p.Plan(context.Background(), a, Request{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Stats.Records != 20000 {
+		t.Fatalf("a: %d records, want 20000", plan.Stats.Records)
+	}
+	if plan, err := p.Plan(context.Background(), b, Request{}); err == nil {
+		t.Fatalf("b's corrupt manifest list was served from a's cache: %d records", plan.Stats.Records)
+	} else if strings.Contains(err.Error(), "root") {
+		t.Errorf("error %q echoes the file", err)
+	}
+}
+
+// Check vets cached files too: a file refused to one plan is not served
+// from another plan's cache.
+func TestCheckRefusesCachedFiles(t *testing.T) {
+	t.Parallel()
+	a, _ := sampleTrips(t, nil)
+	p := New()
+	if _, err := p.Plan(context.Background(), a, Request{}); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("refused")
+	a.Check = func(string) error { return refused }
+	_, err := p.Plan(context.Background(), a, Request{})
+	if !errors.Is(err, refused) {
+		t.Fatalf("Plan = %v, want the check's refusal", err)
+	}
+	if !strings.Contains(err.Error(), a.Metadata.CurrentSnapshot().ManifestList) {
+		t.Errorf("error %q does not name the recorded manifest list", err)
 	}
 }

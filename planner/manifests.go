@@ -34,8 +34,12 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 		attribute.String("iceflight.file", snap.ManifestList), attribute.Int64("iceflight.snapshot_id", snap.SnapshotID)))
 	defer span.End()
 	if snap.ManifestList != "" {
+		mapped, err := t.locate("manifest list", snap.ManifestList)
+		if err != nil {
+			return nil, err
+		}
 		// Inheritance fills values from the snapshot, so the key has its id.
-		key := cacheKey("list", snap.ManifestList, snap.SnapshotID)
+		key := cacheKey("list", t.Name, mapped, snap.SnapshotID)
 		v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
 			var mfs []iceberg.ManifestFile
 			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, p.maxManifest, func(data []byte) error {
@@ -171,7 +175,11 @@ func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile
 	ctx, span := tracer.Start(ctx, "planner.Manifest", trace.WithAttributes(
 		attribute.String("iceflight.file", mf.Path), attribute.Int64("iceflight.file_bytes", mf.Length)))
 	defer span.End()
-	key := cacheKey(fmt.Sprintf("manifest/%d/%d", mf.SequenceNumber, mf.AddedSnapshotID), mf.Path, mf.Length)
+	mapped, err := t.locate("manifest", mf.Path)
+	if err != nil {
+		return nil, false, err
+	}
+	key := cacheKey(fmt.Sprintf("manifest/%d/%d", mf.SequenceNumber, mf.AddedSnapshotID), t.Name, mapped, mf.Length)
 	fits := func(v any) bool { return v.(*decodedManifest).metrics.Covers(metrics) }
 	v, hit, err := p.cache.getFitting(ctx, key, metricsVariant(metrics), fits, func(ctx context.Context, prev any) (any, int64, error) {
 		cols := metrics

@@ -41,6 +41,27 @@ type Table struct {
 	// implements Mapper, task paths are the mapped locations, so a worker
 	// can open them with a plain FileIO.
 	IO fileio.FileIO
+	// Check, when set, vets the mapped location of every file the plan
+	// reads or names: manifest lists and manifests before they are read or
+	// served from the cache (so a caller who may not read a file does not
+	// get it from another's plan), data and delete files before they go
+	// into a task. Its error fails the plan, naming the file as recorded.
+	Check func(location string) error
+}
+
+// locate returns where the recorded file of kind at location really is,
+// once t.Check lets it be read; the error names the file as recorded.
+func (t Table) locate(kind, location string) (string, error) {
+	mapped := location
+	if m, ok := t.IO.(Mapper); ok {
+		mapped = m.Map(location)
+	}
+	if t.Check != nil {
+		if err := t.Check(mapped); err != nil {
+			return "", fmt.Errorf("%s %s: %w", kind, location, err)
+		}
+	}
+	return mapped, nil
 }
 
 // Mapper rewrites a location recorded in metadata to where the file is.

@@ -29,8 +29,13 @@ var fileFormats = map[string]iceflightv1.FileFormat{
 func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, cols taskColumns, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
 	mapper, _ := t.IO.(Mapper)
 	stats.DeleteFiles = len(deletes)
+	for i := range deletes {
+		if _, err := t.locate("delete file", deletes[i].entry.DataFile.Path); err != nil {
+			return nil, err
+		}
+	}
 	index := newDeleteIndex(deletes, mapper)
-	b := &taskBuilder{t: t, mapper: mapper, index: index, filter: filter, cols: cols, targetSplit: targetSplit}
+	b := &taskBuilder{t: t, index: index, filter: filter, cols: cols, targetSplit: targetSplit}
 	chunks := max(1, min(runtime.GOMAXPROCS(0), len(data)/minTaskChunk))
 	parts := make([]taskChunk, chunks)
 	var g errgroup.Group
@@ -80,7 +85,6 @@ func columnsOf(schema *iceberg.Schema) taskColumns {
 // read, so chunks of files are built at the same time.
 type taskBuilder struct {
 	t           Table
-	mapper      Mapper
 	index       *deleteIndex
 	filter      *scanFilter
 	cols        taskColumns
@@ -123,9 +127,11 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 		if err != nil {
 			return fmt.Errorf("data file %s: %w", df.Path, err)
 		}
-		path := df.Path
-		if b.mapper != nil {
-			path = b.mapper.Map(path)
+		// Tickets are signed and any worker opens their paths: this is
+		// the last place that knows the caller (see Table.Check).
+		path, err := b.t.locate("data file", df.Path)
+		if err != nil {
+			return err
 		}
 		deletes := b.index.forDataFile(lf)
 		task := &slab[i]

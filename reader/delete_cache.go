@@ -4,7 +4,10 @@ import (
 	"container/list"
 	"context"
 	"errors"
+	"strconv"
 	"sync"
+
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // DefaultDeleteCacheBytes is the memory the equality delete cache may hold
@@ -32,6 +35,15 @@ type cacheEntry struct {
 	set  *keySet
 	err  error
 	elem *list.Element
+}
+
+// deleteKey names the set of delete file d read as variant: by where the
+// file really is (a task's paths are the planner's mapped locations, never
+// the paths metadata records, which two tables may share for different
+// files) and by its size, so that a file replaced at the same path is not
+// taken for the one cached.
+func deleteKey(d *iceflightv1.DeleteFile, variant string) string {
+	return d.GetPath() + "\x00" + strconv.FormatInt(d.GetFileSize(), 10) + "\x00" + variant
 }
 
 func newDeleteCache(limit int64) *deleteCache {

@@ -188,3 +188,33 @@ func TestEqualityDeleteFileLoadedOnceForManyReads(t *testing.T) {
 		})
 	}
 }
+
+// A delete file replaced at the same path is another file: its set is not
+// served from the cache of the one it replaced.
+func TestDeleteCacheKnowsAReplacedFile(t *testing.T) {
+	t.Parallel()
+	files := memIO{"d.parquet": eqFile(t, []eqRow{{id: 1}, {id: 3}, {id: 5}, {id: 7}}, 1, 2)}
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.IntType{}})
+	mem := checkedAlloc(t)
+	r := New(files, WithAllocator(mem))
+	for _, step := range []struct {
+		deleted []eqRow
+		want    []int64
+	}{
+		{[]eqRow{{id: 3}}, []int64{1, 5, 7}},
+		{[]eqRow{{id: 5}, {id: 7}}, []int64{1, 3}},
+	} {
+		files["eq.parquet"] = eqFile(t, step.deleted, 1)
+		task := parquetTask("d.parquet")
+		d := eqDelete("eq.parquet", 1)
+		d.FileSize = int64(len(files["eq.parquet"]))
+		task.Deletes = []*iceflightv1.DeleteFile{d}
+		res := readAll(t, r, Scan{Schema: schema}, task)
+		if res.err != nil {
+			t.Fatal(res.err)
+		}
+		if got := ids(res.rows); !equalInts(got, step.want) {
+			t.Errorf("deleting %v: ids %v, want %v", step.deleted, got, step.want)
+		}
+	}
+}

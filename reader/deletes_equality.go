@@ -224,7 +224,7 @@ func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *iceflightv1.Dele
 	}
 	// The same file read with other key types (after a promotion) or paths
 	// builds another set.
-	key := d.GetPath() + types.String()
+	key := deleteKey(d, types.String())
 	set, err := r.deletes.get(ctx, key, func(ctx context.Context) (*keySet, error) {
 		return r.loadEqualitySet(ctx, scan, d, iceberg.NewSchema(0, fields...), paths)
 	})

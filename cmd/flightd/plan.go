@@ -56,6 +56,8 @@ func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	columns := fs.String("columns", "", "comma-separated columns to project (default: all)")
 	ref := fs.String("ref", "", "branch or tag to read")
 	maxEndpoints := fs.Int("max-endpoints", 0, "cap on endpoints (default: planner's)")
+	var allowRoots folderList
+	fs.Var(&allowRoots, "allow-root", "a folder beyond the warehouse that the table may read files from; repeatable")
 	var snapshotID, asOf optionalInt64
 	fs.Var(&snapshotID, "snapshot-id", "snapshot to read (default: current)")
 	fs.Var(&asOf, "as-of-timestamp-ms", "read the snapshot current at this time (ms since epoch)")
@@ -74,7 +76,7 @@ func planCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.NewDirectory(*warehouse)
+	cat, err := catalog.NewDirectory(*warehouse, catalog.WithAllowedRoots(allowRoots...))
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ import (
 // serveConfig holds the flags of "flightd serve".
 type serveConfig struct {
 	warehouse      string
+	allowRoots     folderList
 	listen         string
 	role           string
 	workers        string
@@ -57,6 +58,7 @@ type serveConfig struct {
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.warehouse, "warehouse", "", "`DIR` of the warehouse: every folder below it with a metadata/ folder is a table (required unless --role worker)")
+	fs.Var(&c.allowRoots, "allow-root", "`DIR` beyond the warehouse that tables may read files from (write.data.path elsewhere); repeatable. A worker given it, or --warehouse, reads only below them")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8815", "`HOST:PORT` to listen on; a non-loopback address needs --tokens, --users or --insecure-listen")
 	fs.StringVar(&c.role, "role", "all", "`ROLE`: all (plan and stream), coordinator (plan, place endpoints on --workers) or worker (redeem tickets only)")
 	fs.StringVar(&c.workers, "workers", "", "the workers endpoints are placed on: `LIST` of host:port,host:port or dns:///name:port (re-resolved every 10s, e.g. a Kubernetes headless service)")
@@ -277,7 +279,8 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	var cat catalog.Catalog
 	if role != flight.RoleWorker {
 		dir, err := catalog.NewDirectory(cfg.warehouse, catalog.WithRefreshInterval(cfg.refresh),
-			catalog.WithMaxMetadataBytes(cfg.maxMetadata), catalog.WithMetadataCacheBytes(cfg.metaCacheBytes))
+			catalog.WithMaxMetadataBytes(cfg.maxMetadata), catalog.WithMetadataCacheBytes(cfg.metaCacheBytes),
+			catalog.WithAllowedRoots(cfg.allowRoots...))
 		if err != nil {
 			return nil, fmt.Errorf("warehouse: %w", err)
 		}
@@ -360,7 +363,11 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		stream = append(stream, auth.StreamInterceptor())
 		opts = append(opts, flight.WithAuthenticator(auth))
 	}
-	rd := reader.New(fileio.NewResolver(), reader.WithMaxReadBytes(cfg.maxRead))
+	dataIO, err := readerIO(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rd := reader.New(dataIO, reader.WithMaxReadBytes(cfg.maxRead))
 	svc := flight.NewService(cat, rd, signer, opts...)
 
 	p.draining = make(chan struct{})
@@ -375,6 +382,43 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	p.health.SetServingStatus(flightServiceName, healthpb.HealthCheckResponse_SERVING)
 	reflection.Register(p.grpc)
 	return p, nil
+}
+
+// readerIO returns the FileIO that streams read data and delete files
+// with. The coordinator checked every path of a ticket against the table's
+// roots and the caller's grants before signing it, and a client cannot
+// change a path without breaking the signature, so a worker may trust
+// them; it has no catalog to tell one table's folder from another's
+// anyway. Given the roots (--warehouse, --allow-root) it confines its
+// reads to them all the same, so that a symlink swapped in after the plan,
+// or a leaked ticket key, reaches nothing outside them; --role all always
+// has them.
+func readerIO(cfg serveConfig) (fileio.FileIO, error) {
+	roots := append([]string(nil), cfg.allowRoots...)
+	if cfg.warehouse != "" {
+		roots = append(roots, cfg.warehouse)
+	}
+	if len(roots) == 0 {
+		return fileio.NewResolver(), nil
+	}
+	local, err := fileio.NewLocalWithin(roots...)
+	if err != nil {
+		return nil, usageError{"--allow-root: " + err.Error()}
+	}
+	return fileio.NewResolver(fileio.WithScheme("", local), fileio.WithScheme("file", local)), nil
+}
+
+// folderList is a repeatable flag of folders.
+type folderList []string
+
+func (l *folderList) String() string { return strings.Join(*l, ",") }
+
+func (l *folderList) Set(s string) error {
+	if s == "" {
+		return errors.New("empty folder")
+	}
+	*l = append(*l, s)
+	return nil
 }
 
 // flightServiceName is the Flight service's name for per-service health.

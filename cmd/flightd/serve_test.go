@@ -30,6 +30,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/client"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // server is a "flightd serve" running in this process.
@@ -437,5 +438,49 @@ func TestAuthenticatedServeWithTheGoClient(t *testing.T) {
 	defer c.Close()
 	if _, err := c.Read(ctx, cmd); status.Code(err) != codes.Unauthenticated {
 		t.Errorf("no credentials: %v, want Unauthenticated", err)
+	}
+}
+
+// A table whose data folder is a symlink out of the warehouse is refused
+// until --allow-root names the folder it leads to; then every row is read,
+// through a reader confined to the warehouse and that root.
+func TestServeAllowRoot(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	wh, outside := filepath.Join(base, "wh"), filepath.Join(base, "outside")
+	tbl := filepath.Join(wh, "samples", "trips")
+	testutil.CopyTree(t, filepath.Join(sampleWarehouse, "samples", "trips", "metadata"), filepath.Join(tbl, "metadata"))
+	testutil.CopyTree(t, filepath.Join(sampleWarehouse, "samples", "trips", "data"), filepath.Join(outside, "trips_data"))
+	if err := os.Symlink(filepath.Join(outside, "trips_data"), filepath.Join(tbl, "data")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cmd := client.Command{Table: "samples.trips", Columns: []string{"id"}}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want codes.Code
+	}{
+		{"data outside the warehouse is PermissionDenied", nil, codes.PermissionDenied},
+		{"an allowed root is read", []string{"--allow-root", outside}, codes.OK},
+	} {
+		s := startServe(t, append([]string{"--warehouse", wh, "--listen", "127.0.0.1:0"}, tc.args...)...)
+		c, err := client.Dial(ctx, "grpc://"+s.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.Read(ctx, cmd)
+		if status.Code(err) != tc.want {
+			t.Errorf("%s: Read = %v, want %v", tc.name, err, tc.want)
+		}
+		if err == nil {
+			if got.NumRows() != 20000 {
+				t.Errorf("%s: %d rows, want 20000", tc.name, got.NumRows())
+			}
+			got.Release()
+		} else if strings.Contains(err.Error(), outside) {
+			t.Errorf("%s: error %q shows the server path", tc.name, err)
+		}
+		c.Close()
 	}
 }

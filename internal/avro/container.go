@@ -92,7 +92,8 @@ func Open(r io.Reader) (*Container, error) {
 	}
 	m := make([]byte, len(magic))
 	if _, err := io.ReadFull(c.r, m); err != nil || !bytes.Equal(m, magic) {
-		return nil, fmt.Errorf("%w: not an Avro container file (magic %q)", ErrInvalid, m)
+		// The bytes read are not named: the file may be anything at all.
+		return nil, fmt.Errorf("%w: not an Avro container file (no Avro magic at its start)", ErrInvalid)
 	}
 	meta, err := c.readMetadata()
 	if err != nil {

@@ -1,0 +1,224 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/iceflight/iceflight/fileio"
+)
+
+// Access reports whether the caller of a plan may read the table id names;
+// nil lets every table be read.
+type Access func(id Identifier) bool
+
+// confinement decides which files one table may read: only below the
+// warehouse root or an extra root the operator allowed, after symlinks are
+// resolved, and inside another table's folder only when access lets the
+// caller read that table. Table metadata is written by whoever may write
+// the table, not by the server's operator, so no path it records is taken
+// on trust.
+type confinement struct {
+	dir    *Directory
+	folder string // the table's own folder, real
+	access Access
+
+	// Files of a table share few folders, so what a file's folder resolves
+	// to is worked out once per folder; a plan of 100,000 files then costs
+	// one lstat(2) a file.
+	mu      sync.Mutex
+	folders map[string]folderInfo // folder as named → what it is
+	tables  map[string]bool       // real folder → is a table
+}
+
+// folderInfo is what the confinement knows of one folder.
+type folderInfo struct {
+	real     string // symlinks resolved; the folder as named if it is missing
+	readable bool   // below the warehouse or an extra root
+	owner    string // folder of the table it lies in, "" for none
+}
+
+func newConfinement(d *Directory, folder string, access Access) *confinement {
+	return &confinement{dir: d, folder: folder, access: access,
+		folders: map[string]folderInfo{}, tables: map[string]bool{}}
+}
+
+// check reports whether the table may read the file at location, a
+// location as mapped (where the file really is). The error is
+// ErrOutsideWarehouse or ErrOtherTable, and names no path: where the file
+// resolved to is the server's business.
+func (c *confinement) check(location string) error {
+	p, err := fileio.LocalPath(location)
+	if err != nil {
+		return ErrOutsideWarehouse
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil || !c.dir.mayRead(abs, true) {
+		return ErrOutsideWarehouse
+	}
+	parent, base := filepath.Split(abs)
+	info, err := c.folderOf(parent)
+	if err != nil {
+		return err
+	}
+	// The file itself may be a symlink; a file that does not exist is
+	// left to the open to report.
+	if st, err := os.Lstat(filepath.Join(info.real, base)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(filepath.Join(info.real, base))
+		if err != nil {
+			// A dangling symlink: what it points to is no table's file.
+			return ErrOutsideWarehouse
+		}
+		if info, err = c.folderOf(filepath.Dir(target)); err != nil {
+			return err
+		}
+	}
+	if !info.readable {
+		return ErrOutsideWarehouse
+	}
+	if info.owner == "" || info.owner == c.folder || c.access == nil {
+		return nil
+	}
+	rel, err := filepath.Rel(c.dir.root, info.owner)
+	if err != nil || !c.access(identifierFor(rel)) {
+		return ErrOtherTable
+	}
+	return nil
+}
+
+// folderOf returns what the folder dir is, from the cache or worked out.
+func (c *confinement) folderOf(dir string) (folderInfo, error) {
+	c.mu.Lock()
+	info, ok := c.folders[dir]
+	c.mu.Unlock()
+	if ok {
+		return info, nil
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		real = filepath.Clean(dir)
+	case err != nil:
+		return folderInfo{}, fmt.Errorf("resolve: %w", fileio.ErrUnavailable)
+	}
+	info = folderInfo{real: real, readable: c.dir.mayRead(real, false), owner: c.tableFolder(real)}
+	c.mu.Lock()
+	c.folders[dir] = info
+	c.mu.Unlock()
+	return info, nil
+}
+
+// tableFolder returns the folder of the table the folder real lies in, or
+// "" when it lies in none. Folders are tried from the root down, as tables
+// are found: the first table on the way owns everything below it.
+func (c *confinement) tableFolder(real string) string {
+	rel, err := filepath.Rel(c.dir.root, real)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	cur := c.dir.root
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		cur = filepath.Join(cur, part)
+		c.mu.Lock()
+		is, ok := c.tables[cur]
+		c.mu.Unlock()
+		if !ok {
+			is = c.dir.isTable(cur)
+			c.mu.Lock()
+			c.tables[cur] = is
+			c.mu.Unlock()
+		}
+		if is {
+			return cur
+		}
+	}
+	return ""
+}
+
+// confinedIO is a FileIO that opens only what a table's confinement
+// allows. It sits below the table's Remapper, so it sees mapped locations
+// and the Remapper's errors name the recorded ones.
+type confinedIO struct {
+	base fileio.FileIO
+	c    *confinement
+}
+
+func (f confinedIO) Open(ctx context.Context, location string) (fileio.File, error) {
+	if err := f.c.check(location); err != nil {
+		return nil, fmt.Errorf("open %s: %w", location, err)
+	}
+	return f.base.Open(ctx, location)
+}
+
+// ForCaller returns a copy of t that reads for a caller whose access says
+// which tables it may read: its IO and CheckFile refuse files in the folder
+// of a table the caller may not read. Tables of catalogs without folders
+// are returned as they are.
+func (t *Table) ForCaller(access Access) *Table {
+	if t.confine == nil {
+		return t
+	}
+	c := *t
+	c.confine = newConfinement(t.confine.dir, t.confine.folder, access)
+	c.IO = c.confine.tableIO(t.rules)
+	return &c
+}
+
+// tableIO returns the FileIO of a table whose files are mapped by rules:
+// relative locations are resolved against its folder, and every open is
+// confined by c.
+func (c *confinement) tableIO(rules []fileio.Rule) *fileio.Remapper {
+	return fileio.Remap(confinedIO{base: c.dir.io, c: c}, rules...).WithBase(c.folder)
+}
+
+// CheckFile reports whether t may read the file at location, a location as
+// mapped by t.IO, without opening it: the planner records data and delete
+// files in tickets that a worker opens later. The error is ErrOutsideWarehouse
+// or ErrOtherTable, naming no path: the caller names the file.
+func (t *Table) CheckFile(location string) error {
+	if t.confine == nil {
+		return nil
+	}
+	return t.confine.check(location)
+}
+
+// Recorded returns location, as mapped by t.IO, the way the table's
+// metadata names it: below the location the table was written at rather
+// than the folder the server keeps it in, so that a client is never shown
+// the server's own paths. A location that no rule maps comes back as it is.
+func (t *Table) Recorded(location string) string {
+	best := -1
+	for i, r := range t.rules {
+		if fileio.Scheme(r.To) != "" || !fileio.Within(location, r.To) {
+			continue
+		}
+		if best < 0 || len(r.To) > len(t.rules[best].To) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return location
+	}
+	r := t.rules[best]
+	return strings.TrimRight(r.From, "/") + filepath.ToSlash(location[len(r.To):])
+}
+
+// mayRead reports whether the absolute path p lies below the root or an
+// extra root; lexical also accepts the extra roots as given, before
+// symlinks are resolved.
+func (d *Directory) mayRead(p string, lexical bool) bool {
+	if fileio.Within(p, d.root) {
+		return true
+	}
+	for _, r := range d.roots {
+		if fileio.Within(p, r.real) || lexical && fileio.Within(p, r.given) {
+			return true
+		}
+	}
+	return false
+}
