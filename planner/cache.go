@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"golang.org/x/sync/singleflight"
+
+	"github.com/iceflight/iceflight/internal/panics"
 )
 
 // DefaultCacheBytes bounds the manifest cache when no size is given.
@@ -68,7 +70,11 @@ func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(a
 	}
 	c.misses++
 	c.mu.Unlock()
-	ch := c.loads.DoChan(key+"\x00"+variant, func() (any, error) {
+	ch := c.loads.DoChan(key+"\x00"+variant, func() (v any, err error) {
+		// DoChan re-panics a load's panic on a goroutine of its own, where
+		// no recover reaches: the load recovers it here and fails its
+		// callers instead.
+		defer panics.Recover(&err, "planner cache load")
 		// Other callers may wait on this load: one caller going away must
 		// not fail theirs, and the work is bounded (one file).
 		v, size, err := load(context.WithoutCancel(ctx), prev)

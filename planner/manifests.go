@@ -233,7 +233,11 @@ func WithMaxManifestBytes(n int64) Option { return func(p *Planner) { p.maxManif
 //
 // Errors opening or reading the file are wrapped with kind ("manifest");
 // decode's are returned as they are.
-func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, limit int64, decode func([]byte) error) error {
+func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, limit int64, decode func([]byte) error) (err error) {
+	// Cached loads run on the cache's goroutine, beyond the recover of the
+	// planning worker that asked: a panic is caught here, where the file
+	// is named as its table records it.
+	defer panics.Recover(&err, "read "+kind+" "+location)
 	f, err := fio.Open(ctx, location)
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
