@@ -22,9 +22,23 @@ import (
 	"github.com/iceflight/iceflight/reader"
 )
 
-// tripsRecorded is where the sample trips table was written; its manifest
-// list, manifest and data files record paths below it.
-const tripsRecorded = "file:/work/main/testdata/warehouse/samples/trips"
+// tripsRecorded is where the sample trips table was written (its metadata's
+// location); its manifest list, manifest and data files record paths below
+// it. It is read from the fixture, which records the generator's folder.
+var tripsRecorded = recordedLocation("samples", "trips")
+
+// recordedLocation returns the location a sample table's metadata records.
+func recordedLocation(namespace, table string) string {
+	cat, err := catalog.NewDirectory(warehouse)
+	if err != nil {
+		panic(err) // the fixture is part of the repository
+	}
+	tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{namespace, table})
+	if err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(tbl.Metadata.Location, "/")
+}
 
 // hostileWarehouse builds a warehouse of two copies of samples.trips:
 // a.trips, the real one, and b.trips, which claims another location but
@@ -274,7 +288,9 @@ func TestPlanRefusesDataOutsideTheWarehouse(t *testing.T) {
 	}{
 		{"absolute paths", func(outside string) string { return "file:" + outside + "/" }},
 		{"the recorded location and '..'", func(outside string) string {
-			return tripsRecorded + strings.Repeat("/..", 6) + outside + "/"
+			// Enough ".." to climb from the recorded location to "/".
+			up := strings.Count(strings.TrimPrefix(tripsRecorded, "file:"), "/")
+			return tripsRecorded + strings.Repeat("/..", up) + outside + "/"
 		}},
 		{"relative paths", func(string) string { return "../../../outside/" }},
 		{"a symlinked data folder", func(string) string { return "" }},
