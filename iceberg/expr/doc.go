@@ -67,4 +67,6 @@
 // inverted in that order (written with Java's signed comparison) are not
 // used. Strict metrics evaluation assumes a float column without a NaN
 // count may hold NaN. Transform terms (bucket[16](id) = 3) are refused.
+// IN lists of any length are checked against bounds (Java stops past 200
+// values), and an OR of equalities on one column binds to one IN.
 package expr

@@ -28,29 +28,29 @@ func (e NotExpr) String() string {
 	return "NOT " + e.Child.String()
 }
 
-// String returns "left AND right". Parentheses keep the tree's shape: OR
-// operands and a right-hand AND are wrapped, so Parse rebuilds the same tree.
-func (e AndExpr) String() string {
-	return operand(e.Left, false, true) + " AND " + operand(e.Right, true, true)
-}
+// String returns the terms joined by " AND ", wrapping OR terms (AND binds
+// tighter) and AND terms (only a tree built by hand nests them) in
+// parentheses, so Parse rebuilds the same tree.
+func (e AndExpr) String() string { return joinTerms(e.Terms, " AND ") }
 
-// String returns "left OR right", wrapping a right-hand OR.
-func (e OrExpr) String() string {
-	return operand(e.Left, false, false) + " OR " + operand(e.Right, true, false)
-}
+// String returns the terms joined by " OR ", wrapping nested OR terms.
+func (e OrExpr) String() string { return joinTerms(e.Terms, " OR ") }
 
-func operand(e Expr, right, inAnd bool) string {
-	switch e.(type) {
-	case OrExpr:
-		if inAnd || right {
-			return "(" + e.String() + ")"
+func joinTerms(terms []Expr, sep string) string {
+	var b strings.Builder
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(sep)
 		}
-	case AndExpr:
-		if inAnd && right {
-			return "(" + e.String() + ")"
+		_, isOr := t.(OrExpr)
+		_, isAnd := t.(AndExpr)
+		if isOr || (isAnd && sep == " AND ") {
+			b.WriteString("(" + t.String() + ")")
+			continue
 		}
+		b.WriteString(t.String())
 	}
-	return e.String()
+	return b.String()
 }
 
 // String writes the predicate in the filter syntax, its literals formatted
