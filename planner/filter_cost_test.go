@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -11,18 +12,32 @@ import (
 	"github.com/iceflight/iceflight/iceberg/expr"
 )
 
-// sampleTrips loads samples.trips from the sample warehouse.
-func sampleTrips(tb testing.TB) Table {
+// sampleTable loads samples.<name> from the sample warehouse.
+func sampleTable(tb testing.TB, name string) Table {
 	tb.Helper()
 	cat, err := catalog.NewDirectory(filepath.Join("..", "testdata", "warehouse"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{"samples", "trips"})
+	tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{"samples", name})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return Table{Name: "samples.trips", Metadata: tbl.Metadata, IO: tbl.IO}
+	return Table{Name: "samples." + name, Metadata: tbl.Metadata, IO: tbl.IO}
+}
+
+// benchPlan plans table with filter once per iteration.
+func benchPlan(b *testing.B, table Table, filter string) {
+	e, err := expr.Parse(filter)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := New()
+	for b.Loop() {
+		if _, err := p.Plan(context.Background(), table, Request{Filter: e, CaseSensitive: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // orOfEqualities writes "id = 0 OR id = 1 OR ..." with n terms.
@@ -40,17 +55,7 @@ func orOfEqualities(n int) string {
 // BenchmarkPlanLongOr plans samples.trips with an OR of 9,000 equalities
 // (120 KB), the filter of issue 15 that cost a minute of CPU.
 func BenchmarkPlanLongOr(b *testing.B) {
-	table := sampleTrips(b)
-	filter, err := expr.Parse(orOfEqualities(9000))
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := New()
-	for b.Loop() {
-		if _, err := p.Plan(context.Background(), table, Request{Filter: filter, CaseSensitive: true}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchPlan(b, sampleTable(b, "trips"), orOfEqualities(9000))
 }
 
 // TestPlanLongFilters plans chains far longer than the 10,500 terms that
@@ -59,7 +64,7 @@ func BenchmarkPlanLongOr(b *testing.B) {
 // terms on a double column, which stay a chain.
 func TestPlanLongFilters(t *testing.T) {
 	t.Parallel()
-	table := sampleTrips(t)
+	table := sampleTable(t, "trips")
 	var mixed strings.Builder
 	for i := range 15_000 {
 		if i > 0 {
@@ -93,5 +98,24 @@ func TestPlanLongFilters(t *testing.T) {
 		if residuals == 0 {
 			t.Fatalf("%s: no task carries the residual", name)
 		}
+	}
+}
+
+// BenchmarkPlanLongChain plans samples.trips with ORs of n comparisons on
+// a double column, which do not fold into a set: the cost per term should
+// stay flat as n doubles.
+func BenchmarkPlanLongChain(b *testing.B) {
+	table := sampleTable(b, "trips")
+	for _, n := range []int{5_000, 10_000, 20_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			var s strings.Builder
+			for i := range n {
+				if i > 0 {
+					s.WriteString(" OR ")
+				}
+				fmt.Fprintf(&s, "fare = %d.5", i)
+			}
+			benchPlan(b, table, s.String())
+		})
 	}
 }

@@ -188,15 +188,7 @@ func TestSelectionErrors(t *testing.T) {
 
 func TestLimitStopsPlanningEarly(t *testing.T) {
 	t.Parallel()
-	cat, err := catalog.NewDirectory(filepath.Join("..", "testdata", "warehouse"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := cat.LoadTable(context.Background(), catalog.Identifier{"samples", "history"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	table := Table{Name: "samples.history", Metadata: tbl.Metadata, IO: tbl.IO}
+	table := sampleTable(t, "history")
 	full, err := New().Plan(context.Background(), table, Request{})
 	if err != nil {
 		t.Fatal(err)
