@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -142,6 +143,9 @@ func bindPredicate(p Predicate, schema *iceberg.Schema, cs bool) (Expr, error) {
 		}
 		if !ok {
 			return nil, invalidf("%s needs a string, got %s", p.Op, formatLiteral(nil, lits[0]))
+		}
+		if !utf8.ValidString(s) {
+			return nil, invalidf("%s on %s: the prefix is not valid UTF-8", p.Op, ref.Name)
 		}
 		return Predicate{Op: p.Op, Ref: ref, Values: []any{s}}, nil
 	case OpIn, OpNotIn:

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/iceflight/iceflight/iceberg"
@@ -181,6 +182,9 @@ func fromString(s string, t iceberg.Type, lit any) (converted, error) {
 	}
 	switch t := t.(type) {
 	case iceberg.StringType:
+		if !utf8.ValidString(s) {
+			return bad(fmt.Errorf("the string is not valid UTF-8"))
+		}
 		return exactly(s)
 	case iceberg.BooleanType:
 		switch strings.ToLower(strings.TrimSpace(s)) {

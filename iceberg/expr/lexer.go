@@ -151,13 +151,21 @@ func lexQuoted(s string, i int, q byte) (string, int, error) {
 			j++
 			continue
 		}
+		// Iceberg strings are UTF-8, and JSON (the residual in a ticket)
+		// would turn stray bytes into U+FFFD, matching other rows.
+		if text := b.String(); !utf8.ValidString(text) {
+			return "", 0, &SyntaxError{Pos: i, Msg: fmt.Sprintf("%s is not valid UTF-8", quotedWhat(q))}
+		}
 		return b.String(), j + 1, nil
 	}
-	what := "string"
+	return "", 0, &SyntaxError{Pos: i, Msg: "unterminated " + quotedWhat(q)}
+}
+
+func quotedWhat(q byte) string {
 	if q == '"' {
-		what = "quoted name"
+		return "quoted name"
 	}
-	return "", 0, &SyntaxError{Pos: i, Msg: "unterminated " + what}
+	return "string"
 }
 
 // lexNumber reads digits [. digits] [e [+-] digits] from s[i].
