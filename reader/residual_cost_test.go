@@ -82,6 +82,8 @@ func BenchmarkReadLargeIn(b *testing.B) {
 	residual := residualJSON(b, schema, stringIn("vendor", 100_000, "NYC", "CMT", "VTS"))
 	rd := New(dirIO{})
 	scan := Scan{Schema: schema}
+	before := cpuTime()
+	defer func() { b.ReportMetric((cpuTime()-before).Seconds()/float64(b.N), "cpu-s/op") }()
 	for b.Loop() {
 		rows := 0
 		for _, f := range files {

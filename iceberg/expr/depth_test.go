@@ -112,14 +112,16 @@ func TestParseJSONBoundsNesting(t *testing.T) {
 func TestJavaChainsAreFlat(t *testing.T) {
 	t.Parallel()
 	const n = 5000
-	left := `{"type":"lt","term":"id","value":0}`
+	lt := func(i int) string { return `{"type":"lt","term":"id","value":` + strconv.Itoa(i) + `}` }
+	// or(or(or(t0, t1), t2), ...) and and(t1, and(t2, ... t0)).
+	var l, r strings.Builder
+	l.WriteString(strings.Repeat(`{"type":"or","left":`, n-1) + lt(0))
 	for i := 1; i < n; i++ {
-		left = `{"type":"or","left":` + left + `,"right":{"type":"lt","term":"id","value":` + itoa(i) + `}}`
+		l.WriteString(`,"right":` + lt(i) + `}`)
+		r.WriteString(`{"type":"and","left":` + lt(i) + `,"right":`)
 	}
-	right := `{"type":"lt","term":"id","value":0}`
-	for i := 1; i < n; i++ {
-		right = `{"type":"and","left":{"type":"lt","term":"id","value":` + itoa(i) + `},"right":` + right + `}`
-	}
+	r.WriteString(lt(0) + strings.Repeat("}", n-1))
+	left, right := l.String(), r.String()
 	for name, in := range map[string]string{"left-deep or": left, "right-deep and": right} {
 		e, err := ParseJSON([]byte(in))
 		if err != nil {
@@ -136,13 +138,11 @@ func TestJavaChainsAreFlat(t *testing.T) {
 			t.Fatalf("%s: %T with %d terms, want one chain of %d", name, e, len(terms), n)
 		}
 		// Terms keep their order: left to right as written.
-		if got := terms[n-1].String(); name == "left-deep or" && got != "id < "+itoa(n-1) {
+		if got := terms[n-1].String(); name == "left-deep or" && got != "id < "+strconv.Itoa(n-1) {
 			t.Fatalf("%s: last term %q", name, got)
 		}
 	}
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // TestLongChainsStayFlat binds, writes and reads back chains of 20,000
 // terms: parsing is a loop, binding keeps one level, and the JSON form a
@@ -156,7 +156,7 @@ func TestLongChainsStayFlat(t *testing.T) {
 			b.WriteString(" OR ")
 		}
 		// Ranges on two columns: nothing folds into a set.
-		b.WriteString("(id > " + itoa(2*i) + " AND l < " + itoa(i) + ")")
+		b.WriteString("(id > " + strconv.Itoa(2*i) + " AND l < " + strconv.Itoa(i) + ")")
 	}
 	bound := mustBind(t, b.String())
 	or, ok := bound.(OrExpr)

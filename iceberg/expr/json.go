@@ -373,8 +373,9 @@ func (e NotExpr) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the chain as nested {"type": "and", "left": ...,
 // "right": ...} objects, the REST form, split in halves so that a chain of
 // n terms nests log2(n) levels deep: a reader's JSON decoder (Go's stops at
-// 10,000 levels) takes any chain, and writing costs n log n, not the n²
-// of re-checking a left-deep nest at every level.
+// 10,000 levels) takes any chain. The nest is written directly, each term
+// marshalled once, so writing is linear in the chain's length; a left-deep
+// nest written through json.Marshal was re-checked at every level, n².
 func (e AndExpr) MarshalJSON() ([]byte, error) { return marshalChain("and", e.Terms) }
 
 // MarshalJSON writes the chain as nested {"type": "or", ...} objects, split
@@ -382,27 +383,35 @@ func (e AndExpr) MarshalJSON() ([]byte, error) { return marshalChain("and", e.Te
 func (e OrExpr) MarshalJSON() ([]byte, error) { return marshalChain("or", e.Terms) }
 
 func marshalChain(typ string, terms []Expr) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeChain(&buf, typ, terms); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeChain(buf *bytes.Buffer, typ string, terms []Expr) error {
 	switch len(terms) {
 	case 0:
-		return json.Marshal(typ == "and")
+		buf.WriteString(strconv.FormatBool(typ == "and"))
+		return nil
 	case 1:
-		return json.Marshal(terms[0])
+		b, err := json.Marshal(terms[0])
+		buf.Write(b)
+		return err
 	}
 	mid := len(terms) / 2
-	return json.Marshal(struct {
-		Type  string         `json:"type"`
-		Left  json.Marshaler `json:"left"`
-		Right json.Marshaler `json:"right"`
-	}{typ, chainHalf{typ, terms[:mid]}, chainHalf{typ, terms[mid:]}})
+	buf.WriteString(`{"type":"` + typ + `","left":`)
+	if err := writeChain(buf, typ, terms[:mid]); err != nil {
+		return err
+	}
+	buf.WriteString(`,"right":`)
+	if err := writeChain(buf, typ, terms[mid:]); err != nil {
+		return err
+	}
+	buf.WriteByte('}')
+	return nil
 }
-
-// chainHalf is a run of a chain's terms, written as its own chain.
-type chainHalf struct {
-	typ   string
-	terms []Expr
-}
-
-func (h chainHalf) MarshalJSON() ([]byte, error) { return marshalChain(h.typ, h.terms) }
 
 // MarshalJSON writes the predicate as Iceberg Java 1.12 does: "term" is the
 // column name and "value" or "values" the literals in the JSON
