@@ -240,4 +240,16 @@ func TestWalkersRefuseDeepTrees(t *testing.T) {
 	if s := Summary(e); len(s) > 200 {
 		t.Fatalf("Summary is %d bytes", len(s))
 	}
+	// A hundred thousand NOTs built in Go print without recursing that
+	// deep: the printer stops at the bound.
+	var nots Expr = Equal("id", 1)
+	for range 100_000 {
+		nots = NotExpr{Child: nots}
+	}
+	if s := nots.String(); !strings.HasSuffix(s, "NOT …") || len(s) > 4*maxTreeDepth+10 {
+		t.Fatalf("a deep NOT prints as %d bytes ending %q", len(s), s[max(0, len(s)-20):])
+	}
+	if _, err := Bind(nots, testSchema, true); !errors.Is(err, ErrTooDeep) {
+		t.Fatalf("Bind error = %v, want ErrTooDeep", err)
+	}
 }

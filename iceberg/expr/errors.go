@@ -93,11 +93,5 @@ func clip(s string) string {
 // Summary returns e in the filter syntax, shortened to a few hundred
 // bytes, for messages and logs that name a filter.
 func Summary(e Expr) string {
-	if e == nil {
-		return "<nil>"
-	}
-	if checkDepth(e) != nil {
-		return "<filter nested too deeply>"
-	}
-	return clip(e.String())
+	return clip(exprString(e, maxQuote+1))
 }

@@ -20,37 +20,79 @@ func (TrueExpr) String() string { return "TRUE" }
 func (FalseExpr) String() string { return "FALSE" }
 
 // String returns "NOT child", parenthesizing AND and OR children.
-func (e NotExpr) String() string {
-	switch e.Child.(type) {
-	case AndExpr, OrExpr:
-		return "NOT (" + e.Child.String() + ")"
-	}
-	return "NOT " + e.Child.String()
-}
+func (e NotExpr) String() string { return exprString(e, 0) }
 
 // String returns the terms joined by " AND ", wrapping OR terms (AND binds
 // tighter) and AND terms (only a tree built by hand nests them) in
 // parentheses, so Parse rebuilds the same tree.
-func (e AndExpr) String() string { return joinTerms(e.Terms, " AND ") }
+func (e AndExpr) String() string { return exprString(e, 0) }
 
 // String returns the terms joined by " OR ", wrapping nested OR terms.
-func (e OrExpr) String() string { return joinTerms(e.Terms, " OR ") }
+func (e OrExpr) String() string { return exprString(e, 0) }
 
-func joinTerms(terms []Expr, sep string) string {
-	var b strings.Builder
+// printer writes an expression into one buffer, so printing costs the
+// length of the output whatever the nesting. Past maxTreeDepth levels,
+// which only a tree built in Go reaches, it writes "…" instead of going
+// deeper; past limit bytes (0: none) it stops writing.
+type printer struct {
+	b     strings.Builder
+	limit int
+}
+
+// exprString prints e, stopping after about limit bytes when limit > 0.
+func exprString(e Expr, limit int) string {
+	p := printer{limit: limit}
+	p.expr(e, 0)
+	return p.b.String()
+}
+
+func (p *printer) full() bool { return p.limit > 0 && p.b.Len() >= p.limit }
+
+func (p *printer) expr(e Expr, depth int) {
+	switch {
+	case p.full():
+		return
+	case depth > maxTreeDepth:
+		p.b.WriteString("…")
+		return
+	}
+	switch e := e.(type) {
+	case NotExpr:
+		p.b.WriteString("NOT ")
+		_, and := e.Child.(AndExpr)
+		_, or := e.Child.(OrExpr)
+		p.term(e.Child, and || or, depth)
+	case AndExpr:
+		p.terms(e.Terms, " AND ", depth)
+	case OrExpr:
+		p.terms(e.Terms, " OR ", depth)
+	case nil:
+		p.b.WriteString("<nil>")
+	default:
+		p.b.WriteString(e.String())
+	}
+}
+
+func (p *printer) terms(terms []Expr, sep string, depth int) {
 	for i, t := range terms {
 		if i > 0 {
-			b.WriteString(sep)
+			p.b.WriteString(sep)
 		}
 		_, isOr := t.(OrExpr)
 		_, isAnd := t.(AndExpr)
-		if isOr || (isAnd && sep == " AND ") {
-			b.WriteString("(" + t.String() + ")")
-			continue
-		}
-		b.WriteString(t.String())
+		p.term(t, isOr || (isAnd && sep == " AND "), depth)
 	}
-	return b.String()
+}
+
+// term writes a child of a NOT, AND or OR, in parentheses when wrap.
+func (p *printer) term(e Expr, wrap bool, depth int) {
+	if wrap {
+		p.b.WriteByte('(')
+	}
+	p.expr(e, depth+1)
+	if wrap {
+		p.b.WriteByte(')')
+	}
 }
 
 // String writes the predicate in the filter syntax, its literals formatted
