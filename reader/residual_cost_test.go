@@ -103,9 +103,9 @@ func BenchmarkReadLargeIn(b *testing.B) {
 	}
 }
 
-// readVendors reads samples.trips and returns each row's id and vendor
-// ("" for null), through an optional residual.
-func readVendors(t *testing.T, residual string) map[int64]string {
+// readColumn reads samples.trips through an optional residual and returns
+// each row's value of one column by id, as text ("" for null).
+func readColumn(t *testing.T, residual, name string) map[int64]string {
 	t.Helper()
 	schema, files := sampleTrips(t)
 	// The reader's own pool: compute's Take overruns slices with spare
@@ -113,13 +113,13 @@ func readVendors(t *testing.T, residual string) map[int64]string {
 	// withComputeAllocator).
 	rd := New(dirIO{}, WithBatchSize(1000))
 	scan := Scan{Schema: schema}
-	id, vendor := -1, -1
+	id, col := -1, -1
 	for i, f := range schema.Fields {
 		switch f.Name {
 		case "id":
 			id = i
-		case "vendor":
-			vendor = i
+		case name:
+			col = i
 		}
 	}
 	out := map[int64]string{}
@@ -128,12 +128,12 @@ func readVendors(t *testing.T, residual string) map[int64]string {
 		task := &iceflightv1.Task{Path: f, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, FileSize: st.Size(), ResidualJson: residual}
 		err := rd.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {
 			ids := rec.Column(id).(*array.Int64)
-			vs := rec.Column(vendor).(*array.String)
+			vs := rec.Column(col)
 			for r := range int(rec.NumRows()) {
 				out[ids.Value(r)] = ""
 				if vs.IsValid(r) {
 					// Copy: the batch's memory goes back to the pool.
-					out[ids.Value(r)] = strings.Clone(vs.Value(r))
+					out[ids.Value(r)] = strings.Clone(vs.ValueStr(r))
 				}
 			}
 			return nil
@@ -145,13 +145,50 @@ func readVendors(t *testing.T, residual string) map[int64]string {
 	return out
 }
 
+// TestLongFloatOrMatchesDirectEvaluation filters samples.trips by an OR of
+// 3,000 equalities on fare, a double, which Bind leaves a chain and the
+// row filter tests with one set: the rows are those whose fare is one of
+// the values, compared here row by row.
+func TestLongFloatOrMatchesDirectEvaluation(t *testing.T) {
+	t.Parallel()
+	all := readColumn(t, "", "fare")
+	want := map[string]bool{}
+	for _, v := range all {
+		if v != "" && len(want) < 40 {
+			want[v] = true
+		}
+	}
+	terms := make([]string, 0, 3000+len(want))
+	for v := range want {
+		terms = append(terms, "fare = "+v)
+	}
+	for i := range 3000 {
+		terms = append(terms, fmt.Sprintf("fare = %d.125", 1000+i))
+	}
+	schema, _ := sampleTrips(t)
+	got := readColumn(t, residualJSON(t, schema, strings.Join(terms, " OR ")), "fare")
+	n := 0
+	for id, v := range all {
+		if !want[v] {
+			continue
+		}
+		n++
+		if _, ok := got[id]; !ok {
+			t.Fatalf("row %d (fare %s) is missing", id, v)
+		}
+	}
+	if len(got) != n || n == 0 {
+		t.Fatalf("read %d rows, want %d", len(got), n)
+	}
+}
+
 // TestLargeInMatchesDirectEvaluation filters samples.trips by IN and NOT
 // IN lists of 30,000 strings and compares the rows with the set test done
 // here on every row: the residual's hash sets keep Iceberg's semantics
 // (a null vendor is in no list, so it passes NOT IN only).
 func TestLargeInMatchesDirectEvaluation(t *testing.T) {
 	t.Parallel()
-	all := readVendors(t, "")
+	all := readColumn(t, "", "vendor")
 	seen := map[string]bool{}
 	var some []string
 	for _, v := range all {
@@ -170,7 +207,7 @@ func TestLargeInMatchesDirectEvaluation(t *testing.T) {
 		if neg {
 			filter = strings.Replace(list, " IN (", " NOT IN (", 1)
 		}
-		got := readVendors(t, residualJSON(t, schema, filter))
+		got := readColumn(t, residualJSON(t, schema, filter), "vendor")
 		want := 0
 		for id, v := range all {
 			in := v != "" && (v == some[0] || v == some[1])

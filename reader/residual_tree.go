@@ -51,12 +51,8 @@ func compileRows(e expr.Expr) (*rowNode, error) {
 		n := &rowNode{kind: rowPred, pred: e}
 		if e.Op.Set() {
 			n.set = make(map[any]struct{}, len(e.Values))
-			for _, v := range e.Values {
-				k, ok := literalKey(v)
-				if !ok {
-					return nil, fmt.Errorf("%v literal %v of Go type %T on %s", e.Op, v, v, e.Ref.Name)
-				}
-				n.set[k] = struct{}{}
+			if err := n.addToSet(e); err != nil {
+				return nil, err
 			}
 		}
 		return n, nil
@@ -64,17 +60,54 @@ func compileRows(e expr.Expr) (*rowNode, error) {
 	return nil, fmt.Errorf("unsupported residual %T", e)
 }
 
+// addToSet adds the literals of p to the node's set.
+func (n *rowNode) addToSet(p expr.Predicate) error {
+	for _, v := range p.Values {
+		k, ok := literalKey(v)
+		if !ok {
+			return fmt.Errorf("%v literal of Go type %T on %s", p.Op, v, p.Ref.Name)
+		}
+		n.set[k] = struct{}{}
+	}
+	return nil
+}
+
+// compileTerms prepares the terms of an AND, OR or NOT. The equalities and
+// IN lists of an OR on one column share one set, as do the inequalities
+// and NOT IN lists of an AND: Bind folds them already except on floats,
+// where its IN would merge -0.0 with 0.0 and the set keys keep them apart,
+// so an OR of thousands of equalities on a double costs one lookup a row.
 func compileTerms(kind rowKind, terms []expr.Expr) (*rowNode, error) {
 	if len(terms) == 0 {
 		return &rowNode{kind: rowConst, value: kind == rowAnd}, nil
 	}
-	n := &rowNode{kind: kind, terms: make([]*rowNode, len(terms))}
-	for i, t := range terms {
+	one, set := expr.OpEq, expr.OpIn
+	if kind == rowAnd {
+		one, set = expr.OpNotEq, expr.OpNotIn
+	}
+	n := &rowNode{kind: kind}
+	sets := map[int]*rowNode{} // field id -> the set node of this chain
+	for _, t := range terms {
+		if p, ok := t.(expr.Predicate); ok && kind != rowNot && (p.Op == one || p.Op == set) {
+			if s := sets[p.Ref.ID]; s != nil {
+				if err := s.addToSet(p); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			s := &rowNode{kind: rowPred, pred: expr.Predicate{Op: set, Ref: p.Ref}, set: map[any]struct{}{}}
+			if err := s.addToSet(p); err != nil {
+				return nil, err
+			}
+			sets[p.Ref.ID] = s
+			n.terms = append(n.terms, s)
+			continue
+		}
 		c, err := compileRows(t)
 		if err != nil {
 			return nil, err
 		}
-		n.terms[i] = c
+		n.terms = append(n.terms, c)
 	}
 	return n, nil
 }
