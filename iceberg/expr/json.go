@@ -445,6 +445,19 @@ func (p Predicate) MarshalJSON() ([]byte, error) {
 
 func literalJSON(t iceberg.Type, v any) (json.RawMessage, error) {
 	if t != nil {
+		// A date or timestamp past year 9999 has no ISO-8601 form that
+		// Bind reads back (the residual of dt = 10000000 failed in the
+		// reader): write it as the integer, as String does.
+		switch t.(type) {
+		case iceberg.DateType:
+			if d, ok := v.(int32); ok && !fourDigitYear(t, int64(d)) {
+				return json.RawMessage(strconv.FormatInt(int64(d), 10)), nil
+			}
+		case iceberg.TimestampType, iceberg.TimestampTzType:
+			if us, ok := v.(int64); ok && !fourDigitYear(t, us) {
+				return json.RawMessage(strconv.FormatInt(us, 10)), nil
+			}
+		}
 		return iceberg.FormatJSONValue(t, v)
 	}
 	switch v := v.(type) {

@@ -225,11 +225,10 @@ func formatTyped(t iceberg.Type, v any) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		ts := time.Unix(int64(d)*86400, 0).UTC()
-		if ts.Year() < 0 || ts.Year() > 9999 {
+		if !fourDigitYear(t, int64(d)) {
 			return strconv.FormatInt(int64(d), 10), true
 		}
-		return "DATE '" + ts.Format("2006-01-02") + "'", true
+		return "DATE '" + time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02") + "'", true
 	case iceberg.TimeType:
 		us, ok := v.(int64)
 		if !ok || us < 0 || us >= 86400*1_000_000 {
@@ -258,20 +257,32 @@ func formatTyped(t iceberg.Type, v any) (string, bool) {
 	return "", false
 }
 
-func formatTimestamp(t iceberg.Type, v int64) string {
-	var ts time.Time
+// instantOf returns a date (days) or timestamp value of type t as a time.
+func instantOf(t iceberg.Type, v int64) time.Time {
 	switch t.(type) {
+	case iceberg.DateType:
+		return time.Unix(v*86400, 0).UTC()
 	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
-		ts = time.Unix(0, v).UTC()
-	default:
-		ts = time.UnixMicro(v).UTC()
+		return time.Unix(0, v).UTC()
 	}
-	if ts.Year() < 0 || ts.Year() > 9999 {
-		// Outside four-digit years, write microseconds, which Bind reads
-		// back as such; nanosecond values never get here (1677 to 2262).
+	return time.UnixMicro(v).UTC()
+}
+
+// fourDigitYear reports whether a date or timestamp value falls in years
+// 0000 to 9999, the years that the ISO-8601 forms Parse and Bind read
+// can write. Others are written as the integer (days or microseconds),
+// which Bind reads back as the same value; nanosecond values are always
+// inside (1677 to 2262).
+func fourDigitYear(t iceberg.Type, v int64) bool {
+	y := instantOf(t, v).Year()
+	return y >= 0 && y <= 9999
+}
+
+func formatTimestamp(t iceberg.Type, v int64) string {
+	if !fourDigitYear(t, v) {
 		return strconv.FormatInt(v, 10)
 	}
-	s := ts.Format("2006-01-02 15:04:05.999999999")
+	s := instantOf(t, v).Format("2006-01-02 15:04:05.999999999")
 	switch t.(type) {
 	case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
 		return "TIMESTAMPTZ '" + s + "+00:00'"
