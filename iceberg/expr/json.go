@@ -327,6 +327,14 @@ func literalFromJSON(v any) (any, error) {
 			return nil, invalidf("literal data-type %q: %v", dt, err)
 		}
 		raw, _ := json.Marshal(inner)
+		switch t.(type) {
+		case iceberg.IntType, iceberg.LongType, iceberg.FloatType, iceberg.DoubleType, iceberg.DecimalType:
+			// As for untyped numbers (convert): a megabyte of digits
+			// took seconds to parse as a decimal.
+			if len(raw) > maxNumberLength+2 {
+				return nil, invalidf("literal of %d bytes as %v: longer than the %d a number may have", len(raw), t, maxNumberLength)
+			}
+		}
 		val, err := iceberg.ParseJSONValue(t, raw)
 		if err != nil {
 			return nil, invalidf("literal %s as %v: %v", raw, t, err)
