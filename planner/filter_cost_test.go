@@ -6,12 +6,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // sampleTable loads samples.<name> from the sample warehouse.
@@ -35,7 +34,7 @@ func benchPlan(b *testing.B, table Table, filter string) {
 		b.Fatal(err)
 	}
 	p := New()
-	before := cpuTime()
+	before := testutil.CPUTime()
 	for b.Loop() {
 		if _, err := p.Plan(context.Background(), table, Request{Filter: e, CaseSensitive: true}); err != nil {
 			b.Fatal(err)
@@ -43,16 +42,7 @@ func benchPlan(b *testing.B, table Table, filter string) {
 	}
 	// Planning runs goroutines, and the machine is shared: CPU time says
 	// more than wall time.
-	b.ReportMetric((cpuTime()-before).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime is the process's user and system CPU time so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((testutil.CPUTime()-before).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // orOfEqualities writes "id = 0 OR id = 1 OR ..." with n terms.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -82,8 +83,8 @@ func BenchmarkReadLargeIn(b *testing.B) {
 	residual := residualJSON(b, schema, stringIn("vendor", 100_000, "NYC", "CMT", "VTS"))
 	rd := New(dirIO{})
 	scan := Scan{Schema: schema}
-	before := cpuTime()
-	defer func() { b.ReportMetric((cpuTime()-before).Seconds()/float64(b.N), "cpu-s/op") }()
+	before := testutil.CPUTime()
+	defer func() { b.ReportMetric((testutil.CPUTime()-before).Seconds()/float64(b.N), "cpu-s/op") }()
 	for b.Loop() {
 		rows := 0
 		for _, f := range files {
