@@ -155,7 +155,7 @@ func (f *scanFilter) residual(spec iceberg.PartitionSpec, df *iceberg.DataFile) 
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
-		return "", fmt.Errorf("encode residual %s: %w", r, err)
+		return "", fmt.Errorf("encode residual %s: %w", expr.Summary(r), err)
 	}
 	return string(b), nil
 }

@@ -9,16 +9,16 @@ import (
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
-func loadSampleTable(t *testing.T, name string) Table {
-	t.Helper()
+func loadSampleTable(tb testing.TB, name string) Table {
+	tb.Helper()
 	cat, err := catalog.NewDirectory(filepath.Join("..", "testdata", "warehouse"))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	id := catalog.Identifier{"samples", name}
 	tbl, err := cat.LoadTable(context.Background(), id)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return Table{Name: id.String(), MetadataLocation: tbl.MetadataLocation, Metadata: tbl.Metadata, IO: tbl.IO}
 }

@@ -6,13 +6,12 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -55,7 +54,7 @@ func benchmarkRead(b *testing.B, table string, streams int) {
 		bytes += st.Size()
 	}
 	b.SetBytes(bytes)
-	before := cpuTime()
+	before := testutil.CPUTime()
 	b.ResetTimer()
 	for b.Loop() {
 		work := make(chan string, len(files))
@@ -83,17 +82,7 @@ func benchmarkRead(b *testing.B, table string, streams int) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((cpuTime()-before).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// cpuTime is the CPU time this process has used, user and system: on a
-// shared machine it varies less than wall time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric((testutil.CPUTime()-before).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 func BenchmarkReadBigFiles(b *testing.B)   { benchmarkRead(b, "big", 2) }

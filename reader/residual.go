@@ -31,6 +31,7 @@ import (
 // below 0.0.
 type rowFilter struct {
 	expr  expr.Expr
+	root  *rowNode
 	paths map[int]keyPath // field id -> path in the read batch
 }
 
@@ -53,6 +54,9 @@ func newRowFilter(scan Scan, task taskInfo, fields []iceberg.NestedField) (*rowF
 		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.path, err)
 	}
 	f := &rowFilter{expr: expr.RewriteNot(e), paths: map[int]keyPath{}}
+	if f.root, err = compileRows(f.expr); err != nil {
+		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.path, err)
+	}
 	var walkErr error
 	expr.Walk(f.expr, func(p expr.Predicate) {
 		if _, done := f.paths[p.Ref.ID]; done || walkErr != nil {
@@ -74,7 +78,7 @@ type taskInfo struct{ path, residual string }
 // keep narrows a selection of rows (nil: all rows of the batch) to those
 // the filter accepts, returning nil when it accepts all of them.
 func (f *rowFilter) keep(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch, sel []int32) ([]int32, error) {
-	mask, err := f.eval(withComputeAllocator(ctx, mem), f.expr, batch)
+	mask, err := f.eval(withComputeAllocator(ctx, mem), f.root, batch)
 	if err != nil {
 		return nil, err
 	}
@@ -103,44 +107,39 @@ func (f *rowFilter) keep(ctx context.Context, mem memory.Allocator, batch arrow.
 	return out, nil
 }
 
-func (f *rowFilter) eval(ctx context.Context, e expr.Expr, batch arrow.RecordBatch) ([]bool, error) {
-	n := int(batch.NumRows())
-	switch e := e.(type) {
-	case expr.TrueExpr, expr.FalseExpr:
-		_, t := e.(expr.TrueExpr)
-		out := make([]bool, n)
+// eval returns which rows of batch satisfy the node.
+func (f *rowFilter) eval(ctx context.Context, n *rowNode, batch arrow.RecordBatch) ([]bool, error) {
+	switch n.kind {
+	case rowConst:
+		out := make([]bool, batch.NumRows())
 		for i := range out {
-			out[i] = t
+			out[i] = n.value
 		}
 		return out, nil
-	case expr.AndExpr, expr.OrExpr:
-		var l, r expr.Expr
-		and := false
-		if a, ok := e.(expr.AndExpr); ok {
-			l, r, and = a.Left, a.Right, true
-		} else {
-			o := e.(expr.OrExpr)
-			l, r = o.Left, o.Right
-		}
-		left, err := f.eval(ctx, l, batch)
+	case rowAnd, rowOr:
+		// The terms of a chain are combined in a loop: a chain of
+		// thousands of terms costs one mask per term, not stack.
+		acc, err := f.eval(ctx, n.terms[0], batch)
 		if err != nil {
 			return nil, err
 		}
-		right, err := f.eval(ctx, r, batch)
-		if err != nil {
-			return nil, err
-		}
-		for i := range left {
-			if and {
-				left[i] = left[i] && right[i]
-			} else {
-				left[i] = left[i] || right[i]
+		for _, t := range n.terms[1:] {
+			m, err := f.eval(ctx, t, batch)
+			if err != nil {
+				return nil, err
+			}
+			for i := range acc {
+				if n.kind == rowAnd {
+					acc[i] = acc[i] && m[i]
+				} else {
+					acc[i] = acc[i] || m[i]
+				}
 			}
 		}
-		return left, nil
-	case expr.NotExpr:
+		return acc, nil
+	case rowNot:
 		// RewriteNot leaves NOT only where no predicate can absorb it.
-		inner, err := f.eval(ctx, e.Child, batch)
+		inner, err := f.eval(ctx, n.terms[0], batch)
 		if err != nil {
 			return nil, err
 		}
@@ -148,11 +147,12 @@ func (f *rowFilter) eval(ctx context.Context, e expr.Expr, batch arrow.RecordBat
 			inner[i] = !inner[i]
 		}
 		return inner, nil
-	case expr.Predicate:
-		col, valid := column(batch, f.paths[e.Ref.ID])
-		return predicate(ctx, e, col, valid)
 	}
-	return nil, fmt.Errorf("%w: residual %s", ErrInvalidTask, e)
+	col, valid := column(batch, f.paths[n.pred.Ref.ID])
+	if n.set != nil {
+		return inSet(n.pred.Op, n.set, col, valid)
+	}
+	return predicate(ctx, n.pred, col, valid)
 }
 
 // column returns the array a path leads to and, for nested paths, whether
@@ -284,22 +284,10 @@ func kernel(ctx context.Context, p expr.Predicate, col arrow.Array) (*array.Bool
 	return res.(*compute.ArrayDatum).MakeArray().(*array.Boolean), nil
 }
 
-// compareAt evaluates a comparison or set predicate on one present value.
+// compareAt evaluates a comparison on one present value; IN and NOT IN
+// go through their sets (residual_tree.go).
 func compareAt(p expr.Predicate, col arrow.Array, i int) (bool, error) {
 	cmp := func(lit any) (int, error) { return compareValue(col, i, lit) }
-	switch p.Op {
-	case expr.OpIn, expr.OpNotIn:
-		for _, v := range p.Values {
-			c, err := cmp(v)
-			if err != nil {
-				return false, err
-			}
-			if c == 0 {
-				return p.Op == expr.OpIn, nil
-			}
-		}
-		return p.Op == expr.OpNotIn, nil
-	}
 	c, err := cmp(p.Values[0])
 	if err != nil {
 		return false, err

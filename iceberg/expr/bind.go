@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/suggest"
@@ -25,45 +26,52 @@ import (
 // nearest existing columns; a literal or operation that does not fit the
 // column's type wraps ErrInvalidFilter.
 func Bind(e Expr, schema *iceberg.Schema, caseSensitive bool) (Expr, error) {
+	if err := checkDepth(e); err != nil {
+		return nil, err
+	}
+	return bind(e, schema, caseSensitive)
+}
+
+func bind(e Expr, schema *iceberg.Schema, cs bool) (Expr, error) {
 	switch e := e.(type) {
 	case TrueExpr, FalseExpr:
 		return e, nil
 	case NotExpr:
-		c, err := Bind(e.Child, schema, caseSensitive)
+		c, err := bind(e.Child, schema, cs)
 		if err != nil {
 			return nil, err
 		}
 		return Not(c), nil
 	case AndExpr:
-		l, r, err := bindPair(e.Left, e.Right, schema, caseSensitive)
+		terms, err := bindTerms(e.Terms, schema, cs)
 		if err != nil {
 			return nil, err
 		}
-		return And(l, r), nil
+		return foldSets(join(true, terms)), nil
 	case OrExpr:
-		l, r, err := bindPair(e.Left, e.Right, schema, caseSensitive)
+		terms, err := bindTerms(e.Terms, schema, cs)
 		if err != nil {
 			return nil, err
 		}
-		return Or(l, r), nil
+		return foldSets(join(false, terms)), nil
 	case Predicate:
-		return bindPredicate(e, schema, caseSensitive)
+		return bindPredicate(e, schema, cs)
 	case nil:
 		return nil, invalidf("nil expression")
 	}
 	return nil, invalidf("unsupported expression %T", e)
 }
 
-func bindPair(l, r Expr, schema *iceberg.Schema, cs bool) (Expr, Expr, error) {
-	bl, err := Bind(l, schema, cs)
-	if err != nil {
-		return nil, nil, err
+func bindTerms(terms []Expr, schema *iceberg.Schema, cs bool) ([]Expr, error) {
+	out := make([]Expr, len(terms))
+	for i, t := range terms {
+		b, err := bind(t, schema, cs)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
 	}
-	br, err := Bind(r, schema, cs)
-	if err != nil {
-		return nil, nil, err
-	}
-	return bl, br, nil
+	return out, nil
 }
 
 func bindPredicate(p Predicate, schema *iceberg.Schema, cs bool) (Expr, error) {
@@ -136,6 +144,9 @@ func bindPredicate(p Predicate, schema *iceberg.Schema, cs bool) (Expr, error) {
 		if !ok {
 			return nil, invalidf("%s needs a string, got %s", p.Op, formatLiteral(nil, lits[0]))
 		}
+		if !utf8.ValidString(s) {
+			return nil, invalidf("%s on %s: the prefix is not valid UTF-8", p.Op, ref.Name)
+		}
 		return Predicate{Op: p.Op, Ref: ref, Values: []any{s}}, nil
 	case OpIn, OpNotIn:
 		if err := wantVals(len(lits) > 0, "at least one value"); err != nil {
@@ -169,7 +180,7 @@ func isFloating(t iceberg.Type) bool {
 func bindComparison(op Op, ref Ref, lit any) (Expr, error) {
 	c, err := convert(lit, ref.Type)
 	if err != nil {
-		return nil, fmt.Errorf("column %s: %w", ref.Name, err)
+		return nil, fmt.Errorf("column %s: %w", clip(ref.Name), err)
 	}
 	switch {
 	case c.rng > 0: // above every value of the type
@@ -207,7 +218,7 @@ func bindSet(op Op, ref Ref, lits []any) (Expr, error) {
 	for _, lit := range lits {
 		c, err := convert(lit, ref.Type)
 		if err != nil {
-			return nil, fmt.Errorf("column %s: %w", ref.Name, err)
+			return nil, fmt.Errorf("column %s: %w", clip(ref.Name), err)
 		}
 		switch {
 		case c.rng != 0 || !c.exact: // no value of the column equals it
@@ -317,11 +328,13 @@ func unknownColumnError(schema *iceberg.Schema, name string) error {
 	}
 	walk("", schema.Fields)
 	if len(names) == 0 {
-		return fmt.Errorf("%w %q: the schema has no columns", ErrUnknownColumn, name)
+		return fmt.Errorf("%w %q: the schema has no columns", ErrUnknownColumn, clip(name))
 	}
-	names = suggest.Nearest(name, names, 3)
+	// Distances from a clipped name: no column is longer than a message
+	// quotes, and a megabyte of name must not cost seconds of CPU.
+	names = suggest.Nearest(clip(name), names, 3)
 	for i, n := range names {
-		names[i] = quoteName(n)
+		names[i] = clip(quoteName(n))
 	}
-	return fmt.Errorf("%w %s (nearest: %s)", ErrUnknownColumn, quoteName(name), strings.Join(names, ", "))
+	return fmt.Errorf("%w %s (nearest: %s)", ErrUnknownColumn, clip(quoteName(name)), strings.Join(names, ", "))
 }

@@ -222,3 +222,15 @@ func TestConstructors(t *testing.T) {
 		t.Fatalf("got %q, want %q", b.String(), want)
 	}
 }
+
+// TestBindRefusesInvalidUTF8 binds string literals with stray bytes, built
+// in Go: JSON, which carries residuals, would turn them into U+FFFD and
+// match other rows.
+func TestBindRefusesInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	for _, e := range []Expr{Equal("s", "a\xff"), In("s", "ok", "\xfc"), StartsWith("s", "\xc3")} {
+		if _, err := Bind(e, testSchema, true); !errors.Is(err, ErrInvalidFilter) {
+			t.Errorf("Bind(%q) error = %v, want ErrInvalidFilter", e, err)
+		}
+	}
+}

@@ -150,3 +150,18 @@ func containsValue(sorted []any, v any) bool {
 	c, ok := compareValues(sorted[i], v)
 	return ok && c == 0
 }
+
+// anyWithin reports whether some value of a list sorted by sortValues may
+// lie in [lower, upper] (a nil bound is open), by binary search: metrics
+// and summaries prune by an IN list of any length at the cost of one
+// lookup, where Iceberg Java gives up past 200 values.
+func anyWithin(sorted []any, lower, upper any) bool {
+	i := 0
+	if lower != nil {
+		i = sort.Search(len(sorted), func(i int) bool {
+			c, ok := compareValues(sorted[i], lower)
+			return !ok || c >= 0
+		})
+	}
+	return i < len(sorted) && within(sorted[i], lower, upper)
+}

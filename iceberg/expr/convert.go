@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/iceflight/iceflight/iceberg"
@@ -28,6 +29,12 @@ func exactly(v any) (converted, error) { return converted{val: v, exact: true}, 
 
 const microsPerDay = 86400 * 1_000_000
 
+// maxNumberLength bounds the text of a numeric literal. Converting it
+// exactly costs the square of its length (a megabyte of digits took 10 s);
+// a double's largest finite value has 309 digits, so the bound refuses no
+// number a column can hold.
+const maxNumberLength = 1000
+
 // convert turns an unbound literal into a value of type t. Conversions are
 // exact: a literal between two values of the type comes back as the lower
 // one with exact false, and Bind adjusts the operation (x < 1.5 on an int
@@ -45,6 +52,9 @@ func convert(lit any, t iceberg.Type) (converted, error) {
 	case int64:
 		return fromInt(v, t, lit)
 	case Number:
+		if len(v) > maxNumberLength {
+			return converted{}, invalidf("a number of %d characters is longer than the %d a literal may have", len(v), maxNumberLength)
+		}
 		r, ok := new(big.Rat).SetString(string(v))
 		if !ok || strings.Contains(string(v), "/") {
 			return fail()
@@ -181,6 +191,9 @@ func fromString(s string, t iceberg.Type, lit any) (converted, error) {
 	}
 	switch t := t.(type) {
 	case iceberg.StringType:
+		if !utf8.ValidString(s) {
+			return bad(fmt.Errorf("the string is not valid UTF-8"))
+		}
 		return exactly(s)
 	case iceberg.BooleanType:
 		switch strings.ToLower(strings.TrimSpace(s)) {

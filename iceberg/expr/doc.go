@@ -43,6 +43,15 @@
 // Floats compare as IEEE 754 numbers. Strings compare by UTF-8 bytes
 // (code points), binary and uuids as unsigned bytes.
 //
+// # Limits
+//
+// Filters come from clients, so every stage is bounded: AND and OR chains
+// are flat (AndExpr and OrExpr hold their terms), parentheses and NOTs may
+// nest MaxDepth deep, and error messages quote at most a hundred-odd bytes
+// of any literal, name or filter. Binding, pruning and row evaluation take
+// time near-linear in the filter's length: equalities on one column fold
+// into one IN, and IN lists are searched, not scanned.
+//
 // # Planning
 //
 // Inclusive and Strict project a bound row filter onto a partition spec;
@@ -67,4 +76,6 @@
 // inverted in that order (written with Java's signed comparison) are not
 // used. Strict metrics evaluation assumes a float column without a NaN
 // count may hold NaN. Transform terms (bucket[16](id) = 3) are refused.
+// IN lists of any length are checked against bounds (Java stops past 200
+// values), and an OR of equalities on one column binds to one IN.
 package expr

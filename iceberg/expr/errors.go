@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -32,6 +33,8 @@ type SyntaxError struct {
 	Pos int
 	// Msg says what was expected or found.
 	Msg string
+	// err is a sentinel the error also matches, such as ErrTooDeep.
+	err error
 }
 
 // Error returns the message with the byte offset.
@@ -39,9 +42,56 @@ func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("filter syntax error at byte %d: %s", e.Pos, e.Msg)
 }
 
-// Unwrap lets errors.Is match ErrInvalidFilter.
-func (e *SyntaxError) Unwrap() error { return ErrInvalidFilter }
+// Unwrap lets errors.Is match ErrInvalidFilter, and ErrTooDeep for a
+// filter nested too deeply.
+func (e *SyntaxError) Unwrap() error {
+	if e.err != nil {
+		return e.err
+	}
+	return ErrInvalidFilter
+}
 
+// invalidf formats an error wrapping ErrInvalidFilter. String, error and
+// Stringer arguments are clipped: a literal or a name quoted in a message
+// is cut to maxQuote bytes whatever the filter holds.
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidFilter}, args...)...)
+	clipped := make([]any, 0, len(args)+1)
+	clipped = append(clipped, ErrInvalidFilter)
+	for _, a := range args {
+		switch v := a.(type) {
+		case string:
+			a = clip(v)
+		case []byte:
+			a = clip(string(v))
+		case error:
+			a = clip(v.Error())
+		case fmt.Stringer:
+			a = clip(v.String())
+		}
+		clipped = append(clipped, a)
+	}
+	return fmt.Errorf("%w: "+format, clipped...)
+}
+
+// maxQuote is the most bytes of a name, literal or filter that a message
+// quotes: a message must stay a log line whatever the input.
+const maxQuote = 120
+
+// clip shortens s to about maxQuote bytes for a message, cutting at a
+// UTF-8 boundary and marking the cut with "…".
+func clip(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	n := maxQuote
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// Summary returns e in the filter syntax, shortened to a few hundred
+// bytes, for messages and logs that name a filter.
+func Summary(e Expr) string {
+	return clip(exprString(e, maxQuote+1))
 }

@@ -16,7 +16,7 @@ import (
 func Eval(e Expr, get func(fieldID int) any) (bool, error) {
 	return visitBool(e, func(p Predicate) (bool, error) {
 		if !p.Ref.Bound() {
-			return false, fmt.Errorf("%w: evaluate unbound predicate %s", ErrInvalidFilter, p)
+			return false, fmt.Errorf("%w: evaluate unbound predicate %s", ErrInvalidFilter, Summary(p))
 		}
 		return EvalPredicate(p, get(p.Ref.ID)), nil
 	})

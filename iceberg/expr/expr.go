@@ -117,11 +117,15 @@ type FalseExpr struct{}
 // NotExpr holds when Child does not.
 type NotExpr struct{ Child Expr }
 
-// AndExpr holds when both Left and Right hold.
-type AndExpr struct{ Left, Right Expr }
+// AndExpr holds when every one of Terms holds. And flattens nested
+// conjunctions into one AndExpr, so a chain of a thousand terms is one wide
+// node rather than a thousand nested ones: walking it costs no stack and
+// it adds one level of nesting, not a thousand (see MaxDepth).
+type AndExpr struct{ Terms []Expr }
 
-// OrExpr holds when Left or Right holds.
-type OrExpr struct{ Left, Right Expr }
+// OrExpr holds when any one of Terms holds; Or flattens nested
+// disjunctions as And does conjunctions.
+type OrExpr struct{ Terms []Expr }
 
 // Predicate tests one column against zero (IS NULL), one (<, STARTS WITH)
 // or several (IN) literals.
@@ -176,48 +180,61 @@ func AlwaysTrue() Expr { return TrueExpr{} }
 // AlwaysFalse returns the expression that never holds.
 func AlwaysFalse() Expr { return FalseExpr{} }
 
-// And returns the conjunction of its arguments, dropping TRUE operands and
-// collapsing to FALSE when any operand is FALSE.
+// And returns the conjunction of its arguments, dropping TRUE operands,
+// collapsing to FALSE when any operand is FALSE and splicing the terms of
+// AND operands into one flat AndExpr.
 func And(left, right Expr, more ...Expr) Expr {
-	out := and2(left, right)
-	for _, e := range more {
-		out = and2(out, e)
-	}
-	return out
+	return join(true, append([]Expr{left, right}, more...))
 }
 
-func and2(l, r Expr) Expr {
-	switch {
-	case isFalse(l) || isFalse(r):
-		return FalseExpr{}
-	case isTrue(l):
-		return r
-	case isTrue(r):
-		return l
-	}
-	return AndExpr{Left: l, Right: r}
-}
-
-// Or returns the disjunction of its arguments, dropping FALSE operands and
-// collapsing to TRUE when any operand is TRUE.
+// Or returns the disjunction of its arguments, dropping FALSE operands,
+// collapsing to TRUE when any operand is TRUE and splicing the terms of OR
+// operands into one flat OrExpr.
 func Or(left, right Expr, more ...Expr) Expr {
-	out := or2(left, right)
-	for _, e := range more {
-		out = or2(out, e)
-	}
-	return out
+	return join(false, append([]Expr{left, right}, more...))
 }
 
-func or2(l, r Expr) Expr {
-	switch {
-	case isTrue(l) || isTrue(r):
-		return TrueExpr{}
-	case isFalse(l):
-		return r
-	case isFalse(r):
-		return l
+// join builds the flat conjunction (and) or disjunction of terms: the
+// identity constant (TRUE for AND) is dropped, the absorbing one wins, and
+// terms of the same kind are spliced in.
+func join(and bool, terms []Expr) Expr {
+	out := make([]Expr, 0, len(terms))
+	for _, t := range terms {
+		switch t := t.(type) {
+		case TrueExpr:
+			if !and {
+				return TrueExpr{}
+			}
+		case FalseExpr:
+			if and {
+				return FalseExpr{}
+			}
+		case AndExpr:
+			if !and {
+				out = append(out, t)
+				continue
+			}
+			out = append(out, t.Terms...)
+		case OrExpr:
+			if and {
+				out = append(out, t)
+				continue
+			}
+			out = append(out, t.Terms...)
+		default:
+			out = append(out, t)
+		}
 	}
-	return OrExpr{Left: l, Right: r}
+	switch len(out) {
+	case 0:
+		return constant(and)
+	case 1:
+		return out[0]
+	}
+	if and {
+		return AndExpr{Terms: out}
+	}
+	return OrExpr{Terms: out}
 }
 
 // Not returns the negation of e, folding constants and double negation.
@@ -232,9 +249,6 @@ func Not(e Expr) Expr {
 	}
 	return NotExpr{Child: e}
 }
-
-func isTrue(e Expr) bool  { _, ok := e.(TrueExpr); return ok }
-func isFalse(e Expr) bool { _, ok := e.(FalseExpr); return ok }
 
 // IsNull returns the predicate "name IS NULL".
 func IsNull(name string) Predicate { return Predicate{Op: OpIsNull, Ref: Ref{Name: name}} }
@@ -344,11 +358,20 @@ func IsBound(e Expr) bool {
 	case NotExpr:
 		return IsBound(e.Child)
 	case AndExpr:
-		return IsBound(e.Left) && IsBound(e.Right)
+		return allBound(e.Terms)
 	case OrExpr:
-		return IsBound(e.Left) && IsBound(e.Right)
+		return allBound(e.Terms)
 	case Predicate:
 		return e.Ref.Bound()
+	}
+	return true
+}
+
+func allBound(terms []Expr) bool {
+	for _, t := range terms {
+		if !IsBound(t) {
+			return false
+		}
 	}
 	return true
 }
@@ -361,9 +384,9 @@ func RewriteNot(e Expr) Expr {
 	case NotExpr:
 		return negate(e.Child)
 	case AndExpr:
-		return And(RewriteNot(e.Left), RewriteNot(e.Right))
+		return join(true, mapTerms(e.Terms, RewriteNot))
 	case OrExpr:
-		return Or(RewriteNot(e.Left), RewriteNot(e.Right))
+		return join(false, mapTerms(e.Terms, RewriteNot))
 	}
 	return e
 }
@@ -377,12 +400,21 @@ func negate(e Expr) Expr {
 	case NotExpr:
 		return RewriteNot(e.Child)
 	case AndExpr:
-		return Or(negate(e.Left), negate(e.Right))
+		return join(false, mapTerms(e.Terms, negate))
 	case OrExpr:
-		return And(negate(e.Left), negate(e.Right))
+		return join(true, mapTerms(e.Terms, negate))
 	case Predicate:
 		e.Op = e.Op.Negate()
 		return e
 	}
 	return e
+}
+
+// mapTerms returns fn applied to every term, in a new slice.
+func mapTerms(terms []Expr, fn func(Expr) Expr) []Expr {
+	out := make([]Expr, len(terms))
+	for i, t := range terms {
+		out[i] = fn(t)
+	}
+	return out
 }

@@ -23,6 +23,13 @@ import (
 // "value", "data-type"}. Transform terms and function applications are
 // rejected. The result is unbound; strings convert to dates, uuids and so
 // on when bound.
+//
+// A chain of one operator, nested as Java writes it (or(or(a, b), c)), is
+// read into one flat OrExpr without recursion and counts as one level of
+// nesting; a filter nesting more than MaxDepth levels (plus the few that
+// binding adds, so residuals written from bound filters read back) is
+// refused with an error matching ErrTooDeep. The JSON decoder itself
+// refuses text nested more than 10,000 levels before building anything.
 func ParseJSON(b []byte) (Expr, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber()
@@ -33,40 +40,26 @@ func ParseJSON(b []byte) (Expr, error) {
 	if dec.More() {
 		return nil, invalidf("JSON expression: trailing data after the expression")
 	}
-	return exprFromJSON(v)
+	return exprFromJSON(v, 0)
 }
 
-func exprFromJSON(v any) (Expr, error) {
+// exprFromJSON reads the expression v at nesting depth.
+func exprFromJSON(v any, depth int) (Expr, error) {
 	switch v := v.(type) {
 	case bool:
 		return constant(v), nil
 	case map[string]any:
-		return objectFromJSON(v)
+		return objectFromJSON(v, depth)
 	}
 	return nil, invalidf("JSON expression: want an object or a boolean, got %s", jsonText(v))
 }
 
-func objectFromJSON(obj map[string]any) (Expr, error) {
-	typ, ok := obj["type"].(string)
+func objectFromJSON(obj map[string]any, depth int) (Expr, error) {
+	typ, ok := jsonType(obj)
 	if !ok {
 		return nil, invalidf("JSON expression %s: missing string \"type\"", jsonText(obj))
 	}
-	typ = strings.ToLower(typ)
-	allow := func(keys ...string) error {
-		for k := range obj {
-			if k != "type" && !contains(keys, k) {
-				return invalidf("JSON %s expression: unexpected key %q", typ, k)
-			}
-		}
-		return nil
-	}
-	child := func(key string) (Expr, error) {
-		c, ok := obj[key]
-		if !ok {
-			return nil, invalidf("JSON %s expression: missing %q", typ, key)
-		}
-		return exprFromJSON(c)
-	}
+	allow := func(keys ...string) error { return allowKeys(typ, obj, keys...) }
 	switch typ {
 	case "true", "false":
 		return constant(typ == "true"), allow()
@@ -80,33 +73,81 @@ func objectFromJSON(obj map[string]any) (Expr, error) {
 		if err := allow("child"); err != nil {
 			return nil, err
 		}
-		c, err := child("child")
+		if depth >= maxTreeDepth {
+			return nil, tooDeep(maxTreeDepth)
+		}
+		c, ok := obj["child"]
+		if !ok {
+			return nil, invalidf("JSON not expression: missing \"child\"")
+		}
+		child, err := exprFromJSON(c, depth+1)
 		if err != nil {
 			return nil, err
 		}
-		return NotExpr{Child: c}, nil
+		return NotExpr{Child: child}, nil
 	case "and", "or":
-		if err := allow("left", "right"); err != nil {
-			return nil, err
-		}
-		l, err := child("left")
-		if err != nil {
-			return nil, err
-		}
-		r, err := child("right")
-		if err != nil {
-			return nil, err
-		}
-		if typ == "and" {
-			return AndExpr{Left: l, Right: r}, nil
-		}
-		return OrExpr{Left: l, Right: r}, nil
+		return chainFromJSON(typ, obj, depth)
 	}
 	op, ok := opByName(typ)
 	if !ok {
 		return nil, invalidf("JSON expression: unknown type %q (want true, false, and, or, not, %s)", typ, strings.Join(sortedOpNames(), ", "))
 	}
 	return predicateFromJSON(op, obj, allow)
+}
+
+// jsonType returns an object's "type", lower-cased.
+func jsonType(obj map[string]any) (string, bool) {
+	typ, ok := obj["type"].(string)
+	return strings.ToLower(typ), ok
+}
+
+// allowKeys refuses keys of a typ object other than "type" and keys.
+func allowKeys(typ string, obj map[string]any, keys ...string) error {
+	for k := range obj {
+		if k != "type" && !contains(keys, k) {
+			return invalidf("JSON %s expression: unexpected key %q", clip(typ), clip(k))
+		}
+	}
+	return nil
+}
+
+// chainFromJSON reads an and or or object and every object of the same
+// type below it, on either side, as one flat chain: the operands are
+// collected with an explicit stack, left to right, and only the others
+// (predicates, NOTs, the other operator) nest one level deeper.
+func chainFromJSON(typ string, obj map[string]any, depth int) (Expr, error) {
+	if depth >= maxTreeDepth {
+		return nil, tooDeep(maxTreeDepth)
+	}
+	var terms []Expr
+	stack := []any{obj}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if m, ok := v.(map[string]any); ok {
+			if t, _ := jsonType(m); t == typ {
+				if err := allowKeys(typ, m, "left", "right"); err != nil {
+					return nil, err
+				}
+				l, okL := m["left"]
+				r, okR := m["right"]
+				if !okL || !okR {
+					return nil, invalidf("JSON %s expression: want \"left\" and \"right\"", typ)
+				}
+				stack = append(stack, r, l)
+				continue
+			}
+		}
+		t, err := exprFromJSON(v, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+	}
+	if typ == "and" {
+		return AndExpr{Terms: terms}, nil
+	}
+	return OrExpr{Terms: terms}, nil
 }
 
 func opByName(name string) (Op, bool) {
@@ -286,6 +327,14 @@ func literalFromJSON(v any) (any, error) {
 			return nil, invalidf("literal data-type %q: %v", dt, err)
 		}
 		raw, _ := json.Marshal(inner)
+		switch t.(type) {
+		case iceberg.IntType, iceberg.LongType, iceberg.FloatType, iceberg.DoubleType, iceberg.DecimalType:
+			// As for untyped numbers (convert): a megabyte of digits
+			// took seconds to parse as a decimal.
+			if len(raw) > maxNumberLength+2 {
+				return nil, invalidf("literal of %d bytes as %v: longer than the %d a number may have", len(raw), t, maxNumberLength)
+			}
+		}
 		val, err := iceberg.ParseJSONValue(t, raw)
 		if err != nil {
 			return nil, invalidf("literal %s as %v: %v", raw, t, err)
@@ -306,12 +355,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// jsonText writes v as JSON for a message, clipped.
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		return clip(fmt.Sprint(v))
 	}
-	return string(b)
+	return clip(string(b))
 }
 
 // MarshalJSON writes true.
@@ -328,18 +378,47 @@ func (e NotExpr) MarshalJSON() ([]byte, error) {
 	}{"not", e.Child})
 }
 
-// MarshalJSON writes {"type": "and", "left": ..., "right": ...}.
-func (e AndExpr) MarshalJSON() ([]byte, error) { return marshalPair("and", e.Left, e.Right) }
+// MarshalJSON writes the chain as nested {"type": "and", "left": ...,
+// "right": ...} objects, the REST form, split in halves so that a chain of
+// n terms nests log2(n) levels deep: a reader's JSON decoder (Go's stops at
+// 10,000 levels) takes any chain. The nest is written directly, each term
+// marshalled once, so writing is linear in the chain's length; a left-deep
+// nest written through json.Marshal was re-checked at every level, n².
+func (e AndExpr) MarshalJSON() ([]byte, error) { return marshalChain("and", e.Terms) }
 
-// MarshalJSON writes {"type": "or", "left": ..., "right": ...}.
-func (e OrExpr) MarshalJSON() ([]byte, error) { return marshalPair("or", e.Left, e.Right) }
+// MarshalJSON writes the chain as nested {"type": "or", ...} objects, split
+// in halves as AndExpr's.
+func (e OrExpr) MarshalJSON() ([]byte, error) { return marshalChain("or", e.Terms) }
 
-func marshalPair(typ string, l, r Expr) ([]byte, error) {
-	return json.Marshal(struct {
-		Type  string `json:"type"`
-		Left  Expr   `json:"left"`
-		Right Expr   `json:"right"`
-	}{typ, l, r})
+func marshalChain(typ string, terms []Expr) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writeChain(&buf, typ, terms); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func writeChain(buf *bytes.Buffer, typ string, terms []Expr) error {
+	switch len(terms) {
+	case 0:
+		buf.WriteString(strconv.FormatBool(typ == "and"))
+		return nil
+	case 1:
+		b, err := json.Marshal(terms[0])
+		buf.Write(b)
+		return err
+	}
+	mid := len(terms) / 2
+	buf.WriteString(`{"type":"` + typ + `","left":`)
+	if err := writeChain(buf, typ, terms[:mid]); err != nil {
+		return err
+	}
+	buf.WriteString(`,"right":`)
+	if err := writeChain(buf, typ, terms[mid:]); err != nil {
+		return err
+	}
+	buf.WriteByte('}')
+	return nil
 }
 
 // MarshalJSON writes the predicate as Iceberg Java 1.12 does: "term" is the
@@ -356,7 +435,7 @@ func (p Predicate) MarshalJSON() ([]byte, error) {
 	for i, v := range p.Values {
 		raw, err := literalJSON(p.Ref.Type, v)
 		if err != nil {
-			return nil, fmt.Errorf("predicate on %s: %w", p.Ref.Name, err)
+			return nil, fmt.Errorf("predicate on %s: %w", clip(p.Ref.Name), err)
 		}
 		vals[i] = raw
 	}
@@ -365,7 +444,7 @@ func (p Predicate) MarshalJSON() ([]byte, error) {
 		out.Values = vals
 	case !p.Op.Unary():
 		if len(vals) != 1 {
-			return nil, fmt.Errorf("predicate %s on %s has %d values", p.Op, p.Ref.Name, len(vals))
+			return nil, fmt.Errorf("predicate %s on %s has %d values", p.Op, clip(p.Ref.Name), len(vals))
 		}
 		out.Value = vals[0]
 	}
@@ -374,6 +453,19 @@ func (p Predicate) MarshalJSON() ([]byte, error) {
 
 func literalJSON(t iceberg.Type, v any) (json.RawMessage, error) {
 	if t != nil {
+		// A date or timestamp past year 9999 has no ISO-8601 form that
+		// Bind reads back (the residual of dt = 10000000 failed in the
+		// reader): write it as the integer, as String does.
+		switch t.(type) {
+		case iceberg.DateType:
+			if d, ok := v.(int32); ok && !fourDigitYear(t, int64(d)) {
+				return json.RawMessage(strconv.FormatInt(int64(d), 10)), nil
+			}
+		case iceberg.TimestampType, iceberg.TimestampTzType:
+			if us, ok := v.(int64); ok && !fourDigitYear(t, us) {
+				return json.RawMessage(strconv.FormatInt(us, 10)), nil
+			}
+		}
 		return iceberg.FormatJSONValue(t, v)
 	}
 	switch v := v.(type) {
@@ -394,7 +486,7 @@ func literalJSON(t iceberg.Type, v any) (json.RawMessage, error) {
 	case Typed:
 		return iceberg.FormatJSONValue(v.Type, v.Value)
 	}
-	return nil, fmt.Errorf("literal %v of Go type %T has no JSON form", v, v)
+	return nil, fmt.Errorf("literal %s of Go type %T has no JSON form", clip(fmt.Sprint(v)), v)
 }
 
 // sortedOpNames lists the REST names of predicate operations, for messages.

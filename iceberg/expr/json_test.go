@@ -124,6 +124,7 @@ func TestJSONRoundTrip(t *testing.T) {
 		"u = 'f79c3e09-677c-4bbd-a479-3f349cb785e7'",
 		"bo = FALSE OR st.a IS NULL",
 		"NOT (d IS NAN)",
+		"dt = 10000000 OR dt < -800000 OR ts > 400000000000000000 OR tstz < -70000000000000000",
 	}
 	for _, f := range filters {
 		bound := mustBind(t, f)

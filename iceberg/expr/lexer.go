@@ -35,103 +35,100 @@ func (t token) describe() string {
 	case tokEOF:
 		return "end of filter"
 	case tokString:
-		return fmt.Sprintf("string '%s'", t.text)
+		return fmt.Sprintf("string '%s'", clip(t.text))
 	case tokQuoted:
-		return fmt.Sprintf("name %q", t.text)
+		return fmt.Sprintf("name %q", clip(t.text))
 	case tokHex:
 		return "binary literal"
 	}
-	return fmt.Sprintf("%q", t.text)
+	return fmt.Sprintf("%q", clip(t.text))
 }
 
 // is reports whether the token is the keyword kw, compared case-insensitively.
 func (t token) is(kw string) bool { return t.kind == tokWord && strings.EqualFold(t.text, kw) }
 
-// lex splits a filter into tokens, ending with tokEOF.
-func lex(s string) ([]token, error) {
-	var toks []token
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		start := i
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-			continue
-		case (c == 'x' || c == 'X') && i+1 < len(s) && s[i+1] == '\'':
-			text, end, err := lexQuoted(s, i+1, '\'')
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, token{tokHex, text, start})
-			i = end
-		case isWordStart(c):
-			for i < len(s) && isWordPart(s[i]) {
-				i++
-			}
-			toks = append(toks, token{tokWord, s[start:i], start})
-		case c >= '0' && c <= '9':
-			end, err := lexNumber(s, i)
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, token{tokNumber, s[start:end], start})
-			i = end
-		case c == '\'':
-			text, end, err := lexQuoted(s, i, '\'')
-			if err != nil {
-				return nil, err
-			}
-			toks = append(toks, token{tokString, text, start})
-			i = end
-		case c == '"':
-			text, end, err := lexQuoted(s, i, '"')
-			if err != nil {
-				return nil, err
-			}
-			if text == "" {
-				return nil, &SyntaxError{start, "empty quoted name"}
-			}
-			toks = append(toks, token{tokQuoted, text, start})
-			i = end
-		case c == '=':
-			toks = append(toks, token{tokOp, "=", start})
-			i++
-		case c == '!':
-			if i+1 < len(s) && s[i+1] == '=' {
-				toks = append(toks, token{tokOp, "!=", start})
-				i += 2
-				continue
-			}
-			return nil, &SyntaxError{start, "unexpected '!' (did you mean '!='?)"}
-		case c == '<' || c == '>':
-			op := string(c)
-			if i+1 < len(s) && (s[i+1] == '=' || (c == '<' && s[i+1] == '>')) {
-				op += string(s[i+1])
-			}
-			toks = append(toks, token{tokOp, op, start})
-			i += len(op)
-		case c == '(':
-			toks = append(toks, token{tokLParen, "(", start})
-			i++
-		case c == ')':
-			toks = append(toks, token{tokRParen, ")", start})
-			i++
-		case c == ',':
-			toks = append(toks, token{tokComma, ",", start})
-			i++
-		case c == '.':
-			toks = append(toks, token{tokDot, ".", start})
-			i++
-		case c == '-':
-			toks = append(toks, token{tokMinus, "-", start})
-			i++
-		default:
-			r, _ := utf8.DecodeRuneInString(s[i:])
-			return nil, &SyntaxError{start, fmt.Sprintf("unexpected character %q", r)}
-		}
+// lexer reads a filter one token at a time, so that the parser can refuse
+// a hostile filter (a megabyte of parentheses) after its first few hundred
+// tokens instead of holding a token for every byte.
+type lexer struct {
+	s string
+	i int
+}
+
+// next returns the next token, tokEOF at the end.
+func (l *lexer) next() (token, error) {
+	s, i := l.s, l.i
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
 	}
-	return append(toks, token{tokEOF, "", len(s)}), nil
+	l.i = i
+	if i == len(s) {
+		return token{tokEOF, "", len(s)}, nil
+	}
+	tok, end, err := lexToken(s, i)
+	if err != nil {
+		return token{}, err
+	}
+	l.i = end
+	return tok, nil
+}
+
+// lexToken reads the token starting at s[i], which is not a space, and
+// returns it with the offset after it.
+func lexToken(s string, i int) (token, int, error) {
+	c := s[i]
+	start := i
+	one := func(kind tokenKind) (token, int, error) { return token{kind, s[i : i+1], start}, i + 1, nil }
+	switch {
+	case (c == 'x' || c == 'X') && i+1 < len(s) && s[i+1] == '\'':
+		text, end, err := lexQuoted(s, i+1, '\'')
+		return token{tokHex, text, start}, end, err
+	case isWordStart(c):
+		for i < len(s) && isWordPart(s[i]) {
+			i++
+		}
+		return token{tokWord, s[start:i], start}, i, nil
+	case c >= '0' && c <= '9':
+		end, err := lexNumber(s, i)
+		if err != nil {
+			return token{}, 0, err
+		}
+		return token{tokNumber, s[start:end], start}, end, nil
+	case c == '\'':
+		text, end, err := lexQuoted(s, i, '\'')
+		return token{tokString, text, start}, end, err
+	case c == '"':
+		text, end, err := lexQuoted(s, i, '"')
+		if err == nil && text == "" {
+			err = &SyntaxError{Pos: start, Msg: "empty quoted name"}
+		}
+		return token{tokQuoted, text, start}, end, err
+	case c == '=':
+		return token{tokOp, "=", start}, i + 1, nil
+	case c == '!':
+		if i+1 < len(s) && s[i+1] == '=' {
+			return token{tokOp, "!=", start}, i + 2, nil
+		}
+		return token{}, 0, &SyntaxError{Pos: start, Msg: "unexpected '!' (did you mean '!='?)"}
+	case c == '<' || c == '>':
+		op := s[i : i+1]
+		if i+1 < len(s) && (s[i+1] == '=' || (c == '<' && s[i+1] == '>')) {
+			op = s[i : i+2]
+		}
+		return token{tokOp, op, start}, i + len(op), nil
+	case c == '(':
+		return one(tokLParen)
+	case c == ')':
+		return one(tokRParen)
+	case c == ',':
+		return one(tokComma)
+	case c == '.':
+		return one(tokDot)
+	case c == '-':
+		return one(tokMinus)
+	}
+	r, _ := utf8.DecodeRuneInString(s[i:])
+	return token{}, 0, &SyntaxError{Pos: start, Msg: fmt.Sprintf("unexpected character %q", r)}
 }
 
 func isWordStart(c byte) bool {
@@ -154,13 +151,21 @@ func lexQuoted(s string, i int, q byte) (string, int, error) {
 			j++
 			continue
 		}
+		// Iceberg strings are UTF-8, and JSON (the residual in a ticket)
+		// would turn stray bytes into U+FFFD, matching other rows.
+		if text := b.String(); !utf8.ValidString(text) {
+			return "", 0, &SyntaxError{Pos: i, Msg: fmt.Sprintf("%s is not valid UTF-8", quotedWhat(q))}
+		}
 		return b.String(), j + 1, nil
 	}
-	what := "string"
+	return "", 0, &SyntaxError{Pos: i, Msg: "unterminated " + quotedWhat(q)}
+}
+
+func quotedWhat(q byte) string {
 	if q == '"' {
-		what = "quoted name"
+		return "quoted name"
 	}
-	return "", 0, &SyntaxError{i, "unterminated " + what}
+	return "string"
 }
 
 // lexNumber reads digits [. digits] [e [+-] digits] from s[i].
@@ -176,7 +181,7 @@ func lexNumber(s string, i int) (int, error) {
 	if i < len(s) && s[i] == '.' {
 		j := digits(i + 1)
 		if j == i+1 {
-			return 0, &SyntaxError{i, "expected digits after the decimal point"}
+			return 0, &SyntaxError{Pos: i, Msg: "expected digits after the decimal point"}
 		}
 		i = j
 	}
@@ -187,12 +192,12 @@ func lexNumber(s string, i int) (int, error) {
 		}
 		k := digits(j)
 		if k == j {
-			return 0, &SyntaxError{i, "expected digits in the exponent"}
+			return 0, &SyntaxError{Pos: i, Msg: "expected digits in the exponent"}
 		}
 		i = k
 	}
 	if i < len(s) && isWordPart(s[i]) {
-		return 0, &SyntaxError{start, fmt.Sprintf("malformed number %q", s[start:i+1])}
+		return 0, &SyntaxError{Pos: start, Msg: fmt.Sprintf("malformed number %q", clip(s[start:i+1]))}
 	}
 	return i, nil
 }

@@ -7,10 +7,6 @@ import (
 	"github.com/iceflight/iceflight/iceberg"
 )
 
-// inPredicateLimit is the IN list size past which bounds are not checked
-// value by value, as in Iceberg Java.
-const inPredicateLimit = 200
-
 // ManifestEvaluator decides from a manifest list entry's partition field
 // summaries whether the manifest can hold files matching a row filter, so
 // planning can skip reading it (spec: "Scan Planning"). It follows Iceberg
@@ -24,6 +20,9 @@ type ManifestEvaluator struct {
 // the spec of the manifests it will see; partType orders the summaries
 // (nil means spec order).
 func NewManifestEvaluator(spec iceberg.PartitionSpec, partType *iceberg.StructType, rowFilter Expr) (*ManifestEvaluator, error) {
+	if err := checkDepth(rowFilter); err != nil {
+		return nil, err
+	}
 	if !IsBound(rowFilter) {
 		return nil, fmt.Errorf("%w: manifest evaluator needs a bound filter", ErrInvalidFilter)
 	}
@@ -67,17 +66,19 @@ func visitBool(e Expr, leaf func(Predicate) (bool, error)) (bool, error) {
 		v, err := visitBool(e.Child, leaf)
 		return !v, err
 	case AndExpr:
-		l, err := visitBool(e.Left, leaf)
-		if err != nil || !l {
-			return false, err
+		for _, t := range e.Terms {
+			if ok, err := visitBool(t, leaf); err != nil || !ok {
+				return false, err
+			}
 		}
-		return visitBool(e.Right, leaf)
+		return true, nil
 	case OrExpr:
-		l, err := visitBool(e.Left, leaf)
-		if err != nil || l {
-			return l, err
+		for _, t := range e.Terms {
+			if ok, err := visitBool(t, leaf); err != nil || ok {
+				return ok, err
+			}
 		}
-		return visitBool(e.Right, leaf)
+		return false, nil
 	case Predicate:
 		return leaf(e)
 	}
@@ -173,15 +174,7 @@ func boundsMightMatch(p Predicate, lower, upper any) bool {
 	case OpEq:
 		return within(p.Values[0], lower, upper)
 	case OpIn:
-		if len(p.Values) > inPredicateLimit {
-			return true
-		}
-		for _, v := range p.Values {
-			if within(v, lower, upper) {
-				return true
-			}
-		}
-		return false
+		return anyWithin(p.Values, lower, upper)
 	case OpStartsWith:
 		return prefixMightMatch(p, lower, upper)
 	}

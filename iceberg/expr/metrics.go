@@ -52,6 +52,9 @@ type MetricsEvaluator struct {
 // type of the column in schema, so bounds written before a type promotion
 // (int to long, float to double, date to timestamp) read correctly.
 func NewMetricsEvaluator(schema *iceberg.Schema, e Expr, inclusive bool) (*MetricsEvaluator, error) {
+	if err := checkDepth(e); err != nil {
+		return nil, err
+	}
 	if !IsBound(e) {
 		bound, err := Bind(e, schema, true)
 		if err != nil {

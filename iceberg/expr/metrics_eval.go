@@ -57,15 +57,10 @@ func (c columnStats) mightMatch(p Predicate) bool {
 		if noComparable {
 			return false
 		}
-		if len(p.Values) > inPredicateLimit || c.lower == nil || isNaN(c.lower) {
+		if c.lower == nil || isNaN(c.lower) {
 			return true
 		}
-		for _, v := range p.Values {
-			if within(v, c.lower, c.upper) {
-				return true
-			}
-		}
-		return false
+		return anyWithin(p.Values, c.lower, c.upper)
 	case OpNotIn:
 		v := c.uniqueValue()
 		return v == nil || !containsValue(p.Values, v)
@@ -155,12 +150,7 @@ func (c columnStats) mustMatch(p Predicate, topLevel bool) bool {
 		if isNaN(c.lower) || (c.lower == nil && c.upper == nil) {
 			return false
 		}
-		for _, v := range p.Values {
-			if within(v, c.lower, c.upper) {
-				return false
-			}
-		}
-		return true
+		return !anyWithin(p.Values, c.lower, c.upper)
 	case OpStartsWith:
 		if c.mayContainNull() {
 			return false

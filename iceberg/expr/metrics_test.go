@@ -225,18 +225,23 @@ func TestMetricsEvaluatorEdges(t *testing.T) {
 			t.Fatal("a value outside inverted bounds might still be in the file")
 		}
 	})
-	t.Run("IN beyond 200 values is not checked against bounds", func(t *testing.T) {
+	t.Run("IN of any length is checked against bounds", func(t *testing.T) {
 		t.Parallel()
-		vals := make([]string, 201)
+		// Java stops checking past 200 values; a sorted list is checked
+		// by binary search whatever its length.
+		vals := make([]string, 10_000)
 		for i := range vals {
 			vals[i] = strconv.Itoa(1000 + i)
 		}
 		m := MetricsOf(testFile(t))
-		if incl, _ := evalBoth(t, "id IN ("+strings.Join(vals, ", ")+")", m); !incl {
-			t.Fatal("want might match")
+		if incl, _ := evalBoth(t, "id IN ("+strings.Join(vals, ", ")+")", m); incl {
+			t.Fatal("10,000 values above the upper bound: want cannot match")
 		}
-		if incl, _ := evalBoth(t, "id IN ("+strings.Join(vals[:200], ", ")+")", m); incl {
-			t.Fatal("200 values above the upper bound: want cannot match")
+		if incl, _ := evalBoth(t, "id IN ("+strings.Join(vals, ", ")+", 5)", m); !incl {
+			t.Fatal("one value within the bounds: want might match")
+		}
+		if _, strict := evalBoth(t, "id NOT IN ("+strings.Join(vals, ", ")+")", m); !strict {
+			t.Fatal("no value within the bounds: NOT IN must match every row")
 		}
 	})
 	t.Run("a bound that does not decode is an error naming the file", func(t *testing.T) {

@@ -19,49 +19,84 @@ var reserved = map[string]bool{
 func isReserved(word string) bool { return reserved[strings.ToUpper(word)] }
 
 // Parse reads a filter in the SQL-like syntax described in the package
-// documentation and returns it unbound. Errors are *SyntaxError.
+// documentation and returns it unbound. Errors are *SyntaxError; a filter
+// nesting parentheses and NOTs more than MaxDepth deep is refused, with an
+// error that also matches ErrTooDeep, as soon as the parser reaches that
+// depth. Chains of AND or OR are read into flat AndExpr and OrExpr.
 func Parse(s string) (Expr, error) {
-	toks, err := lex(s)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{toks: toks}
-	if p.peek().kind == tokEOF {
-		return nil, &SyntaxError{0, "empty filter"}
+	p := &parser{lex: lexer{s: s}}
+	if p.peek().kind == tokEOF && p.err == nil {
+		return nil, &SyntaxError{Pos: 0, Msg: "empty filter"}
 	}
 	e, err := p.parseOr()
+	if p.err != nil {
+		// A token the lexer could not read is the first thing wrong.
+		return nil, p.err
+	}
 	if err != nil {
 		return nil, err
 	}
 	if t := p.peek(); t.kind != tokEOF {
-		return nil, &SyntaxError{t.pos, fmt.Sprintf("unexpected %s (expected AND, OR or end of filter)", t.describe())}
+		return nil, &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf("unexpected %s (expected AND, OR or end of filter)", t.describe())}
 	}
 	return e, nil
 }
 
+// parser reads tokens from lex with a lookahead of a few tokens.
 type parser struct {
-	toks []token
-	i    int
+	lex   lexer
+	ahead []token
+	// err is the lexer's error; from then on the parser sees tokEOF at
+	// the failing offset, and Parse returns err.
+	err   error
+	depth int
 }
 
-func (p *parser) peek() token { return p.toks[p.i] }
-func (p *parser) peekN(n int) token {
-	if p.i+n < len(p.toks) {
-		return p.toks[p.i+n]
+// fill reads tokens until n are ahead.
+func (p *parser) fill(n int) {
+	for len(p.ahead) < n {
+		if p.err != nil {
+			p.ahead = append(p.ahead, token{kind: tokEOF, pos: p.lex.i})
+			continue
+		}
+		t, err := p.lex.next()
+		if err != nil {
+			p.err = err
+			continue
+		}
+		p.ahead = append(p.ahead, t)
 	}
-	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) peek() token { return p.peekN(0) }
+
+func (p *parser) peekN(n int) token {
+	p.fill(n + 1)
+	return p.ahead[n]
 }
 
 func (p *parser) next() token {
-	t := p.toks[p.i]
+	t := p.peek()
 	if t.kind != tokEOF {
-		p.i++
+		p.ahead = p.ahead[:copy(p.ahead, p.ahead[1:])]
 	}
 	return t
 }
 
+// enter counts one more level of parentheses or NOT at t, refusing more
+// than MaxDepth; leave counts one less.
+func (p *parser) enter(t token) error {
+	if p.depth >= MaxDepth {
+		return &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf("more than %d levels of parentheses and NOT", MaxDepth), err: ErrTooDeep}
+	}
+	p.depth++
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
+
 func (p *parser) errorf(t token, format string, args ...any) error {
-	return &SyntaxError{t.pos, fmt.Sprintf(format, args...)}
+	return &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *parser) expectWord(kw, context string) error {
@@ -72,40 +107,49 @@ func (p *parser) expectWord(kw, context string) error {
 	return nil
 }
 
+// parseOr reads terms joined by OR into one flat OrExpr, in a loop: a
+// long chain costs no stack.
 func (p *parser) parseOr() (Expr, error) {
-	left, err := p.parseAnd()
-	if err != nil {
-		return nil, err
+	first, err := p.parseAnd()
+	if err != nil || !p.peek().is("OR") {
+		return first, err
 	}
+	terms := []Expr{first}
 	for p.peek().is("OR") {
 		p.next()
-		right, err := p.parseAnd()
+		t, err := p.parseAnd()
 		if err != nil {
 			return nil, err
 		}
-		left = OrExpr{Left: left, Right: right}
+		terms = append(terms, t)
 	}
-	return left, nil
+	return OrExpr{Terms: terms}, nil
 }
 
+// parseAnd reads terms joined by AND into one flat AndExpr.
 func (p *parser) parseAnd() (Expr, error) {
-	left, err := p.parseNot()
-	if err != nil {
-		return nil, err
+	first, err := p.parseNot()
+	if err != nil || !p.peek().is("AND") {
+		return first, err
 	}
+	terms := []Expr{first}
 	for p.peek().is("AND") {
 		p.next()
-		right, err := p.parseNot()
+		t, err := p.parseNot()
 		if err != nil {
 			return nil, err
 		}
-		left = AndExpr{Left: left, Right: right}
+		terms = append(terms, t)
 	}
-	return left, nil
+	return AndExpr{Terms: terms}, nil
 }
 
 func (p *parser) parseNot() (Expr, error) {
-	if p.peek().is("NOT") {
+	if t := p.peek(); t.is("NOT") {
+		if err := p.enter(t); err != nil {
+			return nil, err
+		}
+		defer p.leave()
 		p.next()
 		child, err := p.parseNot()
 		if err != nil {
@@ -120,6 +164,10 @@ func (p *parser) parsePrimary() (Expr, error) {
 	t := p.peek()
 	switch {
 	case t.kind == tokLParen:
+		if err := p.enter(t); err != nil {
+			return nil, err
+		}
+		defer p.leave()
 		p.next()
 		e, err := p.parseOr()
 		if err != nil {
@@ -211,7 +259,7 @@ func (p *parser) parseRef() (Ref, error) {
 		case t.kind == tokWord && !isReserved(t.text):
 			parts = append(parts, t.text)
 		case t.kind == tokWord:
-			return Ref{}, p.errorf(t, "expected a column, found keyword %s (quote it as \"%s\" to use it as a name)", strings.ToUpper(t.text), t.text)
+			return Ref{}, p.errorf(t, "expected a column, found keyword %s (quote it as \"%s\" to use it as a name)", strings.ToUpper(t.text), clip(t.text))
 		default:
 			return Ref{}, p.errorf(t, "expected a column, found %s", t.describe())
 		}
@@ -267,7 +315,7 @@ func (p *parser) parsePredicate() (Expr, error) {
 	case t.is("STARTS"):
 		return p.parseStartsWith(OpStartsWith, ref)
 	}
-	return nil, p.errorf(t, "expected an operator after column %s (=, !=, <, <=, >, >=, IN, IS, LIKE, STARTS WITH), found %s", ref.Name, t.describe())
+	return nil, p.errorf(t, "expected an operator after column %s (=, !=, <, <=, >, >=, IN, IS, LIKE, STARTS WITH), found %s", clip(ref.Name), t.describe())
 }
 
 func pick(cond bool, yes, no Op) Op {
@@ -364,7 +412,7 @@ func (p *parser) parseValue() (any, error) {
 	case tokHex:
 		b, err := hex.DecodeString(t.text)
 		if err != nil {
-			return nil, p.errorf(t, "invalid hex in binary literal X'%s'", t.text)
+			return nil, p.errorf(t, "invalid hex in binary literal X'%s'", clip(t.text))
 		}
 		return Typed{Type: iceberg.BinaryType{}, Value: b}, nil
 	case tokWord:
@@ -385,11 +433,11 @@ func (p *parser) parseValue() (any, error) {
 		// A bare word here is most often a string literal left unquoted
 		// (vendor = NYC), so the message shows the quoted form first.
 		return nil, p.errorf(t, "expected a literal value, found %s (string literals take single quotes: %s; comparing two columns is not supported)",
-			t.describe(), stringLiteral(t.text))
+			t.describe(), stringLiteral(clip(t.text)))
 	case tokQuoted:
 		// Double quotes name a column, as in SQL; a string needs single ones.
 		return nil, p.errorf(t, "expected a literal value, found %s (double quotes name a column; string literals take single quotes: %s)",
-			t.describe(), stringLiteral(t.text))
+			t.describe(), stringLiteral(clip(t.text)))
 	}
 	return nil, p.errorf(t, "expected a literal value, found %s", t.describe())
 }
@@ -431,7 +479,7 @@ func (p *parser) parseTyped(kw, str token) (any, error) {
 		}
 		d, exact := in.days()
 		if !exact || strings.ContainsAny(str.text, ":") {
-			return bad(fmt.Errorf("%q has a time of day", str.text))
+			return bad(fmt.Errorf("%q has a time of day", clip(str.text)))
 		}
 		return Typed{Type: iceberg.DateType{}, Value: int32(d)}, nil
 	}
@@ -441,7 +489,7 @@ func (p *parser) parseTyped(kw, str token) (any, error) {
 	}
 	zoned := kw.is("TIMESTAMPTZ")
 	if in.hasZone && !zoned {
-		return bad(fmt.Errorf("TIMESTAMP has no zone; write TIMESTAMPTZ '%s'", str.text))
+		return bad(fmt.Errorf("TIMESTAMP has no zone; write TIMESTAMPTZ '%s'", clip(str.text)))
 	}
 	if in.nsec%1000 != 0 {
 		ns, rng := in.nanos()

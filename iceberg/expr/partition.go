@@ -18,6 +18,9 @@ type PartitionEvaluator struct {
 // to evaluate it on tuples laid out as partType (the manifest's partition
 // struct; nil means spec order).
 func NewPartitionEvaluator(spec iceberg.PartitionSpec, partType *iceberg.StructType, rowFilter Expr) (*PartitionEvaluator, error) {
+	if err := checkDepth(rowFilter); err != nil {
+		return nil, err
+	}
 	if !IsBound(rowFilter) {
 		return nil, fmt.Errorf("%w: partition evaluator needs a bound filter", ErrInvalidFilter)
 	}
@@ -76,9 +79,9 @@ func Residual(spec iceberg.PartitionSpec, partition []any, e Expr) Expr {
 func residual(spec iceberg.PartitionSpec, e Expr, get func(int) any) Expr {
 	switch e := e.(type) {
 	case AndExpr:
-		return And(residual(spec, e.Left, get), residual(spec, e.Right, get))
+		return join(true, mapTerms(e.Terms, func(t Expr) Expr { return residual(spec, t, get) }))
 	case OrExpr:
-		return Or(residual(spec, e.Left, get), residual(spec, e.Right, get))
+		return join(false, mapTerms(e.Terms, func(t Expr) Expr { return residual(spec, t, get) }))
 	case Predicate:
 		if !e.Ref.Bound() {
 			return e

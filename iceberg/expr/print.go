@@ -20,37 +20,79 @@ func (TrueExpr) String() string { return "TRUE" }
 func (FalseExpr) String() string { return "FALSE" }
 
 // String returns "NOT child", parenthesizing AND and OR children.
-func (e NotExpr) String() string {
-	switch e.Child.(type) {
-	case AndExpr, OrExpr:
-		return "NOT (" + e.Child.String() + ")"
+func (e NotExpr) String() string { return exprString(e, 0) }
+
+// String returns the terms joined by " AND ", wrapping OR terms (AND binds
+// tighter) and AND terms (only a tree built by hand nests them) in
+// parentheses, so Parse rebuilds the same tree.
+func (e AndExpr) String() string { return exprString(e, 0) }
+
+// String returns the terms joined by " OR ", wrapping nested OR terms.
+func (e OrExpr) String() string { return exprString(e, 0) }
+
+// printer writes an expression into one buffer, so printing costs the
+// length of the output whatever the nesting. Past maxTreeDepth levels,
+// which only a tree built in Go reaches, it writes "…" instead of going
+// deeper; past limit bytes (0: none) it stops writing.
+type printer struct {
+	b     strings.Builder
+	limit int
+}
+
+// exprString prints e, stopping after about limit bytes when limit > 0.
+func exprString(e Expr, limit int) string {
+	p := printer{limit: limit}
+	p.expr(e, 0)
+	return p.b.String()
+}
+
+func (p *printer) full() bool { return p.limit > 0 && p.b.Len() >= p.limit }
+
+func (p *printer) expr(e Expr, depth int) {
+	switch {
+	case p.full():
+		return
+	case depth > maxTreeDepth:
+		p.b.WriteString("…")
+		return
 	}
-	return "NOT " + e.Child.String()
-}
-
-// String returns "left AND right". Parentheses keep the tree's shape: OR
-// operands and a right-hand AND are wrapped, so Parse rebuilds the same tree.
-func (e AndExpr) String() string {
-	return operand(e.Left, false, true) + " AND " + operand(e.Right, true, true)
-}
-
-// String returns "left OR right", wrapping a right-hand OR.
-func (e OrExpr) String() string {
-	return operand(e.Left, false, false) + " OR " + operand(e.Right, true, false)
-}
-
-func operand(e Expr, right, inAnd bool) string {
-	switch e.(type) {
-	case OrExpr:
-		if inAnd || right {
-			return "(" + e.String() + ")"
-		}
+	switch e := e.(type) {
+	case NotExpr:
+		p.b.WriteString("NOT ")
+		_, and := e.Child.(AndExpr)
+		_, or := e.Child.(OrExpr)
+		p.term(e.Child, and || or, depth)
 	case AndExpr:
-		if inAnd && right {
-			return "(" + e.String() + ")"
-		}
+		p.terms(e.Terms, " AND ", depth)
+	case OrExpr:
+		p.terms(e.Terms, " OR ", depth)
+	case nil:
+		p.b.WriteString("<nil>")
+	default:
+		p.b.WriteString(e.String())
 	}
-	return e.String()
+}
+
+func (p *printer) terms(terms []Expr, sep string, depth int) {
+	for i, t := range terms {
+		if i > 0 {
+			p.b.WriteString(sep)
+		}
+		_, isOr := t.(OrExpr)
+		_, isAnd := t.(AndExpr)
+		p.term(t, isOr || (isAnd && sep == " AND "), depth)
+	}
+}
+
+// term writes a child of a NOT, AND or OR, in parentheses when wrap.
+func (p *printer) term(e Expr, wrap bool, depth int) {
+	if wrap {
+		p.b.WriteByte('(')
+	}
+	p.expr(e, depth+1)
+	if wrap {
+		p.b.WriteByte(')')
+	}
 }
 
 // String writes the predicate in the filter syntax, its literals formatted
@@ -183,11 +225,10 @@ func formatTyped(t iceberg.Type, v any) (string, bool) {
 		if !ok {
 			return "", false
 		}
-		ts := time.Unix(int64(d)*86400, 0).UTC()
-		if ts.Year() < 0 || ts.Year() > 9999 {
+		if !fourDigitYear(t, int64(d)) {
 			return strconv.FormatInt(int64(d), 10), true
 		}
-		return "DATE '" + ts.Format("2006-01-02") + "'", true
+		return "DATE '" + time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02") + "'", true
 	case iceberg.TimeType:
 		us, ok := v.(int64)
 		if !ok || us < 0 || us >= 86400*1_000_000 {
@@ -216,20 +257,32 @@ func formatTyped(t iceberg.Type, v any) (string, bool) {
 	return "", false
 }
 
-func formatTimestamp(t iceberg.Type, v int64) string {
-	var ts time.Time
+// instantOf returns a date (days) or timestamp value of type t as a time.
+func instantOf(t iceberg.Type, v int64) time.Time {
 	switch t.(type) {
+	case iceberg.DateType:
+		return time.Unix(v*86400, 0).UTC()
 	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
-		ts = time.Unix(0, v).UTC()
-	default:
-		ts = time.UnixMicro(v).UTC()
+		return time.Unix(0, v).UTC()
 	}
-	if ts.Year() < 0 || ts.Year() > 9999 {
-		// Outside four-digit years, write microseconds, which Bind reads
-		// back as such; nanosecond values never get here (1677 to 2262).
+	return time.UnixMicro(v).UTC()
+}
+
+// fourDigitYear reports whether a date or timestamp value falls in years
+// 0000 to 9999, the years that the ISO-8601 forms Parse and Bind read
+// can write. Others are written as the integer (days or microseconds),
+// which Bind reads back as the same value; nanosecond values are always
+// inside (1677 to 2262).
+func fourDigitYear(t iceberg.Type, v int64) bool {
+	y := instantOf(t, v).Year()
+	return y >= 0 && y <= 9999
+}
+
+func formatTimestamp(t iceberg.Type, v int64) string {
+	if !fourDigitYear(t, v) {
 		return strconv.FormatInt(v, 10)
 	}
-	s := ts.Format("2006-01-02 15:04:05.999999999")
+	s := instantOf(t, v).Format("2006-01-02 15:04:05.999999999")
 	switch t.(type) {
 	case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
 		return "TIMESTAMPTZ '" + s + "+00:00'"

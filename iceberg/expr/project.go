@@ -31,6 +31,9 @@ func Strict(spec iceberg.PartitionSpec, schema *iceberg.Schema, e Expr) (Expr, e
 }
 
 func projection(spec iceberg.PartitionSpec, schema *iceberg.Schema, e Expr, inclusive bool) (Expr, error) {
+	if err := checkDepth(e); err != nil {
+		return nil, err
+	}
 	if !IsBound(e) {
 		if schema == nil {
 			return nil, fmt.Errorf("%w: project an unbound filter without a schema", ErrInvalidFilter)
@@ -47,9 +50,9 @@ func projection(spec iceberg.PartitionSpec, schema *iceberg.Schema, e Expr, incl
 func projectExpr(spec iceberg.PartitionSpec, e Expr, inclusive bool) Expr {
 	switch e := e.(type) {
 	case AndExpr:
-		return And(projectExpr(spec, e.Left, inclusive), projectExpr(spec, e.Right, inclusive))
+		return join(true, mapTerms(e.Terms, func(t Expr) Expr { return projectExpr(spec, t, inclusive) }))
 	case OrExpr:
-		return Or(projectExpr(spec, e.Left, inclusive), projectExpr(spec, e.Right, inclusive))
+		return join(false, mapTerms(e.Terms, func(t Expr) Expr { return projectExpr(spec, t, inclusive) }))
 	case Predicate:
 		// Inclusive: every field's projection must hold, so AND them;
 		// strict: any field's projection proves the rows, so OR them.

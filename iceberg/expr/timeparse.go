@@ -29,7 +29,7 @@ var timePattern = regexp.MustCompile(`^(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))
 func parseDateTime(s string) (instant, error) {
 	m := dateTimePattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return instant{}, fmt.Errorf("%q is not an ISO-8601 date or timestamp", s)
+		return instant{}, fmt.Errorf("%q is not an ISO-8601 date or timestamp", clip(s))
 	}
 	num := func(i int) int {
 		n, _ := strconv.Atoi(m[i])
@@ -38,11 +38,11 @@ func parseDateTime(s string) (instant, error) {
 	y, mo, d := num(1), num(2), num(3)
 	hh, mm, ss := num(4), num(5), num(6)
 	if mo < 1 || mo > 12 || hh > 23 || mm > 59 || ss > 59 {
-		return instant{}, fmt.Errorf("%q is out of range", s)
+		return instant{}, fmt.Errorf("%q is out of range", clip(s))
 	}
 	t := time.Date(y, time.Month(mo), d, hh, mm, ss, 0, time.UTC)
 	if t.Day() != d || int(t.Month()) != mo {
-		return instant{}, fmt.Errorf("%q is not a valid date", s)
+		return instant{}, fmt.Errorf("%q is not a valid date", clip(s))
 	}
 	nsec := fraction(m[7])
 	var off int64
@@ -54,7 +54,7 @@ func parseDateTime(s string) (instant, error) {
 			mins, _ = strconv.Atoi(digits[2:])
 		}
 		if h > 18 || mins > 59 {
-			return instant{}, fmt.Errorf("%q has an invalid zone offset", s)
+			return instant{}, fmt.Errorf("%q has an invalid zone offset", clip(s))
 		}
 		off = int64(h*3600 + mins*60)
 		if z[0] == '-' {
@@ -68,13 +68,13 @@ func parseDateTime(s string) (instant, error) {
 func parseTimeOfDay(s string) (int64, error) {
 	m := timePattern.FindStringSubmatch(strings.TrimSpace(s))
 	if m == nil {
-		return 0, fmt.Errorf("%q is not an ISO-8601 time", s)
+		return 0, fmt.Errorf("%q is not an ISO-8601 time", clip(s))
 	}
 	hh, _ := strconv.Atoi(m[1])
 	mm, _ := strconv.Atoi(m[2])
 	ss, _ := strconv.Atoi(m[3])
 	if hh > 23 || mm > 59 || ss > 59 {
-		return 0, fmt.Errorf("%q is out of range", s)
+		return 0, fmt.Errorf("%q is out of range", clip(s))
 	}
 	return int64(hh*3600+mm*60+ss)*1e9 + fraction(m[4]), nil
 }

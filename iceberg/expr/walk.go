@@ -4,14 +4,18 @@ package expr
 func Walk(e Expr, fn func(Predicate)) {
 	switch e := e.(type) {
 	case AndExpr:
-		Walk(e.Left, fn)
-		Walk(e.Right, fn)
+		walkTerms(e.Terms, fn)
 	case OrExpr:
-		Walk(e.Left, fn)
-		Walk(e.Right, fn)
+		walkTerms(e.Terms, fn)
 	case NotExpr:
 		Walk(e.Child, fn)
 	case Predicate:
 		fn(e)
+	}
+}
+
+func walkTerms(terms []Expr, fn func(Predicate)) {
+	for _, t := range terms {
+		Walk(t, fn)
 	}
 }
