@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/iceflight/iceflight/catalog"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
@@ -125,5 +126,34 @@ func TestCachedManifestsHoldTheMetricsFiltersRead(t *testing.T) {
 		if hits := got.Stats.ManifestCacheHits == got.Stats.ManifestsRead; hits != st.wantHits {
 			t.Errorf("%s: %d of %d manifests from the cache", st.name, got.Stats.ManifestCacheHits, got.Stats.ManifestsRead)
 		}
+	}
+}
+
+// The residual of every file of an unpartitioned table is the whole filter:
+// it is encoded once and shared by the tasks, not encoded and held once per
+// file (a filter of megabytes over thousands of files).
+func TestUnpartitionedTasksShareOneResidual(t *testing.T) {
+	t.Parallel()
+	f, err := ParseFilter("note IS NULL OR vendor = 'no such vendor'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tasks := planTasks(t, New(), loadSampleTable(t, "trips"), Request{Filter: f, CaseSensitive: true, TargetSplitBytes: 1})
+	var first string
+	shared := 0
+	for _, task := range tasks {
+		if task.ResidualJson == "" {
+			continue // its metrics prove every row matches
+		}
+		if first == "" {
+			first = task.ResidualJson
+		}
+		if unsafe.StringData(task.ResidualJson) != unsafe.StringData(first) {
+			t.Fatalf("task %s encodes its own copy of the residual", task.Path)
+		}
+		shared++
+	}
+	if shared < 2 {
+		t.Fatalf("%d of %d tasks have a residual, want several", shared, len(tasks))
 	}
 }
