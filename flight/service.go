@@ -329,8 +329,7 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
-	// The plan is not used after this, so its tasks may lose their folder.
-	compactPaths(t)
+	defer compactTicket(t)()
 	ticket, err := s.signer.Sign(t)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
@@ -478,7 +477,9 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	call.SetTable(t.Table)
 	call.SetSnapshotID(t.SnapshotId)
 	call.SetFiles(len(t.Tasks))
-	expandPaths(t)
+	if err := expandTicket(t); err != nil {
+		return err
+	}
 	var schema iceberg.Schema
 	if err := json.Unmarshal([]byte(t.SchemaJson), &schema); err != nil {
 		return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
