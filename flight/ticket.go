@@ -284,9 +284,14 @@ func compactResiduals(t *iceflightv1.Ticket) {
 			i = int32(len(t.Residuals))
 			index[r] = i
 		}
-		task.ResidualIndex, task.ResidualJson = i, ""
+		task.ResidualIndex, task.ResidualJson = i, residualByIndex
 	}
 }
+
+// residualByIndex stands in a task's residual_json for the residual it
+// names by index. It is no filter, so a worker of an older release, which
+// knows no residual_index, fails the task instead of reading it unfiltered.
+const residualByIndex = "@"
 
 // expandResiduals gives each task of a verified ticket its residual back.
 func expandResiduals(t *iceflightv1.Ticket) error {

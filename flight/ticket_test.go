@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -283,5 +284,31 @@ func TestExpandTicketRefusesAMissingResidual(t *testing.T) {
 				t.Fatalf("expandTicket: %v, want ok %v", err, tc.ok)
 			}
 		})
+	}
+}
+
+// A worker that knows no residual_index reads a task's residual_json: a
+// compact ticket's must fail to parse there rather than read unfiltered.
+func TestACompactResidualIsNoFilterToAnOlderWorker(t *testing.T) {
+	t.Parallel()
+	residual := `{"type":"eq","term":"vendor","value":"a"}`
+	if _, err := expr.ParseJSON([]byte(residual)); err != nil {
+		t.Fatal(err)
+	}
+	tk := &iceflightv1.Ticket{Tasks: []*iceflightv1.Task{{Path: "/w/a.parquet", ResidualJson: residual}, {Path: "/w/b.parquet", ResidualJson: residual}}}
+	restore := compactTicket(tk)
+	if len(tk.Residuals) != 1 {
+		t.Fatalf("%d residuals, want 1", len(tk.Residuals))
+	}
+	for _, task := range tk.Tasks {
+		if _, err := expr.ParseJSON([]byte(task.ResidualJson)); err == nil {
+			t.Fatalf("a compact task's residual_json %q parses as a filter", task.ResidualJson)
+		}
+	}
+	restore()
+	for _, task := range tk.Tasks {
+		if task.ResidualJson != residual || task.ResidualIndex != 0 {
+			t.Fatalf("restore left residual %q index %d", task.ResidualJson, task.ResidualIndex)
+		}
 	}
 }
