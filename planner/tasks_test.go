@@ -157,3 +157,31 @@ func TestUnpartitionedTasksShareOneResidual(t *testing.T) {
 		t.Fatalf("%d of %d tasks have a residual, want several", shared, len(tasks))
 	}
 }
+
+func TestRegroupKeepsEveryTaskOnce(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int{1, 2, 3, 64} {
+		plan, tasks := planTasks(t, New(), loadSampleTable(t, "trips"), Request{TargetSplitBytes: 1})
+		plan.Regroup(max)
+		if want := min(max, len(tasks)); len(plan.Endpoints) != want || plan.Stats.Endpoints != want {
+			t.Fatalf("Regroup(%d): %d endpoints (stats %d), want %d", max, len(plan.Endpoints), plan.Stats.Endpoints, want)
+		}
+		seen := map[*iceflightv1.Task]int{}
+		for _, ep := range plan.Endpoints {
+			var bytes, records int64
+			for _, task := range ep.Tasks {
+				seen[task]++
+				bytes += TaskBytes(task)
+				records += task.RecordCount
+			}
+			if bytes != ep.Bytes || records != ep.Records {
+				t.Fatalf("Regroup(%d): an endpoint counts %d bytes %d records, its tasks %d and %d", max, ep.Bytes, ep.Records, bytes, records)
+			}
+		}
+		for _, task := range tasks {
+			if seen[task] != 1 {
+				t.Fatalf("Regroup(%d): task %s appears %d times", max, task.Path, seen[task])
+			}
+		}
+	}
+}
