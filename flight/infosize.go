@@ -56,7 +56,7 @@ func sizeEndpoint(fe *flight.FlightEndpoint, t *iceflightv1.Ticket, keyID string
 	// The signed ticket wraps the payload in its own field, with the key id
 	// and a 32-byte MAC.
 	signed := len(fe.Ticket.Ticket)
-	payload := signed - 1 - protowire.SizeVarint(uint64(signed)) - protowire.SizeTag(2) - protowire.SizeBytes(len(keyID)) -
+	payload := signed - protowire.SizeTag(1) - protowire.SizeVarint(uint64(signed)) - protowire.SizeTag(2) - protowire.SizeBytes(len(keyID)) -
 		protowire.SizeTag(3) - protowire.SizeBytes(32)
 	return endpointSize{total: protowire.SizeTag(2) + protowire.SizeBytes(proto.Size(fe)), tasks: max(0, payload-head)}
 }
