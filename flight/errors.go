@@ -94,7 +94,7 @@ func codeOf(err error) codes.Code {
 	case errors.Is(err, errNotYet), errors.Is(err, planner.ErrUnsupported), errors.Is(err, reader.ErrUnsupported),
 		errors.Is(err, iceberg.ErrUnsupportedVersion), errors.Is(err, fileio.ErrUnsupportedScheme):
 		return codes.Unimplemented
-	case errors.Is(err, errBadCommand), errors.Is(err, catalog.ErrInvalidIdentifier),
+	case errors.Is(err, errBadCommand), errors.Is(err, errTooLarge), errors.Is(err, catalog.ErrInvalidIdentifier),
 		errors.Is(err, planner.ErrInvalidRequest), errors.Is(err, iceberg.ErrFieldNotFound),
 		errors.Is(err, expr.ErrInvalidFilter):
 		return codes.InvalidArgument

@@ -51,6 +51,8 @@ type Service struct {
 	plans     *limiter
 	auth      *Authenticator
 	metrics   *Metrics
+	// maxInfoBytes is the FlightInfo budget; see planInfo.
+	maxInfoBytes int
 }
 
 // Option configures a Service.
@@ -98,7 +100,8 @@ func WithLimits(maxStreams, maxPlans int) Option {
 func NewService(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...Option) *Service {
 	s := &Service{catalog: cat, reader: rd, signer: signer, planner: planner.New(),
 		mem: memory.DefaultAllocator, log: slog.Default(),
-		streams: newLimiter("DoGet", DefaultMaxStreams), plans: newLimiter("planning", DefaultMaxPlans)}
+		streams: newLimiter("DoGet", DefaultMaxStreams), plans: newLimiter("planning", DefaultMaxPlans),
+		maxInfoBytes: DefaultMaxFlightInfoBytes}
 	for _, o := range opts {
 		o(s)
 	}
@@ -212,51 +215,56 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	if plan.Snapshot != nil {
 		call.SetSnapshotID(plan.Snapshot.SnapshotID)
 	}
-	call.SetEndpoints(len(plan.Endpoints))
 	call.SetFiles(plan.Stats.DataFiles)
-	schema, err := iceberg.ArrowSchema(plan.Schema)
+	info, err := s.planInfo(desc, plan, tbl.Recorded)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
+		return nil, err
 	}
-	schemas, err := encodeTicketSchemas(plan)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
-	}
+	call.SetEndpoints(len(info.Endpoint))
+	return info, nil
+}
+
+// buildInfo builds the FlightInfo of a plan on head (its schema and
+// descriptor) and measures it for planInfo; recorded names files as the
+// table's metadata records them.
+func (s *Service) buildInfo(head *flight.FlightInfo, plan *planner.Plan, schemas ticketSchemas, recorded func(string) string) (*flight.FlightInfo, infoSize, error) {
 	info := &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(schema, s.mem),
-		FlightDescriptor: desc,
+		Schema:           head.Schema,
+		FlightDescriptor: head.FlightDescriptor,
 		TotalRecords:     plan.Stats.Records,
 		TotalBytes:       plan.Stats.Bytes,
 	}
+	var err error
 	if info.AppMetadata, err = json.Marshal(plan.Stats); err != nil {
-		return nil, err
+		return nil, infoSize{}, err
 	}
 	// Endpoints are independent, and a plan of many files spends much of
 	// its time encoding and signing their tickets: build them in parallel.
 	// A plan of few tasks takes microseconds an endpoint, less than
 	// starting and waking goroutines costs, so it builds them in turn.
 	info.Endpoint = make([]*flight.FlightEndpoint, len(plan.Endpoints))
+	sizes := make([]endpointSize, len(plan.Endpoints))
 	if plan.Stats.Tasks < parallelEndpointTasks {
 		for i, ep := range plan.Endpoints {
-			if info.Endpoint[i], err = s.endpoint(plan, schemas, ep, tbl.Recorded); err != nil {
-				return nil, err
+			if info.Endpoint[i], sizes[i], err = s.endpoint(plan, schemas, ep, recorded); err != nil {
+				return nil, infoSize{}, err
 			}
 		}
-		return info, nil
+		return info, measure(info, sizes), nil
 	}
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
 		g.Go(panics.Func("table "+plan.Table+": build endpoint", func() error {
-			fe, err := s.endpoint(plan, schemas, ep, tbl.Recorded)
-			info.Endpoint[i] = fe
+			fe, size, err := s.endpoint(plan, schemas, ep, recorded)
+			info.Endpoint[i], sizes[i] = fe, size
 			return err
 		}))
 	}
 	if err := g.Wait(); err != nil {
-		return nil, err
+		return nil, infoSize{}, err
 	}
-	return info, nil
+	return info, measure(info, sizes), nil
 }
 
 // endpointMetadata is each endpoint's app_metadata. The file list stops at
@@ -301,9 +309,10 @@ func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
 	return out, nil
 }
 
-// endpoint builds the signed endpoint of ep. Its app_metadata names files
-// by recorded, as the table's metadata does, never by the server's paths.
-func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, recorded func(string) string) (*flight.FlightEndpoint, error) {
+// endpoint builds the signed endpoint of ep and measures it. Its
+// app_metadata names files by recorded, as the table's metadata does, never
+// by the server's paths.
+func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, recorded func(string) string) (*flight.FlightEndpoint, endpointSize, error) {
 	t := &iceflightv1.Ticket{
 		Table:              plan.Table,
 		MetadataLocation:   plan.MetadataLocation,
@@ -330,24 +339,24 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 	}
 	appMD, err := json.Marshal(md)
 	if err != nil {
-		return nil, err
+		return nil, endpointSize{}, err
 	}
 	locs, err := s.locations(ep.Tasks)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
+		return nil, endpointSize{}, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
-	// The plan is not used after this, so its tasks may lose their folder.
-	compactPaths(t)
+	defer compactTicket(t)()
 	ticket, err := s.signer.Sign(t)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
+		return nil, endpointSize{}, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
-	return &flight.FlightEndpoint{
+	fe := &flight.FlightEndpoint{
 		Ticket:         &flight.Ticket{Ticket: ticket},
 		Location:       locs,
 		ExpirationTime: timestamppb.New(time.UnixMilli(t.ExpiresAtUnixMs)),
 		AppMetadata:    appMD,
-	}, nil
+	}
+	return fe, sizeEndpoint(fe, t, s.signer.KeyID()), nil
 }
 
 // GetSchema returns the schema a GetFlightInfo for desc would stream,
@@ -485,7 +494,9 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	call.SetTable(t.Table)
 	call.SetSnapshotID(t.SnapshotId)
 	call.SetFiles(len(t.Tasks))
-	expandPaths(t)
+	if err := expandTicket(t); err != nil {
+		return err
+	}
 	var schema iceberg.Schema
 	if err := json.Unmarshal([]byte(t.SchemaJson), &schema); err != nil {
 		return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)

@@ -206,9 +206,38 @@ func (s *Signer) mac(key []byte, keyID string, payload []byte) []byte {
 	return h.Sum(nil)
 }
 
+// compactTicket moves what the tasks of a ticket share out of them: the
+// folder of their paths and their residual filters, so a ticket of
+// thousands of files, or of a filter of megabytes, does not repeat them for
+// each task. It edits the tasks, which belong to the plan, in place; the
+// returned func puts them back, so the plan can be grouped and built again.
+func compactTicket(t *iceflightv1.Ticket) (restore func()) {
+	paths := make([]string, len(t.Tasks))
+	residuals := make([]string, len(t.Tasks))
+	for i, task := range t.Tasks {
+		paths[i], residuals[i] = task.Path, task.ResidualJson
+	}
+	compactPaths(t)
+	compactResiduals(t)
+	return func() {
+		for i, task := range t.Tasks {
+			task.Path, task.ResidualJson, task.ResidualIndex = paths[i], residuals[i], 0
+		}
+	}
+}
+
+// expandTicket restores the full task paths and residuals of a verified
+// ticket.
+func expandTicket(t *iceflightv1.Ticket) error {
+	if err := expandResiduals(t); err != nil {
+		return err
+	}
+	expandPaths(t)
+	return nil
+}
+
 // compactPaths moves the folder that every task path shares into the
-// ticket's path prefix, so a ticket for thousands of files in one table
-// folder does not repeat it for each. It edits the tasks in place.
+// ticket's path prefix.
 func compactPaths(t *iceflightv1.Ticket) {
 	if len(t.Tasks) == 0 {
 		return
@@ -237,6 +266,47 @@ func expandPaths(t *iceflightv1.Ticket) {
 		task.Path = t.PathPrefix + task.Path
 	}
 	t.PathPrefix = ""
+}
+
+// compactResiduals sends each distinct residual of the tasks once, in the
+// ticket's residuals, which the tasks name by index. Tasks of one file
+// split in parts, and of an unpartitioned table, all share one.
+func compactResiduals(t *iceflightv1.Ticket) {
+	index := make(map[string]int32)
+	for _, task := range t.Tasks {
+		r := task.ResidualJson
+		if r == "" {
+			continue
+		}
+		i, ok := index[r]
+		if !ok {
+			t.Residuals = append(t.Residuals, r)
+			i = int32(len(t.Residuals))
+			index[r] = i
+		}
+		task.ResidualIndex, task.ResidualJson = i, residualByIndex
+	}
+}
+
+// residualByIndex stands in a task's residual_json for the residual it
+// names by index. It is no filter, so a worker of an older release, which
+// knows no residual_index, fails the task instead of reading it unfiltered.
+const residualByIndex = "@"
+
+// expandResiduals gives each task of a verified ticket its residual back.
+func expandResiduals(t *iceflightv1.Ticket) error {
+	for _, task := range t.Tasks {
+		i := task.ResidualIndex
+		if i == 0 {
+			continue
+		}
+		if i < 0 || int(i) > len(t.Residuals) {
+			return fmt.Errorf("%w: table %s: task %s names residual %d of %d", errTicketInvalid, t.Table, task.Path, i, len(t.Residuals))
+		}
+		task.ResidualJson, task.ResidualIndex = t.Residuals[i-1], 0
+	}
+	t.Residuals = nil
+	return nil
 }
 
 func commonPrefix(a, b string) string {

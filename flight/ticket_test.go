@@ -1,6 +1,7 @@
 package flight
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -222,6 +224,91 @@ func TestLoadKeyringRejects(t *testing.T) {
 			t.Errorf("%s: loaded", name)
 		} else if !strings.Contains(err.Error(), p) {
 			t.Errorf("%s: error %q does not name the file", name, err)
+		}
+	}
+}
+
+// TestATicketSendsASharedResidualOnce plans a filtered scan of files split
+// into many tasks in one endpoint: its ticket holds the residual once, not
+// once per task, and still reads the filter's rows.
+func TestATicketSendsASharedResidualOnce(t *testing.T) {
+	h := serve(t, 1000)
+	ctx := context.Background()
+	filter := "note != '" + strings.Repeat("y", 64<<10) + "'"
+	signer := testSigner(t, 7)
+	for _, split := range []int64{0, 1} {
+		cmd := map[string]any{"table": "samples.trips", "columns": []string{"id", "vendor"}, "filter": filter, "max_endpoints": 1}
+		if split > 0 {
+			cmd["target_split_bytes"] = split
+		}
+		info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(info.Endpoint) != 1 {
+			t.Fatalf("%d endpoints, want 1", len(info.Endpoint))
+		}
+		tk, err := signer.Verify(info.Endpoint[0].Ticket.Ticket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tk.Residuals) != 1 || len(tk.Tasks) < 4 {
+			t.Fatalf("%d residuals for %d tasks, want 1 for at least 4", len(tk.Residuals), len(tk.Tasks))
+		}
+		if n := len(info.Endpoint[0].Ticket.Ticket); n > 2*len(filter) {
+			t.Fatalf("a ticket of %d bytes for a filter of %d", n, len(filter))
+		}
+		if rows := h.readAll(ctx, t, info); rows == 0 {
+			t.Fatal("the filter read no rows")
+		}
+	}
+}
+
+func TestExpandTicketRefusesAMissingResidual(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name  string
+		index int32
+		ok    bool
+	}{
+		{"an index in range names its residual", 1, true},
+		{"no index keeps the task's own residual", 0, true},
+		{"an index past the list is refused", 2, false},
+		{"a negative index is refused", -1, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tk := &iceflightv1.Ticket{Residuals: []string{"r"}, Tasks: []*iceflightv1.Task{{Path: "f", ResidualIndex: tc.index}}}
+			if err := expandTicket(tk); (err == nil) != tc.ok {
+				t.Fatalf("expandTicket: %v, want ok %v", err, tc.ok)
+			}
+		})
+	}
+}
+
+// A worker that knows no residual_index reads a task's residual_json: a
+// compact ticket's must fail to parse there rather than read unfiltered.
+func TestACompactResidualIsNoFilterToAnOlderWorker(t *testing.T) {
+	t.Parallel()
+	residual := `{"type":"eq","term":"vendor","value":"a"}`
+	if _, err := expr.ParseJSON([]byte(residual)); err != nil {
+		t.Fatal(err)
+	}
+	tk := &iceflightv1.Ticket{Tasks: []*iceflightv1.Task{{Path: "/w/a.parquet", ResidualJson: residual}, {Path: "/w/b.parquet", ResidualJson: residual}}}
+	restore := compactTicket(tk)
+	if len(tk.Residuals) != 1 {
+		t.Fatalf("%d residuals, want 1", len(tk.Residuals))
+	}
+	for _, task := range tk.Tasks {
+		if _, err := expr.ParseJSON([]byte(task.ResidualJson)); err == nil {
+			t.Fatalf("a compact task's residual_json %q parses as a filter", task.ResidualJson)
+		}
+	}
+	restore()
+	for _, task := range tk.Tasks {
+		if task.ResidualJson != residual || task.ResidualIndex != 0 {
+			t.Fatalf("restore left residual %q index %d", task.ResidualJson, task.ResidualIndex)
 		}
 	}
 }

@@ -56,6 +56,10 @@ type scanFilter struct {
 type specFilter struct {
 	manifest  *expr.ManifestEvaluator
 	partition *expr.PartitionEvaluator
+	// unpartitioned is the residual of every file of a spec without
+	// fields, the whole filter, encoded once: a filter of megabytes would
+	// otherwise be encoded and held once per file.
+	unpartitioned string
 }
 
 // newScanFilter binds a filter; nil means no filter.
@@ -127,7 +131,13 @@ func (f *scanFilter) prepare() error {
 		if err != nil {
 			return fmt.Errorf("partition spec %d: %w", spec.ID, err)
 		}
-		f.specs[spec.ID] = &specFilter{manifest: m, partition: p}
+		sf := &specFilter{manifest: m, partition: p}
+		if len(spec.Fields) == 0 {
+			if sf.unpartitioned, err = encodeResidual(expr.Residual(spec, nil, f.bound)); err != nil {
+				return err
+			}
+		}
+		f.specs[spec.ID] = sf
 	}
 	return nil
 }
@@ -146,11 +156,27 @@ func (f *scanFilter) residual(spec iceberg.PartitionSpec, df *iceberg.DataFile) 
 	if f == nil {
 		return "", nil
 	}
-	r := expr.Residual(spec, df.Partition, f.bound)
-	if _, ok := r.(expr.TrueExpr); ok {
-		return "", nil
+	sf := f.specs[spec.ID]
+	var r expr.Expr
+	if sf == nil || sf.unpartitioned == "" {
+		r = expr.Residual(spec, df.Partition, f.bound)
+		if _, ok := r.(expr.TrueExpr); ok {
+			return "", nil
+		}
 	}
 	if all, err := f.strict.Eval(df); err == nil && all && f.metricsApply(df) {
+		return "", nil
+	}
+	if r == nil {
+		return sf.unpartitioned, nil
+	}
+	return encodeResidual(r)
+}
+
+// encodeResidual encodes a residual as a task carries it; "" when every
+// row matches.
+func encodeResidual(r expr.Expr) (string, error) {
+	if _, ok := r.(expr.TrueExpr); ok {
 		return "", nil
 	}
 	b, err := json.Marshal(r)

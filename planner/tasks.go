@@ -290,3 +290,16 @@ func TaskBytes(t *iceflightv1.Task) int64 {
 	}
 	return t.FileSize
 }
+
+// Regroup spreads the plan's tasks over at most max endpoints, balanced by
+// bytes as Plan groups them. Each endpoint's ticket repeats what its tasks
+// share (schemas, residual filters), so a caller that must send a smaller
+// plan asks for fewer endpoints.
+func (p *Plan) Regroup(max int) {
+	var tasks []*iceflightv1.Task
+	for _, ep := range p.Endpoints {
+		tasks = append(tasks, ep.Tasks...)
+	}
+	p.Endpoints = groupEndpoints(tasks, max)
+	p.Stats.Endpoints = len(p.Endpoints)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"unsafe"
 
 	"github.com/iceflight/iceflight/catalog"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
@@ -124,6 +125,63 @@ func TestCachedManifestsHoldTheMetricsFiltersRead(t *testing.T) {
 		}
 		if hits := got.Stats.ManifestCacheHits == got.Stats.ManifestsRead; hits != st.wantHits {
 			t.Errorf("%s: %d of %d manifests from the cache", st.name, got.Stats.ManifestCacheHits, got.Stats.ManifestsRead)
+		}
+	}
+}
+
+// The residual of every file of an unpartitioned table is the whole filter:
+// it is encoded once and shared by the tasks, not encoded and held once per
+// file (a filter of megabytes over thousands of files).
+func TestUnpartitionedTasksShareOneResidual(t *testing.T) {
+	t.Parallel()
+	f, err := ParseFilter("note IS NULL OR vendor = 'no such vendor'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tasks := planTasks(t, New(), loadSampleTable(t, "trips"), Request{Filter: f, CaseSensitive: true, TargetSplitBytes: 1})
+	var first string
+	shared := 0
+	for _, task := range tasks {
+		if task.ResidualJson == "" {
+			continue // its metrics prove every row matches
+		}
+		if first == "" {
+			first = task.ResidualJson
+		}
+		if unsafe.StringData(task.ResidualJson) != unsafe.StringData(first) {
+			t.Fatalf("task %s encodes its own copy of the residual", task.Path)
+		}
+		shared++
+	}
+	if shared < 2 {
+		t.Fatalf("%d of %d tasks have a residual, want several", shared, len(tasks))
+	}
+}
+
+func TestRegroupKeepsEveryTaskOnce(t *testing.T) {
+	t.Parallel()
+	for _, max := range []int{1, 2, 3, 64} {
+		plan, tasks := planTasks(t, New(), loadSampleTable(t, "trips"), Request{TargetSplitBytes: 1})
+		plan.Regroup(max)
+		if want := min(max, len(tasks)); len(plan.Endpoints) != want || plan.Stats.Endpoints != want {
+			t.Fatalf("Regroup(%d): %d endpoints (stats %d), want %d", max, len(plan.Endpoints), plan.Stats.Endpoints, want)
+		}
+		seen := map[*iceflightv1.Task]int{}
+		for _, ep := range plan.Endpoints {
+			var bytes, records int64
+			for _, task := range ep.Tasks {
+				seen[task]++
+				bytes += TaskBytes(task)
+				records += task.RecordCount
+			}
+			if bytes != ep.Bytes || records != ep.Records {
+				t.Fatalf("Regroup(%d): an endpoint counts %d bytes %d records, its tasks %d and %d", max, ep.Bytes, ep.Records, bytes, records)
+			}
+		}
+		for _, task := range tasks {
+			if seen[task] != 1 {
+				t.Fatalf("Regroup(%d): task %s appears %d times", max, task.Path, seen[task])
+			}
 		}
 	}
 }

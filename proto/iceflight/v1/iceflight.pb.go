@@ -475,7 +475,11 @@ type Task struct {
 	// residual_json is the part of the scan filter that the file's partition
 	// and metrics do not settle, as Iceberg REST Expression JSON bound to the
 	// ticket's schema by name; empty means every row matches.
-	ResidualJson  string `protobuf:"bytes,16,opt,name=residual_json,json=residualJson,proto3" json:"residual_json,omitempty"`
+	ResidualJson string `protobuf:"bytes,16,opt,name=residual_json,json=residualJson,proto3" json:"residual_json,omitempty"`
+	// residual_index, when not 0, says the task's residual is the ticket's
+	// residuals[residual_index-1]: a filter every task of a ticket shares is
+	// sent once, not once per task.
+	ResidualIndex int32 `protobuf:"varint,17,opt,name=residual_index,json=residualIndex,proto3" json:"residual_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -622,6 +626,13 @@ func (x *Task) GetResidualJson() string {
 	return ""
 }
 
+func (x *Task) GetResidualIndex() int32 {
+	if x != nil {
+		return x.ResidualIndex
+	}
+	return 0
+}
+
 // Ticket is everything a worker needs to stream a slice of a scan, with no
 // coordinator state.
 type Ticket struct {
@@ -650,7 +661,10 @@ type Ticket struct {
 	FilterSchemaJson string `protobuf:"bytes,13,opt,name=filter_schema_json,json=filterSchemaJson,proto3" json:"filter_schema_json,omitempty"`
 	// path_prefix is prepended to every task's path: the folder the tasks'
 	// data files share is sent once, not once per file.
-	PathPrefix    string `protobuf:"bytes,14,opt,name=path_prefix,json=pathPrefix,proto3" json:"path_prefix,omitempty"`
+	PathPrefix string `protobuf:"bytes,14,opt,name=path_prefix,json=pathPrefix,proto3" json:"path_prefix,omitempty"`
+	// residuals are the distinct residual filters of the tasks, which name
+	// them by residual_index.
+	Residuals     []string `protobuf:"bytes,15,rep,name=residuals,proto3" json:"residuals,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -776,6 +790,13 @@ func (x *Ticket) GetPathPrefix() string {
 	return ""
 }
 
+func (x *Ticket) GetResiduals() []string {
+	if x != nil {
+		return x.Residuals
+	}
+	return nil
+}
+
 // SignedTicket is the ticket bytes a client holds: a serialized Ticket and
 // an HMAC-SHA256 over the key id and the payload.
 type SignedTicket struct {
@@ -879,7 +900,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x11PartitionConstant\x12\x19\n" +
 	"\bfield_id\x18\x01 \x01(\x05R\afieldId\x12\x19\n" +
 	"\x05value\x18\x02 \x01(\fH\x00R\x05value\x88\x01\x01B\b\n" +
-	"\x06_value\"\xea\x04\n" +
+	"\x06_value\"\x91\x05\n" +
 	"\x04Task\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
 	"\x06format\x18\x02 \x01(\x0e2\x18.iceflight.v1.FileFormatR\x06format\x12\x1b\n" +
@@ -899,8 +920,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\adeletes\x18\r \x03(\v2\x18.iceflight.v1.DeleteFileR\adeletes\x12%\n" +
 	"\x0epartition_json\x18\x0e \x01(\tR\rpartitionJson\x12\x1b\n" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
-	"\rresidual_json\x18\x10 \x01(\tR\fresidualJsonB\x0f\n" +
-	"\r_first_row_id\"\xff\x03\n" +
+	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
+	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
+	"\r_first_row_id\"\x9d\x04\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -918,7 +940,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJson\x12,\n" +
 	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJson\x12\x1f\n" +
 	"\vpath_prefix\x18\x0e \x01(\tR\n" +
-	"pathPrefixJ\x04\b\x06\x10\a\"Q\n" +
+	"pathPrefix\x12\x1c\n" +
+	"\tresiduals\x18\x0f \x03(\tR\tresidualsJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
