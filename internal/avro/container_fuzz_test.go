@@ -3,9 +3,11 @@ package avro
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
@@ -18,12 +20,12 @@ import (
 const maxFuzzRecords = 1 << 14
 
 // FuzzContainer reads arbitrary bytes as an Object Container File, record by
-// record (Next) and block by block (ReadBlock, each record then skipped with
-// a Decoder compiled from the header's schema), seeded with the sample
-// warehouse's manifests and manifest lists. It must never panic, and every
-// error must wrap ErrInvalid. Where goavro's own reader knows the codec, a
-// file read whole must give goavro's records; the block reading must count
-// the same records and the Decoder must consume each block exactly.
+// record (Next) and block by block (ReadBlock, each record then skipped
+// with a Decoder compiled from the header's schema, which must step as far
+// as goavro's decoder), seeded with the sample warehouse's manifests and
+// manifest lists. It must never panic, every error must wrap ErrInvalid,
+// and both readings must count the same records. Where goavro's own reader
+// knows the codec, a file read whole must give goavro's records.
 func FuzzContainer(f *testing.F) {
 	fuzzseed.AddSeeds(f, fuzzseed.SeedFiles(f, 16<<10,
 		filepath.Join("..", "..", "testdata", "warehouse", "samples", "*", "metadata", "*.avro"))...)
@@ -49,6 +51,11 @@ func FuzzContainer(f *testing.F) {
 			return // goavro's reader does not know the codec
 		}
 		want, err := goavroRecords(data)
+		if err != nil && strings.Contains(err.Error(), "extra bytes between final datum") {
+			// goavro refuses bytes left after a block's last record; the
+			// spec is silent and Java's reader ignores them, as Next does.
+			return
+		}
 		if err != nil {
 			t.Fatalf("read %d records that goavro refuses: %v", len(records), err)
 		}
@@ -80,14 +87,18 @@ func readRecords(data []byte) ([]any, error) {
 }
 
 // countBlocks reads a container with ReadBlock and skips each block's
-// records with a Decoder of the header's schema, which must end exactly
-// at the block's end.
+// records with a Decoder of the header's schema, which must step over each
+// record exactly as far as goavro's decoder does. Bytes after a block's
+// last record are left unread, as Java's reader leaves them.
 func countBlocks(data []byte) (int64, error) {
 	c, err := Open(bytes.NewReader(data))
 	if err != nil {
 		return 0, err
 	}
 	defer c.Release()
+	if err := c.prepare(); err != nil {
+		return 0, err
+	}
 	raw, err := c.SchemaJSON()
 	if err != nil {
 		return 0, err
@@ -106,14 +117,32 @@ func countBlocks(data []byte) (int64, error) {
 			return 0, err
 		}
 		d := NewDecoder(block)
-		for range n {
-			d.Skip(s)
-		}
-		if d.Err() != nil || d.Remaining() != 0 {
-			return 0, errors.Join(ErrInvalid, d.Err(), errors.New("records do not fill their block"))
+		for i := range n {
+			rest, err := goavroSkip(c.dec, block[d.Offset():])
+			if err != nil {
+				return 0, err
+			}
+			if d.Skip(s); d.Err() != nil || d.Offset() != len(block)-len(rest) {
+				return 0, fmt.Errorf("%w: record %d of a block: the Decoder stops at %d (%v), goavro at %d",
+					ErrInvalid, i, d.Offset(), d.Err(), len(block)-len(rest))
+			}
 		}
 		total += n
 	}
+}
+
+// goavroSkip decodes one record with goavro and returns the bytes after it.
+func goavroSkip(codec *goavro.Codec, b []byte) (rest []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: goavro: %v", ErrInvalid, p)
+		}
+	}()
+	_, rest, err = codec.NativeFromBinary(b)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+	}
+	return rest, nil
 }
 
 // goavroRecords reads every record with goavro's OCF reader.
