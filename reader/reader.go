@@ -42,6 +42,7 @@ type Reader struct {
 	batchSize  int
 	cacheBytes int64
 	deletes    *deleteCache
+	validate   bool // see WithValidation
 }
 
 // Option configures a Reader.
@@ -86,7 +87,8 @@ var defaultAllocator = NewPoolAllocator()
 // Arrow buffers come from a PoolAllocator shared by every Reader unless
 // WithAllocator says otherwise.
 func New(fio fileio.FileIO, opts ...Option) *Reader {
-	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes}
+	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes,
+		validate: validationFromEnv()}
 	for _, o := range opts {
 		o(r)
 	}
