@@ -85,7 +85,8 @@ type harness struct {
 var warehouse = filepath.Join("..", "testdata", "warehouse")
 
 // serve starts the service on a loopback port with a checked allocator and
-// a counting FileIO for data files.
+// a counting FileIO for data files. The allocator is over the reader's
+// recycling pool, flightd's own, and the reader validates every batch.
 func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 	t.Helper()
 	cat, err := catalog.NewDirectory(warehouse)
@@ -93,8 +94,8 @@ func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 		t.Fatal(err)
 	}
 	signer := testSigner(t, 7)
-	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
-	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
+	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(reader.NewPoolAllocator())}
+	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows), reader.WithValidation(true))
 	h.reader = rd
 	srv := flight.NewServerWithMiddleware(nil)
 	srv.RegisterFlightService(NewService(cat, rd, signer, append([]Option{WithAllocator(h.mem)}, opts...)...))
