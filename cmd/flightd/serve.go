@@ -48,6 +48,7 @@ type serveConfig struct {
 	drainTimeout   time.Duration
 	refresh        time.Duration
 	cacheBytes     int64
+	validate       bool
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -73,6 +74,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
+	fs.BoolVar(&c.validate, "validate-batches", false, "debugging: check every batch with Arrow's full validation at each stage of the reader and fail the stream naming file and stage (costs a pass over the data; ICEFLIGHT_VALIDATE_BATCHES=1 does the same)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut")
 }
 
@@ -293,7 +295,11 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		stream = append(stream, auth.StreamInterceptor())
 		opts = append(opts, flight.WithAuthenticator(auth))
 	}
-	rd := reader.New(fileio.NewResolver())
+	var rdOpts []reader.Option
+	if cfg.validate {
+		rdOpts = append(rdOpts, reader.WithValidation(true))
+	}
+	rd := reader.New(fileio.NewResolver(), rdOpts...)
 	svc := flight.NewService(cat, rd, signer, opts...)
 
 	p.draining = make(chan struct{})
