@@ -55,6 +55,7 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 		{"a bad literal", `[{"extra": nul}]`},
 		{"an object for the array", `{"snapshot-id": 1}`},
 		{"data after the array", `[] []`},
+		{"a NUL byte after the array", "[]\x00"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +80,7 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 func decodeSnapshots(text string) ([]Snapshot, error) {
 	d := jsonText{s: text}
 	snaps, err := d.snapshots()
-	if err == nil && d.peek() != 0 {
+	if err == nil && !d.atEnd() {
 		err = d.errorf("data after the array")
 	}
 	return snaps, err
@@ -231,6 +232,9 @@ func TestSummaryRoundTrip(t *testing.T) {
 	var bad Summary
 	if err := json.Unmarshal([]byte(`{"a": 1}`), &bad); err == nil {
 		t.Error("a number in a summary decoded without error")
+	}
+	if err := bad.UnmarshalJSON([]byte("{\"a\": \"b\"}\x00")); err == nil {
+		t.Error("a NUL byte after a summary decoded without error")
 	}
 }
 
