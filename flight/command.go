@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/protobuf/proto"
@@ -112,8 +113,13 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		var s string
 		if json.Unmarshal(f, &s) == nil {
 			cmd.Filter = s
-		} else {
+		} else if utf8.Valid(f) {
 			cmd.Filter = string(f)
+		} else {
+			// Kept as text, the expression would carry bytes that no
+			// protobuf string may hold (encoding/json replaces them only
+			// in what it decodes).
+			return nil, fmt.Errorf("%w: filter expression is not valid UTF-8", errBadCommand)
 		}
 	}
 	return cmd, nil
