@@ -187,19 +187,8 @@ func (r renderedRead) rows(names []string, keep []int) []string {
 func TestFilteredProjectionsOfEverySampleTable(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	stream, err := h.client.ListFlights(ctx, &flight.Criteria{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var tables []string
-	for {
-		info, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, info := range h.listFlights(ctx, t) {
 		tables = append(tables, strings.Join(info.FlightDescriptor.Path, "."))
 	}
 	filtered, withFilter := 0, 0
@@ -258,4 +247,24 @@ func medianColumn(r renderedRead) (string, int64, bool) {
 		}
 	}
 	return "", 0, false
+}
+
+// listFlights returns every FlightInfo ListFlights sends.
+func (h *harness) listFlights(ctx context.Context, t *testing.T) []*flight.FlightInfo {
+	t.Helper()
+	stream, err := h.client.ListFlights(ctx, &flight.Criteria{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*flight.FlightInfo
+	for {
+		info, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, info)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -297,19 +296,8 @@ func TestGetSchemaAndListFlights(t *testing.T) {
 	if id, _ := schema.Field(1).Metadata.GetValue("PARQUET:field_id"); id != "1" {
 		t.Fatalf("id column carries field id %q, want 1", id)
 	}
-	stream, err := h.client.ListFlights(ctx, &flight.Criteria{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	names := map[string]int64{}
-	for {
-		info, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, info := range h.listFlights(ctx, t) {
 		names[info.FlightDescriptor.Path[0]+"."+info.FlightDescriptor.Path[1]] = info.TotalRecords
 	}
 	if names["samples.trips"] <= 0 || len(names) < 6 {
