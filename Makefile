@@ -138,3 +138,16 @@ loadtest: build
 .PHONY: loadtest-check
 loadtest-check: build
 	$(GO) run ./bench/loadtest --flightd $(abspath $(BIN)) --duration 10s
+
+## fuzz: every Go fuzz target of the module in turn, each for FUZZTIME (default 5m) with one worker; a crasher is written to its package's testdata/fuzz/.
+FUZZTIME ?= 5m
+
+.PHONY: fuzz
+fuzz:
+	@failed=; for dir in $$($(GO) list -f '{{.Dir}}' ./...); do \
+		for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(f \*testing\.F).*/\1/p' $$dir/*_test.go 2>/dev/null); do \
+			echo "== $$t ($${dir#$(CURDIR)/}) for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 50x -parallel 1 "$$dir" || failed="$$failed $$t"; \
+		done; \
+	done; \
+	test -z "$$failed" || { echo "fuzz targets that failed:$$failed"; exit 1; }

@@ -150,8 +150,13 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		var s string
 		if json.Unmarshal(f, &s) == nil {
 			cmd.Filter = s
-		} else {
+		} else if utf8.Valid(f) {
 			cmd.Filter = string(f)
+		} else {
+			// Kept as text, the expression would carry bytes that no
+			// protobuf string may hold (encoding/json replaces them only
+			// in what it decodes).
+			return nil, fmt.Errorf("%w: filter expression is not valid UTF-8", errBadCommand)
 		}
 	}
 	return cmd, nil

@@ -39,6 +39,8 @@ func TestParseDescriptor(t *testing.T) {
 			&iceflightv1.Command{Table: "db.t", Filter: "a > 1", Limit: &five}, nil},
 		{"a filter object is kept as JSON text", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","filter":{"type":"eq","term":"a","value":1}}`)},
 			&iceflightv1.Command{Table: "db.t", Filter: `{"type":"eq","term":"a","value":1}`}, nil},
+		{"a filter object that is not UTF-8 is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("{\"table\":\"db.t\",\"filter\":{\"type\":\"not-null\",\"term\":\"\x90\"}}")},
+			nil, errBadCommand},
 		{"negative limit is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte(`{"table":"db.t","limit":-1}`)},
 			nil, errBadCommand},
 		{"SQL text is an error", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("select id from db.t")},

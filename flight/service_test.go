@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -85,7 +84,8 @@ type harness struct {
 var warehouse = filepath.Join("..", "testdata", "warehouse")
 
 // serve starts the service on a loopback port with a checked allocator and
-// a counting FileIO for data files.
+// a counting FileIO for data files. The allocator is over the reader's
+// recycling pool, flightd's own, and the reader validates every batch.
 func serve(t *testing.T, batchRows int, opts ...Option) *harness {
 	t.Helper()
 	return serveWith(t, batchRows, nil, opts...)
@@ -111,8 +111,8 @@ func serveCatalog(t *testing.T, cat catalog.Catalog, batchRows int, opts ...Opti
 func serveCatalogWith(t *testing.T, cat catalog.Catalog, batchRows int, grpcOpts []grpc.ServerOption, opts ...Option) *harness {
 	t.Helper()
 	signer := testSigner(t, 7)
-	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(memory.NewGoAllocator())}
-	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows))
+	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(reader.NewPoolAllocator())}
+	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows), reader.WithValidation(true))
 	h.reader = rd
 	srv := flight.NewServerWithMiddleware(nil, grpcOpts...)
 	srv.RegisterFlightService(NewService(cat, rd, signer, append([]Option{WithAllocator(h.mem)}, opts...)...))
@@ -314,19 +314,8 @@ func TestGetSchemaAndListFlights(t *testing.T) {
 	if id, _ := schema.Field(1).Metadata.GetValue("PARQUET:field_id"); id != "1" {
 		t.Fatalf("id column carries field id %q, want 1", id)
 	}
-	stream, err := h.client.ListFlights(ctx, &flight.Criteria{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	names := map[string]int64{}
-	for {
-		info, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, info := range h.listFlights(ctx, t) {
 		names[info.FlightDescriptor.Path[0]+"."+info.FlightDescriptor.Path[1]] = info.TotalRecords
 	}
 	if names["samples.trips"] <= 0 || len(names) < 6 {

@@ -15,7 +15,7 @@ import (
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
-func testSigner(t *testing.T, key byte) *Signer {
+func testSigner(t testing.TB, key byte) *Signer {
 	t.Helper()
 	k := make([]byte, 32)
 	for i := range k {

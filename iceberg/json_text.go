@@ -38,6 +38,13 @@ func (d *jsonText) space() {
 	}
 }
 
+// atEnd reports whether nothing but white space is left: peek's 0 is also
+// a NUL byte of the text.
+func (d *jsonText) atEnd() bool {
+	d.space()
+	return d.pos >= len(d.s)
+}
+
 // peek returns the next byte after white space, 0 at the end.
 func (d *jsonText) peek() byte {
 	// Writers rarely put white space between tokens: test for none first.

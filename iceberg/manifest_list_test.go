@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -225,32 +226,37 @@ func decodeStandalone(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := readStandalone(raw); err != nil {
+		t.Errorf("%s: %v", path, err)
+	}
+}
+
+// readStandalone decodes a manifest list, or a manifest with the partition
+// type its header's schema and spec give, and returns its entry count.
+func readStandalone(raw []byte) (int, error) {
 	meta, err := ManifestMetadata(bytes.NewReader(raw))
 	if err != nil {
-		t.Fatalf("%s: %v", path, err)
+		return 0, err
 	}
 	if _, isManifest := meta["partition-spec"]; !isManifest {
 		fv, _ := strconv.Atoi(meta["format-version"])
-		if _, err := ReadManifestList(bytes.NewReader(raw), fv, &Snapshot{}); err != nil {
-			t.Errorf("%s: %v", path, err)
-		}
-		return
+		files, err := ReadManifestList(bytes.NewReader(raw), fv, &Snapshot{})
+		return len(files), err
 	}
 	var pt *StructType
 	if s, ok := meta["schema"]; ok {
 		schema := new(Schema)
 		var fields []jsonPartitionField
 		if err := schema.UnmarshalJSON([]byte(s)); err != nil {
-			t.Fatalf("%s: schema: %v", path, err)
+			return 0, fmt.Errorf("%w: schema: %v", ErrInvalidMetadata, err)
 		}
 		if err := json.Unmarshal([]byte(meta["partition-spec"]), &fields); err != nil {
-			t.Fatalf("%s: partition-spec: %v", path, err)
+			return 0, fmt.Errorf("%w: partition-spec: %v", ErrInvalidMetadata, err)
 		}
 		pt = PartitionSpec{Fields: parsePartitionFields(fields)}.PartitionType(schema)
 	}
-	if _, err := ReadManifest(bytes.NewReader(raw), ManifestFile{Path: path}, pt); err != nil {
-		t.Errorf("%s: %v", path, err)
-	}
+	entries, err := ReadManifest(bytes.NewReader(raw), ManifestFile{}, pt)
+	return len(entries), err
 }
 
 // Spec (Appendix F): total-data-files, total-delete-files, total-records,

@@ -34,6 +34,7 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 		{"keys match without regard to case", `[{"Snapshot-ID": 7, "TIMESTAMP-MS": 8, "Summary": {"Operation": "append"}}]`},
 		{"unknown keys are skipped", `[{"snapshot-id": 1, "key-id": "k", "extra": {"a": [1, 2.5e-3, -0.1E+2, true, false, null, {"b": "c"}], "d": {}}, "timestamp-ms": 2}]`},
 		{"the last of duplicate keys wins", `[{"snapshot-id": 1, "snapshot-id": 2, "summary": {"a": "1", "a": "2"}}]`},
+		{"the last of two summaries wins", `[{"summary": {"a": "1", "b": "2"}, "summary": {"a": "3"}}]`},
 		{"white space anywhere", " \n[ {\t\"snapshot-id\"\r: 1 , \"summary\" : { \"a\" : \"b\" } } ] \n"},
 		{"strings longer than a word", `[{"manifest-list": "abcdefghijklmnopqrstuvwxyz0123456789", "summary": {"abcdefgh": "12345678", "": ""}}]`},
 
@@ -55,6 +56,7 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 		{"a bad literal", `[{"extra": nul}]`},
 		{"an object for the array", `{"snapshot-id": 1}`},
 		{"data after the array", `[] []`},
+		{"a NUL byte after the array", "[]\x00"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,7 +81,7 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 func decodeSnapshots(text string) ([]Snapshot, error) {
 	d := jsonText{s: text}
 	snaps, err := d.snapshots()
-	if err == nil && d.peek() != 0 {
+	if err == nil && !d.atEnd() {
 		err = d.errorf("data after the array")
 	}
 	return snaps, err
@@ -90,24 +92,33 @@ func decodeSnapshots(text string) ([]Snapshot, error) {
 // into a map.
 func checkSummaries(t *testing.T, text string, got []Snapshot) {
 	t.Helper()
-	var want []struct {
-		Summary map[string]string `json:"summary"`
+	// Each summary is kept as text and decoded on its own: decoded in
+	// place, a snapshot with two "summary" keys would merge them, where
+	// the last one wins in the decoder as in encoding/json's Snapshot.
+	var raw []struct {
+		Summary json.RawMessage `json:"summary"`
 	}
-	if err := json.Unmarshal([]byte(text), &want); err != nil {
+	if err := json.Unmarshal([]byte(text), &raw); err != nil {
 		t.Fatal(err)
 	}
-	if len(want) != len(got) {
-		t.Fatalf("%d snapshots, encoding/json reads %d", len(got), len(want))
+	if len(raw) != len(got) {
+		t.Fatalf("%d snapshots, encoding/json reads %d", len(got), len(raw))
 	}
-	for i, w := range want {
+	for i, r := range raw {
+		var want map[string]string
+		if len(r.Summary) > 0 {
+			if err := json.Unmarshal(r.Summary, &want); err != nil {
+				t.Fatal(err)
+			}
+		}
 		s := got[i].Summary
-		if m := s.Map(); !reflect.DeepEqual(m, w.Summary) {
-			t.Errorf("snapshot %d: summary %v, encoding/json reads %v", i, m, w.Summary)
+		if m := s.Map(); !reflect.DeepEqual(m, want) {
+			t.Errorf("snapshot %d: summary %v, encoding/json reads %v", i, m, want)
 		}
-		if op, _ := s.Get("operation"); op != got[i].Operation() || op != w.Summary["operation"] {
-			t.Errorf("snapshot %d: operation %q, want %q", i, got[i].Operation(), w.Summary["operation"])
+		if op, _ := s.Get("operation"); op != got[i].Operation() || op != want["operation"] {
+			t.Errorf("snapshot %d: operation %q, want %q", i, got[i].Operation(), want["operation"])
 		}
-		for k, v := range w.Summary {
+		for k, v := range want {
 			if gv, ok := s.Get(k); !ok || gv != v {
 				t.Errorf("snapshot %d: Get(%q) = %q, %v; want %q", i, k, gv, ok, v)
 			}
@@ -231,6 +242,9 @@ func TestSummaryRoundTrip(t *testing.T) {
 	var bad Summary
 	if err := json.Unmarshal([]byte(`{"a": 1}`), &bad); err == nil {
 		t.Error("a number in a summary decoded without error")
+	}
+	if err := bad.UnmarshalJSON([]byte("{\"a\": \"b\"}\x00")); err == nil {
+		t.Error("a NUL byte after a summary decoded without error")
 	}
 }
 

@@ -97,7 +97,7 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if d.peek() != 0 {
+	if !d.atEnd() {
 		return d.errorf("data after the summary")
 	}
 	*s = v

@@ -148,13 +148,32 @@ func (u uninitializedPool) Reallocate(size int, b []byte) []byte {
 // out, makes them write past the end: a panic in a goroutine of compute's
 // own that no recover reaches, or silently truncated strings. The pool is
 // therefore wrapped so that compute sees slices whose capacity is their
-// length.
+// length. Any other allocator is wrapped too: one given with WithAllocator
+// may hand out such slices as well (a CheckedAllocator over the pool does).
 func withComputeAllocator(ctx context.Context, mem memory.Allocator) context.Context {
 	if p, ok := mem.(*PoolAllocator); ok {
 		mem = exactPool{p}
+	} else {
+		mem = exactAllocator{mem}
 	}
 	return compute.WithAllocator(ctx, mem)
 }
+
+// exactAllocator cuts the capacity of every slice it hands out to its
+// length. The room cut off is not recovered: an allocator that recycles
+// by capacity gets those slices back as foreign ones and leaves them to
+// the garbage collector, which costs speed, never correctness.
+type exactAllocator struct{ mem memory.Allocator }
+
+func (e exactAllocator) Allocate(size int) []byte {
+	return e.mem.Allocate(size)[:size:size]
+}
+
+func (e exactAllocator) Reallocate(size int, b []byte) []byte {
+	return e.mem.Reallocate(size, b)[:size:size]
+}
+
+func (e exactAllocator) Free(b []byte) { e.mem.Free(b) }
 
 // exactPool is a PoolAllocator whose slices have no capacity past their
 // length. Every slice it hands out starts an allocation of at least its

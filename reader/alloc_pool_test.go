@@ -152,11 +152,27 @@ func TestPoolAllocatorBuffers(t *testing.T) {
 // TestPoolAllocatorUnderCompute takes long strings out of a column of short
 // and long ones, so that Take's output outgrows its estimate: through the
 // pool's own slices, whose capacity exceeds their length, arrow-go's kernel
-// wrote past the end (the panic of a filtered read of samples.trips).
+// wrote past the end (the panic of a filtered read of samples.trips). An
+// allocator wrapping the pool, as a CheckedAllocator does, hands out the
+// same slices and must be made safe as well.
 func TestPoolAllocatorUnderCompute(t *testing.T) {
 	t.Parallel()
-	pool := NewPoolAllocator()
-	bld := array.NewStringBuilder(pool)
+	for _, tc := range []struct {
+		name string
+		mem  memory.Allocator
+	}{
+		{"the pool itself", NewPoolAllocator()},
+		{"a checked allocator over the pool", memory.NewCheckedAllocator(NewPoolAllocator())},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			takeLongStrings(t, tc.mem)
+		})
+	}
+}
+
+func takeLongStrings(t *testing.T, mem memory.Allocator) {
+	bld := array.NewStringBuilder(mem)
 	var want []string
 	var idx []int32
 	for i := range 20_000 {
@@ -172,11 +188,14 @@ func TestPoolAllocatorUnderCompute(t *testing.T) {
 	defer col.Release()
 	bld.Release()
 	for round := range 3 {
-		indices := int32Array(pool, idx)
-		taken, err := compute.TakeArrayOpts(withComputeAllocator(context.Background(), pool), col, indices, compute.TakeOptions{BoundsCheck: false})
+		indices := int32Array(mem, idx)
+		taken, err := compute.TakeArrayOpts(withComputeAllocator(context.Background(), mem), col, indices, compute.TakeOptions{BoundsCheck: false})
 		indices.Release()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if taken == nil {
+			t.Fatalf("round %d: take returned no array and no error", round)
 		}
 		if err := array.ValidateFull(taken); err != nil {
 			t.Fatalf("round %d: %v", round, err)

@@ -117,7 +117,7 @@ func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*i
 	}
 	tasks, eq := corpusTasks(t, tbl, schema)
 	mem := checkedAlloc(t)
-	r := New(tbl.IO, WithAllocator(mem), WithBatchSize(500))
+	r := New(tbl.IO, WithAllocator(mem), WithBatchSize(500), WithValidation(true))
 	scan := Scan{Schema: schema, NameMapping: mapping, EqualitySchema: eq}
 	for _, task := range tasks {
 		err := r.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {
@@ -204,7 +204,7 @@ func TestCorpusImpalaDeletePaths(t *testing.T) {
 			schema := tbl.Metadata.CurrentSchema()
 			tasks, _ := corpusTasks(t, tbl, schema)
 			mem := checkedAlloc(t)
-			r := New(tbl.IO, WithAllocator(mem))
+			r := New(tbl.IO, WithAllocator(mem), WithValidation(true))
 			rows, deletes := 0, 0
 			for _, task := range tasks {
 				if strings.HasPrefix(task.FilePath, "/") {
@@ -248,7 +248,7 @@ func TestCorpusRowLineage(t *testing.T) {
 			schema := iceberg.NewSchema(0, append(append([]iceberg.NestedField(nil), tbl.Metadata.CurrentSchema().Fields...), rowID, seq)...)
 			tasks, _ := corpusTasks(t, tbl, schema)
 			mem := checkedAlloc(t)
-			r := New(tbl.IO, WithAllocator(mem))
+			r := New(tbl.IO, WithAllocator(mem), WithValidation(true))
 			var got []string
 			for _, task := range tasks {
 				res := readAll(t, r, Scan{Schema: schema}, task)

@@ -130,7 +130,7 @@ func readCorpus(t *testing.T, name string, columns []string, constants func(*ice
 		t.Fatal(err)
 	}
 	mem := checkedAlloc(t)
-	r := New(dirIO{}, WithAllocator(mem), WithBatchSize(1000))
+	r := New(dirIO{}, WithAllocator(mem), WithBatchSize(1000), WithValidation(true))
 	var rows []map[string]any
 	files := corpusDataFiles(t, dir)
 	if len(files) == 0 {
@@ -351,7 +351,7 @@ func TestCorpusTimestamps(t *testing.T) {
 		2: "2021-01-10 12:00:00", 3: "2022-04-11 00:04:00", 4: "2022-04-11 12:04:55",
 	}
 	mem := checkedAlloc(t)
-	r := New(dirIO{}, WithAllocator(mem))
+	r := New(dirIO{}, WithAllocator(mem), WithValidation(true))
 	got := make(map[int32]string)
 	for _, f := range corpusDataFiles(t, dir) {
 		err := r.Read(context.Background(), Scan{Schema: schema}, parquetTask(f), func(rec arrow.RecordBatch) error {

@@ -32,7 +32,7 @@ func TestCorpusTypes(t *testing.T) {
 			}
 			stats := footerStats(t, files[0])
 			mem := checkedAlloc(t)
-			r := New(dirIO{}, WithAllocator(mem))
+			r := New(dirIO{}, WithAllocator(mem), WithValidation(true))
 			schema := md.CurrentSchema()
 			res := readAll(t, r, Scan{Schema: schema}, parquetTask(files[0]))
 			if res.err != nil || len(res.rows) != 1 {

@@ -57,6 +57,8 @@ type readPlan struct {
 	keys map[string][]keyPath
 	// filter is the task's residual filter, nil when every row matches.
 	filter *rowFilter
+	// check validates what leaves each stage (see WithValidation).
+	check validator
 }
 
 func newReadPlan(scan Scan, task *iceflightv1.Task) (*readPlan, error) {
@@ -136,6 +138,9 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 		if keep, err = del.keep(batch, pos, p.keys); err != nil {
 			return nil, fmt.Errorf("apply deletes to %s: %w", p.task.GetPath(), err)
 		}
+		if err := p.check.selection(stageDeletes, keep, batch.NumRows()); err != nil {
+			return nil, err
+		}
 		if keep != nil && len(keep) == 0 {
 			return nil, nil
 		}
@@ -144,6 +149,9 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 		var err error
 		if keep, err = p.filter.keep(ctx, mem, batch, keep); err != nil {
 			return nil, fmt.Errorf("filter rows of %s: %w", p.task.GetPath(), err)
+		}
+		if err := p.check.selection(stageResidual, keep, batch.NumRows()); err != nil {
+			return nil, err
 		}
 		if keep != nil && len(keep) == 0 {
 			return nil, nil
@@ -180,6 +188,10 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 					return nil, fmt.Errorf("apply deletes to %s: %w", p.task.GetPath(), err)
 				}
 				read = taken
+				if err := p.check.array(stageProjection, batch.ColumnName(c.read), read); err != nil {
+					read.Release()
+					return nil, err
+				}
 			}
 		}
 		var (
@@ -202,7 +214,12 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 		}
 		cols = append(cols, col)
 	}
-	return array.NewRecordBatch(p.out, cols, int64(n)), nil
+	out := array.NewRecordBatch(p.out, cols, int64(n))
+	if err := p.check.batch(stageConstants, out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
 }
 
 // int32Array wraps kept row indices as an Arrow array for take.
@@ -237,6 +254,7 @@ func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, em
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("iceflight.format", p.task.GetFormat().String()),
 			attribute.Int64("iceflight.rows", rows))
 	}()
+	p.check = validator{on: r.validate, path: p.task.GetPath()}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -246,6 +264,10 @@ func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, em
 			return nil
 		}
 		if err != nil {
+			return err
+		}
+		if err := p.check.batch(stageDecode, batch); err != nil {
+			batch.Release()
 			return err
 		}
 		if !loaded {

@@ -44,6 +44,7 @@ type Reader struct {
 	cacheBytes int64
 	maxRead    int64
 	deletes    *deleteCache
+	validate   bool // see WithValidation
 }
 
 // Option configures a Reader.
@@ -98,7 +99,8 @@ var defaultAllocator = NewPoolAllocator()
 // Arrow buffers come from a PoolAllocator shared by every Reader unless
 // WithAllocator says otherwise.
 func New(fio fileio.FileIO, opts ...Option) *Reader {
-	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes, maxRead: DefaultMaxReadBytes}
+	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes,
+		maxRead: DefaultMaxReadBytes, validate: validationFromEnv()}
 	for _, o := range opts {
 		o(r)
 	}

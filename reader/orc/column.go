@@ -162,11 +162,11 @@ func newColumn(t *Type, b array.Builder) (column, error) {
 		}
 	case String:
 		if bb, ok := b.(*array.StringBuilder); ok {
-			return &bytesColumn{presence: p, b: bb.BinaryBuilder}, nil
+			return &bytesColumn{presence: p, b: bb.BinaryBuilder, text: true}, nil
 		}
 	case Varchar, Char:
 		if bb, ok := b.(*array.StringBuilder); ok {
-			return &bytesColumn{presence: p, b: bb.BinaryBuilder, maxChars: t.MaxLength, trimPad: t.Kind == Char}, nil
+			return &bytesColumn{presence: p, b: bb.BinaryBuilder, text: true, maxChars: t.MaxLength, trimPad: t.Kind == Char}, nil
 		}
 	case Binary:
 		if bb, ok := b.(*array.BinaryBuilder); ok {

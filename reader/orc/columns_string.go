@@ -2,6 +2,7 @@ package orc
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
@@ -15,10 +16,14 @@ import (
 // DATA. Binary columns use the direct encodings only.
 //
 // Like ORC Java, the reader cuts varchar(n) values to n characters, and
-// char(n) values too, then drops their trailing spaces.
+// char(n) values too, then drops their trailing spaces. The values of
+// string, varchar and char columns must be UTF-8 (ORC's types, and Arrow's
+// string arrays, say so); a file that breaks this is invalid rather than a
+// source of Arrow arrays that fail validation downstream.
 type bytesColumn struct {
 	presence
 	b        *array.BinaryBuilder
+	text     bool // string, varchar or char: values must be UTF-8
 	maxChars int  // varchar and char: the length; 0 for string and binary
 	trimPad  bool // char: drop trailing spaces
 	dict     bool
@@ -77,6 +82,9 @@ func (c *bytesColumn) loadDictionary(enc encodingKind, size int, length []byte, 
 			return fmt.Errorf("%w: column %d dictionary entry %d of %d bytes overruns %d bytes",
 				ErrInvalidFile, c.id, i, l, len(c.dictBlob))
 		}
+		if c.text && !utf8.Valid(c.dictBlob[end:end+int(l)]) {
+			return fmt.Errorf("%w: column %d dictionary entry %d is not valid UTF-8", ErrInvalidFile, c.id, i)
+		}
 		end += int(l)
 		ends[i] = end
 	}
@@ -111,6 +119,9 @@ func (c *bytesColumn) read(n int, parent []bool) error {
 			continue
 		}
 		l := int(raw[j])
+		if c.text && !utf8.Valid(c.data[off:off+l]) {
+			return fmt.Errorf("%w: column %d DATA: a value is not valid UTF-8", ErrInvalidFile, c.id)
+		}
 		c.b.Append(c.adjust(c.data[off : off+l]))
 		off += l
 		j++

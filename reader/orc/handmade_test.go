@@ -3,6 +3,7 @@ package orc
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 	"testing"
 	"time"
@@ -161,6 +162,25 @@ func timestampFile(zone string, secs, nanos []int64) handmade {
 	}
 }
 
+// stringFile holds one directly encoded string column of the given values.
+func stringFile(vals ...string) handmade {
+	var data []byte
+	var lens []int64
+	for _, v := range vals {
+		data = append(data, v...)
+		lens = append(lens, int64(len(v)))
+	}
+	return handmade{
+		types: [][]byte{structType([]string{"s"}, 1), kindType(String)},
+		rows:  uint64(len(vals)),
+		streams: []handStream{
+			{1, streamData, data},
+			{1, streamLength, literalRLEv1(false, lens...)},
+		},
+		encodings: []encodingKind{encodingDirect, encodingDirect},
+	}
+}
+
 // decimalFile holds one decimal(10,5) column of unscaled values and their
 // scales, with a null row at nullAt (none when it is negative).
 func decimalFile(enc encodingKind, nullAt int, unscaled, scales []int64) handmade {
@@ -280,6 +300,10 @@ func TestHandmadeFilesRefused(t *testing.T) {
 		// encoding, which ORC v1 files must not use.
 		{"the unstable ORC v2 pre-release", v2, ErrUnsupported},
 		{"a DECIMAL_64 column in a v1 file", decimalFile(encodingDecimal64, -1, []int64{1}, []int64{5}), ErrUnsupported},
+		// Arrow's string arrays must hold UTF-8, and so must ORC's string
+		// columns (FuzzRead's input 3332496c9b2bf091).
+		{"a string that is not UTF-8", stringFile("ok", "a\xffb"), ErrInvalidFile},
+		{"UTF-8 strings are read to the end", stringFile("ok", "été"), io.EOF},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
