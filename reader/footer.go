@@ -156,15 +156,15 @@ func readFull(f io.ReaderAt, p []byte, off int64) error {
 // parseFooter decodes footer bytes. arrow-go panics on some malformed
 // schemas (a TIME logical type with an unknown unit); that is a bad file, not
 // a bug of ours, so it becomes an error, as a footer thrift cannot decode
-// does: both wrap ErrInvalidTask.
+// does: both wrap ErrCorruptFile.
 func parseFooter(raw []byte) (md *metadata.FileMetaData, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			md, err = nil, fmt.Errorf("%w: malformed footer: %v", ErrInvalidTask, p)
+			md, err = nil, fmt.Errorf("%w: malformed footer: %v", ErrCorruptFile, p)
 		}
 	}()
 	if md, err = metadata.NewFileMetaData(raw, nil); err != nil {
-		return nil, fmt.Errorf("%w: malformed footer: %v", ErrInvalidTask, err)
+		return nil, fmt.Errorf("%w: malformed footer: %v", ErrCorruptFile, err)
 	}
 	return md, nil
 }
