@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/iceflight/iceflight/fileio"
 )
 
 // confineWarehouse builds a warehouse with tables a.t and b.t, a folder
@@ -242,5 +244,44 @@ func TestFIFOsInTableFoldersDoNotBlock(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("listing or loading blocked on a FIFO")
+	}
+}
+
+// A FIFO (or any file that is not a regular one) where the newest metadata
+// file belongs is that table's newest version, found with or without a
+// hint: loading fails naming it, rather than the version before it being
+// served as current.
+func TestANewestMetadataFileThatIsNoRegularFileFailsTheTable(t *testing.T) {
+	t.Parallel()
+	for _, hint := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hint=%v", hint), func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			files := map[string]string{"db/t/metadata/v1.metadata.json": metadataJSON("/old/db/t", "t")}
+			if hint {
+				files["db/t/metadata/version-hint.text"] = "1"
+			}
+			writeFiles(t, root, files)
+			if err := syscall.Mkfifo(filepath.Join(root, "db", "t", "metadata", "v2.metadata.json"), 0o644); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			d, err := NewDirectory(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, err := d.LoadTable(context.Background(), Identifier{"db", "t"})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, fileio.ErrNotRegular) || !strings.Contains(err.Error(), "v2.metadata.json") {
+					t.Fatalf("LoadTable = %v, want ErrNotRegular naming v2.metadata.json", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("loading blocked on a FIFO")
+			}
+		})
 	}
 }

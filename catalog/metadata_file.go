@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,9 +87,10 @@ func currentMetadata(dir string, within func(string) (string, bool)) (string, er
 	}
 	var best, bestVersion string
 	for _, e := range entries {
-		if !e.Type().IsRegular() && e.Type()&fs.ModeSymlink == 0 {
-			continue
-		}
+		// A metadata file name that is not a regular file (a FIFO, a
+		// folder) is still the table's newest version: skipping it would
+		// serve an older snapshot without a word, so it is taken, and
+		// reading it fails naming it.
 		v, ok := metadataVersion(e.Name())
 		if !ok {
 			continue
@@ -172,12 +172,14 @@ func readDir(dir string) ([]os.DirEntry, error) {
 	return entries, err
 }
 
-// versionFile returns the name of the regular file holding version n, in any
-// of its spellings.
+// versionFile returns the name of the file holding version n, in any of its
+// spellings. As in currentMetadata's listing, a name that exists but is no
+// regular file counts: reading it then fails, rather than the version
+// before it being served as current.
 func versionFile(dir string, n int64) (string, bool) {
 	v := strconv.FormatInt(n, 10)
 	for _, name := range []string{"v" + v + ".metadata.json", "v" + v + ".gz.metadata.json", "v" + v + ".metadata.json.gz"} {
-		if st, err := os.Stat(filepath.Join(dir, name)); err == nil && st.Mode().IsRegular() {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
 			return name, true
 		}
 	}
