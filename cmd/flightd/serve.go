@@ -48,6 +48,7 @@ type serveConfig struct {
 	drainTimeout   time.Duration
 	refresh        time.Duration
 	cacheBytes     int64
+	batchRows      int
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -73,6 +74,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
+	fs.IntVar(&c.batchRows, "batch-rows", reader.DefaultBatchSize, "rows per record batch a stream sends at most (the differential tests vary it)")
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut")
 }
 
@@ -293,7 +295,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		stream = append(stream, auth.StreamInterceptor())
 		opts = append(opts, flight.WithAuthenticator(auth))
 	}
-	rd := reader.New(fileio.NewResolver())
+	rd := reader.New(fileio.NewResolver(), reader.WithBatchSize(cfg.batchRows))
 	svc := flight.NewService(cat, rd, signer, opts...)
 
 	p.draining = make(chan struct{})

@@ -126,9 +126,31 @@ final class ScanRows {
       Collection<String> columns,
       JsonNode filterJson,
       boolean caseSensitive) {
+    return prepare(table, snapshotId, null, null, columns, filterJson, caseSensitive);
+  }
+
+  /**
+   * Prepares a scan of a snapshot chosen by id, by ref (branch or tag: {@code useRef}) or by time
+   * ({@code asOfTime}: the snapshot current at that moment by the table's history); at most one of
+   * the three is not null.
+   */
+  static ScanRows prepare(
+      Table table,
+      Long snapshotId,
+      String ref,
+      Long asOfTimestampMs,
+      Collection<String> columns,
+      JsonNode filterJson,
+      boolean caseSensitive) {
     TableScan scan = table.newScan().caseSensitive(caseSensitive);
     if (snapshotId != null) {
       scan = scan.useSnapshot(snapshotId);
+    }
+    if (ref != null) {
+      scan = scan.useRef(ref);
+    }
+    if (asOfTimestampMs != null) {
+      scan = scan.asOfTime(asOfTimestampMs);
     }
     Schema base = scan.schema();
     Expression filter = Expressions.alwaysTrue();
