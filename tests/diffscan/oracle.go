@@ -54,17 +54,7 @@ func (o *Oracle) Answer(ctx context.Context, scans []Scan) ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	var idx struct {
-		Queries []struct {
-			Name              string          `json:"name"`
-			Error             string          `json:"error"`
-			ScannedSnapshotID *int64          `json:"scanned_snapshot_id"`
-			Schema            json.RawMessage `json:"schema"`
-			File              string          `json:"file"`
-			UnprunedFile      string          `json:"file_without_pruning"`
-			NullOrNaNCompared int             `json:"null_or_nan_compared_rows"`
-		}
-	}
+	var idx struct{ Queries []oracleScan }
 	if err := json.Unmarshal(b, &idx); err != nil {
 		return nil, fmt.Errorf("oracle index: %w", err)
 	}

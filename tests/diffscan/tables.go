@@ -66,17 +66,25 @@ type Leaf struct {
 // oracleIndex is the part of the plain oracle's index.json the generator
 // reads (testdata/conformance/README.md).
 type oracleIndex struct {
-	Table        string `json:"table"`
-	MetadataFile string `json:"metadata_file"`
-	Error        string `json:"error"`
-	Scans        []struct {
-		Name       string          `json:"name"`
-		SnapshotID *int64          `json:"snapshot_id"`
-		Schema     json.RawMessage `json:"schema"`
-		Rows       int             `json:"rows"`
-		File       string          `json:"file"`
-		Error      string          `json:"error"`
-	} `json:"scans"`
+	Table        string       `json:"table"`
+	MetadataFile string       `json:"metadata_file"`
+	Error        string       `json:"error"`
+	Scans        []oracleScan `json:"scans"`
+}
+
+// oracleScan is one scan of an oracle index: of the plain oracle's per
+// table, or of oracle queries' (which adds the scanned snapshot and the
+// unpruned answer).
+type oracleScan struct {
+	Name              string          `json:"name"`
+	SnapshotID        *int64          `json:"snapshot_id"`
+	ScannedSnapshotID *int64          `json:"scanned_snapshot_id"`
+	Schema            json.RawMessage `json:"schema"`
+	Rows              int             `json:"rows"`
+	File              string          `json:"file"`
+	Error             string          `json:"error"`
+	UnprunedFile      string          `json:"file_without_pruning"`
+	NullOrNaNCompared int             `json:"null_or_nan_compared_rows"`
 }
 
 // LoadTables reads every table of the warehouse root that the plain oracle
