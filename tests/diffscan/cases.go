@@ -18,14 +18,17 @@ type Scan struct {
 	Name  string `json:"name"`
 	Table string `json:"table"`
 	// Columns nil selects every column; empty selects none.
-	Columns          []string        `json:"columns"`
-	Filter           json.RawMessage `json:"filter,omitempty"`
-	SnapshotID       *int64          `json:"snapshot_id,omitempty"`
-	Ref              string          `json:"ref,omitempty"`
-	AsOfTimestampMs  *int64          `json:"as_of_timestamp_ms,omitempty"`
-	Limit            *int64          `json:"limit,omitempty"`
-	MaxEndpoints     int32           `json:"max_endpoints,omitempty"`
-	TargetSplitBytes int64           `json:"target_split_bytes,omitempty"`
+	Columns []string        `json:"columns"`
+	Filter  json.RawMessage `json:"filter,omitempty"`
+	// FilterText is the same filter in the string syntax, sent to flightd
+	// instead of Filter when set (the oracle reads JSON only).
+	FilterText       string `json:"filter_text,omitempty"`
+	SnapshotID       *int64 `json:"snapshot_id,omitempty"`
+	Ref              string `json:"ref,omitempty"`
+	AsOfTimestampMs  *int64 `json:"as_of_timestamp_ms,omitempty"`
+	Limit            *int64 `json:"limit,omitempty"`
+	MaxEndpoints     int32  `json:"max_endpoints,omitempty"`
+	TargetSplitBytes int64  `json:"target_split_bytes,omitempty"`
 	// BatchRows is the --batch-rows of the flightd that serves the scan; 0
 	// is the default.
 	BatchRows int `json:"batch_rows,omitempty"`
@@ -35,6 +38,9 @@ type Scan struct {
 func (s *Scan) Command() ([]byte, error) {
 	cmd := s.oracleQuery()
 	delete(cmd, "name")
+	if s.FilterText != "" {
+		cmd["filter"] = s.FilterText
+	}
 	if s.Limit != nil {
 		cmd["limit"] = *s.Limit
 	}

@@ -67,6 +67,7 @@ func TestGenerateCoversTheGrammar(t *testing.T) {
 		seen["max_endpoints"] = seen["max_endpoints"] || s.MaxEndpoints != 0
 		seen["target_split_bytes"] = seen["target_split_bytes"] || s.TargetSplitBytes != 0
 		seen["batch_rows"] = seen["batch_rows"] || s.BatchRows != 0
+		seen["string syntax"] = seen["string syntax"] || s.FilterText != ""
 		seen["no columns"] = seen["no columns"] || (s.Columns != nil && len(s.Columns) == 0)
 		for _, c := range s.Columns {
 			seen["column "+strings.TrimLeft(c[:1], "abcdefghijklmnopqrstuvwxyz")] = true
@@ -76,7 +77,7 @@ func TestGenerateCoversTheGrammar(t *testing.T) {
 	for _, want := range []string{"eq", "not-eq", "lt", "lt-eq", "gt", "gt-eq", "in", "not-in",
 		"is-null", "not-null", "is-nan", "not-nan", "starts-with", "not-starts-with", "and", "or", "not",
 		"snapshot_id", "ref", "as_of", "limit", "max_endpoints", "target_split_bytes", "batch_rows",
-		"no columns", "nested", "column _"} {
+		"no columns", "nested", "column _", "string syntax"} {
 		if !seen[want] {
 			t.Errorf("800 scans of the sample warehouse never use %s", want)
 		}

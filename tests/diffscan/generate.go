@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/iceflight/iceflight/iceberg/expr"
 )
 
 // BatchSizes are the flightd --batch-rows a scan may be served with (0 is
@@ -50,6 +52,9 @@ func (g *gen) scan(tables []*Table, name string) Scan {
 	if !g.chance(0.15) {
 		if f := g.expr(v, 0); f != nil {
 			s.Filter, _ = json.Marshal(f)
+			if g.chance(0.3) {
+				s.FilterText = filterText(s.Filter, v)
+			}
 		}
 	}
 	if g.chance(0.15) {
@@ -177,4 +182,20 @@ func topLevel(path string) string {
 		}
 	}
 	return path
+}
+
+// filterText writes a JSON filter in the string syntax (iceberg/expr's
+// printer, which writes what its parser reads back, literals typed by the
+// bound column); "" when it does not bind, so that the JSON is sent and the
+// refusal compared.
+func filterText(filter json.RawMessage, v *View) string {
+	e, err := expr.ParseJSON(filter)
+	if err != nil {
+		return ""
+	}
+	b, err := expr.Bind(e, v.Schema, true)
+	if err != nil {
+		return ""
+	}
+	return b.String()
 }
