@@ -71,6 +71,20 @@ func (g *gen) predicate(v *View) any {
 	switch op {
 	case "is-null", "not-null", "is-nan", "not-nan":
 		return map[string]any{"type": op, "term": l.Path}
+	}
+	if g.chance(0.03) {
+		// A null or NaN literal: Java refuses every one (is-null and is-nan
+		// are the way to ask), and so must iceflight or answer alike.
+		lit := json.RawMessage("null")
+		if isFloat(l.Type) && g.chance(0.7) {
+			lit = json.RawMessage(`"NaN"`)
+		}
+		if op == "in" || op == "not-in" {
+			return map[string]any{"type": op, "term": l.Path, "values": []json.RawMessage{lit}}
+		}
+		return map[string]any{"type": op, "term": l.Path, "value": lit}
+	}
+	switch op {
 	case "in", "not-in":
 		var lits []json.RawMessage
 		for range 1 + g.r.IntN(4) {
@@ -93,7 +107,7 @@ func (g *gen) predicate(v *View) any {
 	if op == "eq" || op == "not-eq" {
 		return pred
 	}
-	if _, isFloat := l.Type.(iceberg.FloatType); isFloat || isDouble(l.Type) {
+	if isFloat(l.Type) {
 		pred = map[string]any{"type": "and", "left": map[string]any{"type": "not-nan", "term": l.Path}, "right": pred}
 	}
 	if l.Nullable {
@@ -102,7 +116,14 @@ func (g *gen) predicate(v *View) any {
 	return pred
 }
 
-func isDouble(t iceberg.Type) bool { _, ok := t.(iceberg.DoubleType); return ok }
+// isFloat reports whether t is float or double, the types that hold NaN.
+func isFloat(t iceberg.Type) bool {
+	switch t.(type) {
+	case iceberg.FloatType, iceberg.DoubleType:
+		return true
+	}
+	return false
+}
 
 // prefix is a prefix of a real value (possibly empty or whole), or a string
 // no value starts with.
