@@ -201,3 +201,24 @@ func TestSeedFilesAreByteStable(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", got[1], cases[1])
 	}
 }
+
+func TestRegressionsReadBackByName(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "regressions", "warehouse")
+	if got, err := ReadRegressions(dir); err != nil || got != nil {
+		t.Fatalf("a missing folder: %v, %v; want no cases and no error", got, err)
+	}
+	for _, name := range []string{"s9-00002", "s9-00001"} {
+		c := Case{Scan: Scan{Name: name, Table: "samples.trips", FilterText: "id > 1"}, Oracle: Answer{Rows: []json.RawMessage{}}}
+		if err := WriteRegression(dir, &c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadRegressions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[0].Scan.Name != "s9-00001" || got[1].Scan.FilterText != "id > 1" {
+		t.Fatalf("read back %+v", got)
+	}
+}
