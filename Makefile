@@ -51,9 +51,29 @@ test-go:
 test-hostile: build
 	FLIGHTD=$(abspath $(BIN)) $(GO) test -race -count=1 -v ./tests/hostile
 
-## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go).
+## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go), the differential seed set's among them.
 conformance:
-	@$(GO) test -count=1 -v -run 'Conformance|Sample' ./cmd/flightd | grep -E '^(conformance|sample warehouse)' ; test $${PIPESTATUS[0]} -eq 0
+	@$(GO) test -count=1 -v -run 'Conformance|Sample' ./cmd/flightd | grep -E '^(conformance|sample warehouse|diffscan)' ; test $${PIPESTATUS[0]} -eq 0
+
+# The Java reference jar, rebuilt when its sources change (tools/javaref/README.md).
+JAVAREF_JAR := tools/javaref/target/javaref.jar
+
+$(JAVAREF_JAR): tools/javaref/pom.xml $(shell find tools/javaref/src -name '*.java' 2>/dev/null)
+	mvn -q -f tools/javaref/pom.xml package -DskipTests
+
+## diffscan-expected: regenerate the differential seed set (testdata/diffscan: 2,200 seeded random scans with the Java oracle's answers) and re-answer its regression cases; run it after the warehouse or testdata/expected changes.
+.PHONY: diffscan-expected
+diffscan-expected: $(JAVAREF_JAR)
+	$(GO) run ./tests/diffscan/cmd/diffscan -jar $(JAVAREF_JAR)
+
+## fuzz-scan: random scans for FUZZTIME (default 30m; SEED to repeat a run) through flightd and the Java oracle; a difference is saved to testdata/diffscan/regressions and fails the run.
+FUZZTIME ?= 30m
+SEED     ?=
+.PHONY: fuzz-scan
+fuzz-scan: $(JAVAREF_JAR)
+	@DIFFSCAN_FUZZTIME=$(FUZZTIME) DIFFSCAN_SEED=$(SEED) DIFFSCAN_JAR=$(abspath $(JAVAREF_JAR)) \
+		$(GO) test -count=1 -timeout 0 -v -run 'TestFuzzScanAgainstJavaOracle' ./cmd/flightd \
+		| grep -E '^(fuzz-scan|\s+(diffscan_test|command:)|--- FAIL|FAIL|ok)' ; test $${PIPESTATUS[0]} -eq 0
 
 $(VENV)/.installed: tests/e2e/requirements.txt
 	$(PYTHON) -m venv $(VENV)

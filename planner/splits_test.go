@@ -58,3 +58,42 @@ func TestSplitTask(t *testing.T) {
 		})
 	}
 }
+
+// A range of a file is the same task over fewer bytes: every field but the
+// range and the record estimate is the file's (a lost residual served the
+// split file's rows unfiltered).
+func TestSplitTaskKeepsEveryFieldOfTheFile(t *testing.T) {
+	t.Parallel()
+	first := int64(7)
+	task := &iceflightv1.Task{
+		Path: "s3://b/f.parquet", FilePath: "f.parquet", Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
+		FileSize: 300, RecordCount: 30,
+		Constants: []*iceflightv1.PartitionConstant{{FieldId: 3}},
+		SpecId:    2, DataSequenceNumber: 5, FileSequenceNumber: 6, FirstRowId: &first,
+		Deletes:       []*iceflightv1.DeleteFile{{Path: "d.parquet"}},
+		PartitionJson: `{"k":1}`,
+		ResidualJson:  `{"type":"gt","term":"x","value":1}`,
+	}
+	// row_groups is not set before a file is split.
+	ranged := map[string]bool{"start": true, "length": true, "record_count": true, "row_groups": true}
+	want := task.ProtoReflect()
+	splits := splitTask(task, []int64{4, 100, 200}, 50)
+	if len(splits) < 2 {
+		t.Fatalf("%d tasks, want the file split", len(splits))
+	}
+	for _, got := range splits {
+		fields := want.Descriptor().Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if ranged[string(fd.Name())] {
+				continue
+			}
+			if !want.Has(fd) {
+				t.Fatalf("the test task leaves %s unset: set it so that the test checks it", fd.Name())
+			}
+			if !got.ProtoReflect().Get(fd).Equal(want.Get(fd)) {
+				t.Errorf("range %d+%d: %s = %v, want the file's %v", got.Start, got.Length, fd.Name(), got.ProtoReflect().Get(fd), want.Get(fd))
+			}
+		}
+	}
+}

@@ -55,6 +55,7 @@ type serveConfig struct {
 	maxManifest    int64
 	maxRead        int64
 	validate       bool
+	batchRows      int
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
@@ -82,6 +83,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `LEVEL`: debug, info, warn or error")
 	fs.DurationVar(&c.refresh, "metadata-refresh", catalog.DefaultRefreshInterval, "how long table metadata is served from cache before the current metadata file is looked up again (DoAction refresh forces it)")
 	fs.Int64Var(&c.cacheBytes, "manifest-cache-bytes", planner.DefaultCacheBytes, "memory bound of the cache of decoded manifests and manifest lists (0 disables it)")
+	fs.IntVar(&c.batchRows, "batch-rows", reader.DefaultBatchSize, "rows per record batch a stream sends at most (the differential tests vary it)")
 	fs.BoolVar(&c.validate, "validate-batches", false, "debugging: check every batch with Arrow's full validation at each stage of the reader and fail the stream naming file and stage (costs a pass over the data; ICEFLIGHT_VALIDATE_BATCHES=1 does the same)")
 	fs.Int64Var(&c.metaCacheBytes, "metadata-cache-bytes", catalog.DefaultMetadataCacheBytes, "memory bound of the cache of parsed table metadata, by metadata file size; least recently used tables go first (0 keeps none)")
 	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
@@ -369,7 +371,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if err != nil {
 		return nil, err
 	}
-	rdOpts := []reader.Option{reader.WithMaxReadBytes(cfg.maxRead)}
+	rdOpts := []reader.Option{reader.WithMaxReadBytes(cfg.maxRead), reader.WithBatchSize(cfg.batchRows)}
 	if cfg.validate {
 		rdOpts = append(rdOpts, reader.WithValidation(true))
 	}

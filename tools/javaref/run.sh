@@ -6,7 +6,9 @@
 #   4. oracle queries testdata/queries/warehouse.json            -> testdata/expected-queries;
 #   5. oracle on the conformance corpus                          -> testdata/conformance;
 #   6. oracle queries testdata/queries/conformance.json (corpus) -> testdata/conformance-queries
-#      (5 and 6 are skipped if the corpus is absent).
+#      (5 and 6 are skipped if the corpus is absent);
+#   7. the differential seed set (make diffscan-expected)              -> testdata/diffscan
+#      (seeded random scans of both, drawn from 3 and 5, answered by oracle queries).
 # Environment: CONFORMANCE_ROOT (default ../shared/conformance/tables from the repo root),
 #              ORACLE_FLAGS (extra oracle flags, e.g. --match-delete-paths-by-location).
 set -euo pipefail
@@ -39,3 +41,5 @@ if [[ -d "$corpus" ]]; then
 else
   echo "conformance corpus not found at $corpus: testdata/conformance{,-queries} left as is"
 fi
+# The seed set draws its literals from testdata/expected and testdata/conformance: after them.
+go run ./tests/diffscan/cmd/diffscan -jar "$jar" -corpus "$corpus"

@@ -27,7 +27,16 @@ import org.apache.iceberg.Table;
 final class QueryOracle {
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
   private static final Set<String> KEYS =
-      Set.of("name", "table", "snapshot_id", "columns", "filter", "case_sensitive", "comment");
+      Set.of(
+          "name",
+          "table",
+          "snapshot_id",
+          "ref",
+          "as_of_timestamp_ms",
+          "columns",
+          "filter",
+          "case_sensitive",
+          "comment");
 
   private final Path root;
   private final Path out;
@@ -111,6 +120,12 @@ final class QueryOracle {
       if (q.has("snapshot_id") && !q.get("snapshot_id").isIntegralNumber()) {
         return "snapshot_id is not an integer in " + q;
       }
+      if (q.has("ref") && !q.get("ref").isTextual()) {
+        return "ref is not a string in " + q;
+      }
+      if (q.has("as_of_timestamp_ms") && !q.get("as_of_timestamp_ms").isIntegralNumber()) {
+        return "as_of_timestamp_ms is not an integer in " + q;
+      }
       if (q.has("columns") && !q.get("columns").isArray()) {
         return "columns is not a list in " + q;
       }
@@ -164,6 +179,8 @@ final class QueryOracle {
     String tableName = q.get("table").asText();
     boolean caseSensitive = q.path("case_sensitive").asBoolean(true);
     Long snapshotId = q.has("snapshot_id") ? q.get("snapshot_id").asLong() : null;
+    String ref = q.has("ref") ? q.get("ref").asText() : null;
+    Long asOf = q.has("as_of_timestamp_ms") ? q.get("as_of_timestamp_ms").asLong() : null;
     List<String> columns = null;
     if (q.has("columns")) {
       columns = new ArrayList<>();
@@ -180,6 +197,14 @@ final class QueryOracle {
       node.putNull("snapshot_id");
     } else {
       node.put("snapshot_id", snapshotId);
+    }
+    // ref and as_of_timestamp_ms are echoed only when asked for, so that the indexes of query
+    // files without them stay as they were.
+    if (ref != null) {
+      node.put("ref", ref);
+    }
+    if (asOf != null) {
+      node.put("as_of_timestamp_ms", asOf);
     }
     node.put("case_sensitive", caseSensitive);
     if (columns == null) {
@@ -198,7 +223,8 @@ final class QueryOracle {
         throw (Exception) t;
       }
       Table table = (Table) t;
-      ScanRows scan = ScanRows.prepare(table, snapshotId, columns, filterJson, caseSensitive);
+      ScanRows scan =
+          ScanRows.prepare(table, snapshotId, ref, asOf, columns, filterJson, caseSensitive);
       Oracle.putScanned(node, "scanned_snapshot_id", scan);
       List<FileScanTask> planned = ScanRows.plan(scan.scan);
       List<FileScanTask> all = ScanRows.plan(scan.unfiltered());

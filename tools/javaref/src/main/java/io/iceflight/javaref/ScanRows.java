@@ -42,7 +42,9 @@ import org.apache.iceberg.encryption.EncryptingFileIO;
 import org.apache.iceberg.expressions.Evaluator;
 import org.apache.iceberg.expressions.Expression;
 import org.apache.iceberg.expressions.ExpressionParser;
+import org.apache.iceberg.expressions.ExpressionVisitors;
 import org.apache.iceberg.expressions.Expressions;
+import org.apache.iceberg.expressions.UnboundPredicate;
 import org.apache.iceberg.formats.FormatModelRegistry;
 import org.apache.iceberg.formats.ReadBuilder;
 import org.apache.iceberg.io.CloseableIterable;
@@ -126,9 +128,31 @@ final class ScanRows {
       Collection<String> columns,
       JsonNode filterJson,
       boolean caseSensitive) {
+    return prepare(table, snapshotId, null, null, columns, filterJson, caseSensitive);
+  }
+
+  /**
+   * Prepares a scan of a snapshot chosen by id, by ref (branch or tag: {@code useRef}) or by time
+   * ({@code asOfTime}: the snapshot current at that moment by the table's history); at most one of
+   * the three is not null.
+   */
+  static ScanRows prepare(
+      Table table,
+      Long snapshotId,
+      String ref,
+      Long asOfTimestampMs,
+      Collection<String> columns,
+      JsonNode filterJson,
+      boolean caseSensitive) {
     TableScan scan = table.newScan().caseSensitive(caseSensitive);
     if (snapshotId != null) {
       scan = scan.useSnapshot(snapshotId);
+    }
+    if (ref != null) {
+      scan = scan.useRef(ref);
+    }
+    if (asOfTimestampMs != null) {
+      scan = scan.asOfTime(asOfTimestampMs);
     }
     Schema base = scan.schema();
     Expression filter = Expressions.alwaysTrue();
@@ -157,13 +181,34 @@ final class ScanRows {
     scan = scan.select(regular);
     Schema selected = caseSensitive ? base.select(regular) : base.caseInsensitiveSelect(regular);
     Schema metaSchema = new Schema(meta);
+    // What the scan reads (scan.schema(): the selection and the filter's columns), but with every
+    // column the filter names, also those binding folds away (is-null of a required column is
+    // false): the row Evaluator binds the unfolded filter to the rows read.
+    List<String> read = new ArrayList<>(regular);
+    read.addAll(referencedNames(filter));
+    Schema readSchema = caseSensitive ? base.select(read) : base.caseInsensitiveSelect(read);
     return new ScanRows(
         table,
         scan,
         filter,
         caseSensitive,
-        join(scan.schema(), metaSchema),
+        join(readSchema, metaSchema),
         join(selected, metaSchema));
+  }
+
+  /** The column names an unbound filter's predicates name. */
+  private static Set<String> referencedNames(Expression filter) {
+    Set<String> names = new TreeSet<>();
+    ExpressionVisitors.visit(
+        filter,
+        new ExpressionVisitors.ExpressionVisitor<Void>() {
+          @Override
+          public <T> Void predicate(UnboundPredicate<T> pred) {
+            names.add(pred.term().ref().name());
+            return null;
+          }
+        });
+    return names;
   }
 
   private static Schema join(Schema a, Schema b) {
