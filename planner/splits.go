@@ -61,7 +61,7 @@ func rangeTask(t *iceflightv1.Task, start, length int64) *iceflightv1.Task {
 		Constants: t.Constants, SpecId: t.SpecId,
 		DataSequenceNumber: t.DataSequenceNumber, FileSequenceNumber: t.FileSequenceNumber,
 		FirstRowId: t.FirstRowId, Deletes: t.Deletes, PartitionJson: t.PartitionJson,
-		ResidualJson: t.ResidualJson,
+		ResidualJson: t.ResidualJson, ResidualIndex: t.ResidualIndex,
 	}
 	return s
 }

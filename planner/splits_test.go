@@ -73,6 +73,7 @@ func TestSplitTaskKeepsEveryFieldOfTheFile(t *testing.T) {
 		Deletes:       []*iceflightv1.DeleteFile{{Path: "d.parquet"}},
 		PartitionJson: `{"k":1}`,
 		ResidualJson:  `{"type":"gt","term":"x","value":1}`,
+		ResidualIndex: 1,
 	}
 	// row_groups is not set before a file is split.
 	ranged := map[string]bool{"start": true, "length": true, "record_count": true, "row_groups": true}
