@@ -29,23 +29,38 @@ type confinement struct {
 	access Access
 
 	// Files of a table share few folders, so what a file's folder resolves
-	// to is worked out once per folder; a plan of 100,000 files then costs
-	// one lstat(2) a file.
-	mu      sync.Mutex
-	folders map[string]folderInfo // folder as named → what it is
-	tables  map[string]bool       // real folder → is a table
+	// to is worked out once per folder, and which of its files are
+	// symlinks is read from one listing of it once a plan checks more than
+	// a few of them: a plan of 100,000 files then costs a listing a folder,
+	// not an lstat(2) a file.
+	mu       sync.Mutex
+	folders  map[string]folderInfo   // folder as named → what it is
+	tables   map[string]bool         // real folder → is a table
+	listings map[string]*folderLinks // real folder → its entries
 }
+
+// folderLinks is what a confinement knows of the entries of one folder.
+type folderLinks struct {
+	checked int             // files checked by lstat so far
+	entries map[string]bool // its entries, once listed (true: a symlink); nil before
+}
+
+// listAfter is how many files of one folder are checked one lstat(2) at a
+// time before the folder is listed instead: a plan of a few files of a
+// large folder does not list it.
+const listAfter = 16
 
 // folderInfo is what the confinement knows of one folder.
 type folderInfo struct {
 	real     string // symlinks resolved; the folder as named if it is missing
+	missing  bool   // it does not exist, so neither do files in it
 	readable bool   // below the warehouse or an extra root
 	owner    string // folder of the table it lies in, "" for none
 }
 
 func newConfinement(d *Directory, folder string, access Access) *confinement {
 	return &confinement{dir: d, folder: folder, access: access,
-		folders: map[string]folderInfo{}, tables: map[string]bool{}}
+		folders: map[string]folderInfo{}, tables: map[string]bool{}, listings: map[string]*folderLinks{}}
 }
 
 // check reports whether the table may read the file at location, a
@@ -68,7 +83,7 @@ func (c *confinement) check(location string) error {
 	}
 	// The file itself may be a symlink; a file that does not exist is
 	// left to the open to report.
-	if st, err := os.Lstat(filepath.Join(info.real, base)); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	if !info.missing && c.isSymlink(info.real, base) {
 		target, err := filepath.EvalSymlinks(filepath.Join(info.real, base))
 		if err != nil {
 			// A dangling symlink: what it points to is no table's file.
@@ -91,6 +106,49 @@ func (c *confinement) check(location string) error {
 	return nil
 }
 
+// isSymlink reports whether the entry name of the folder dir (real) is a
+// symlink: by lstat(2) for the first files of a folder, then from one
+// listing of it. A name the listing lacks (written since) is asked by
+// lstat(2) again.
+func (c *confinement) isSymlink(dir, name string) bool {
+	c.mu.Lock()
+	l := c.listings[dir]
+	if l == nil {
+		l = &folderLinks{}
+		c.listings[dir] = l
+	}
+	entries := l.entries
+	list := entries == nil && l.checked >= listAfter
+	l.checked++
+	c.mu.Unlock()
+	if list {
+		if entries = entriesOf(dir); entries != nil {
+			c.mu.Lock()
+			l.entries = entries
+			c.mu.Unlock()
+		}
+	}
+	if link, ok := entries[name]; ok {
+		return link
+	}
+	st, err := os.Lstat(filepath.Join(dir, name))
+	return err == nil && st.Mode()&fs.ModeSymlink != 0
+}
+
+// entriesOf returns the entries of the folder dir, true for a symlink, or
+// nil when it cannot be listed (the caller then asks file by file).
+func entriesOf(dir string) map[string]bool {
+	list, err := readDir(dir) // a FIFO in a folder's place must not block
+	if err != nil {
+		return nil
+	}
+	entries := make(map[string]bool, len(list))
+	for _, e := range list {
+		entries[e.Name()] = e.Type()&fs.ModeSymlink != 0
+	}
+	return entries
+}
+
 // folderOf returns what the folder dir is, from the cache or worked out.
 func (c *confinement) folderOf(dir string) (folderInfo, error) {
 	c.mu.Lock()
@@ -100,13 +158,14 @@ func (c *confinement) folderOf(dir string) (folderInfo, error) {
 		return info, nil
 	}
 	real, err := filepath.EvalSymlinks(dir)
+	missing := errors.Is(err, fs.ErrNotExist)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case missing:
 		real = filepath.Clean(dir)
 	case err != nil:
 		return folderInfo{}, fmt.Errorf("resolve: %w", fileio.ErrUnavailable)
 	}
-	info = folderInfo{real: real, readable: c.dir.mayRead(real, false), owner: c.tableFolder(real)}
+	info = folderInfo{real: real, missing: missing, readable: c.dir.mayRead(real, false), owner: c.tableFolder(real)}
 	c.mu.Lock()
 	c.folders[dir] = info
 	c.mu.Unlock()

@@ -285,3 +285,42 @@ func TestANewestMetadataFileThatIsNoRegularFileFailsTheTable(t *testing.T) {
 		})
 	}
 }
+
+// A folder whose files are many is listed once rather than lstat'd file by
+// file; a symlink among them, checked after the listing, is still followed
+// and refused when it leads into a table the caller may not read, and so is
+// one the listing missed because it came later.
+func TestSymlinksInALargeFolderAreFollowed(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	files := map[string]string{
+		"a/t/metadata/v1.metadata.json": metadataJSON("/old/a/t", "t"),
+		"a/t/data/secret.parquet":       "s",
+		"b/t/metadata/v1.metadata.json": metadataJSON("/old/b/t", "t"),
+	}
+	const n = 3 * listAfter
+	for i := range n {
+		files[fmt.Sprintf("b/t/data/f%02d.parquet", i)] = "x"
+	}
+	writeFiles(t, root, files)
+	data := filepath.Join(root, "b", "t", "data")
+	secret := filepath.Join(root, "a", "t", "data", "secret.parquet")
+	if err := os.Symlink(secret, filepath.Join(data, "link.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	onlyB := loadOne(t, root, Identifier{"b", "t"}).ForCaller(func(id Identifier) bool { return id.Namespace()[0] == "b" })
+	for i := range n {
+		if err := onlyB.CheckFile(filepath.Join(data, fmt.Sprintf("f%02d.parquet", i))); err != nil {
+			t.Fatalf("file %d of b.t refused: %v", i, err)
+		}
+	}
+	if err := onlyB.CheckFile(filepath.Join(data, "link.parquet")); !errors.Is(err, ErrOtherTable) {
+		t.Errorf("a symlink into a.t, checked after the folder was listed: %v, want ErrOtherTable", err)
+	}
+	if err := os.Symlink(secret, filepath.Join(data, "late.parquet")); err != nil {
+		t.Fatal(err)
+	}
+	if err := onlyB.CheckFile(filepath.Join(data, "late.parquet")); !errors.Is(err, ErrOtherTable) {
+		t.Errorf("a symlink made after the listing: %v, want ErrOtherTable", err)
+	}
+}
