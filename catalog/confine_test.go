@@ -226,8 +226,7 @@ func TestFIFOsInTableFoldersDoNotBlock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() {
+	err = unblocked(t, "listing or loading", func() error {
 		ids, err := d.ListTables(context.Background())
 		if err == nil && (len(ids) != 1 || ids[0].String() != "db.t") {
 			err = fmt.Errorf("tables %v, want [db.t]", ids)
@@ -235,15 +234,25 @@ func TestFIFOsInTableFoldersDoNotBlock(t *testing.T) {
 		if err == nil {
 			_, err = d.LoadTable(context.Background(), Identifier{"db", "t"})
 		}
-		done <- err
-	}()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// unblocked runs fn and returns its error, failing the test if fn has not
+// returned within 30 seconds: the FIFO tests' guard against a blocked open.
+func unblocked(t *testing.T, what string, fn func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
+		return err
 	case <-time.After(30 * time.Second):
-		t.Fatal("listing or loading blocked on a FIFO")
+		t.Fatalf("%s blocked on a FIFO", what)
+		return nil
 	}
 }
 
@@ -269,18 +278,12 @@ func TestANewestMetadataFileThatIsNoRegularFileFailsTheTable(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			done := make(chan error, 1)
-			go func() {
+			err = unblocked(t, "loading", func() error {
 				_, err := d.LoadTable(context.Background(), Identifier{"db", "t"})
-				done <- err
-			}()
-			select {
-			case err := <-done:
-				if !errors.Is(err, fileio.ErrNotRegular) || !strings.Contains(err.Error(), "v2.metadata.json") {
-					t.Fatalf("LoadTable = %v, want ErrNotRegular naming v2.metadata.json", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("loading blocked on a FIFO")
+				return err
+			})
+			if !errors.Is(err, fileio.ErrNotRegular) || !strings.Contains(err.Error(), "v2.metadata.json") {
+				t.Fatalf("LoadTable = %v, want ErrNotRegular naming v2.metadata.json", err)
 			}
 		})
 	}
