@@ -3,35 +3,18 @@ package testutil
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/linkedin/goavro/v2"
 )
 
-// CopyTree copies the folder src, with everything below it, to dst: tests
-// that build hostile tables start from a copy of a sample table.
+// CopyTree copies the folder src, with everything below it, to dst, which
+// must hold none of its files yet: tests that build hostile tables start
+// from a copy of a sample table.
 func CopyTree(t testing.TB, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, p)
-		if err != nil {
-			return err
-		}
-		if e.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 }
