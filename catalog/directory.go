@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/iceberg"
 )
 
 // maxIdentifierParts bounds the folder search of one LoadTable.
@@ -305,14 +304,9 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 // of text the parse came from. Errors name the file by its place in the
 // table ("metadata/v3.metadata.json"), not by the server's path.
 func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, int64, error) {
-	name := "metadata/" + filepath.Base(metaFile)
-	text, err := readText(ctx, d.io, metaFile, d.maxMetadata)
+	md, n, err := ReadMetadata(ctx, d.io, metaFile, d.maxMetadata)
 	if err != nil {
-		return nil, 0, fmt.Errorf("table %s: %w", id, fileio.Rename(err, metaFile, name))
-	}
-	md, err := iceberg.ParseMetadataString(text)
-	if err != nil {
-		return nil, 0, fmt.Errorf("table %s: metadata file %s: %w", id, name, err)
+		return nil, 0, fmt.Errorf("table %s: %w", id, fileio.Rename(err, metaFile, "metadata/"+filepath.Base(metaFile)))
 	}
 	c := newConfinement(d, folder, nil)
 	rules := d.tableRules(md.Location, folder)
@@ -324,7 +318,7 @@ func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFi
 		Location:         folder,
 		rules:            rules,
 		confine:          c,
-	}, int64(len(text)), nil
+	}, n, nil
 }
 
 // tableRules returns the remapping rules of a table found in folder whose

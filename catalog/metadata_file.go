@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
 )
 
 // Version hint files, in the order they are tried. Iceberg Java's
@@ -223,6 +224,23 @@ func hasMetadata(dir string, within func(string) (string, bool)) bool {
 // decompression: a table with a million snapshots has a file of about half
 // this size.
 const DefaultMaxMetadataBytes = 1 << 30
+
+// ReadMetadata reads and parses the table metadata file at location with
+// fio, of at most limit bytes after any gunzip (0 or less: any size), and
+// returns the number of bytes of text it came from. Every catalog loads a
+// table through it, whatever says where the current metadata file is.
+// Errors name location.
+func ReadMetadata(ctx context.Context, fio fileio.FileIO, location string, limit int64) (*iceberg.TableMetadata, int64, error) {
+	text, err := readText(ctx, fio, location, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	md, err := iceberg.ParseMetadataString(text)
+	if err != nil {
+		return nil, 0, fmt.Errorf("metadata file %s: %w", location, err)
+	}
+	return md, int64(len(text)), nil
+}
 
 // readText reads a whole metadata file, of at most limit bytes (0 or less:
 // any size), into a string of its size: a busy table's metadata file is
