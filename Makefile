@@ -14,6 +14,13 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo de
 
 .PHONY: all build run test test-go conformance test-python lint vet staticcheck proto fixtures clean
 
+# Programs the tests start (storage and catalog servers) are installed here
+# by the fragments in mk/ (mk/README.md), which add to TEST_DEPS and TEST_ENV.
+TOOLS     := $(abspath .tools)
+TEST_DEPS :=
+TEST_ENV  :=
+-include mk/*.mk
+
 all: build
 
 build:
@@ -43,8 +50,8 @@ lint-docker: $(VENV)/.installed
 
 # tests/cluster runs in test-cluster, once the Python client it also drives is installed;
 # tests/hostile in test-hostile, against the flightd that build made.
-test-go:
-	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /tests/cluster -e /tests/hostile)
+test-go: $(TEST_DEPS)
+	$(TEST_ENV) $(GO) test -race -count=1 $$($(GO) list ./... | grep -v -e /tests/cluster -e /tests/hostile)
 
 ## test-hostile: the adversarial suite of issue 15 (tests/hostile) against bin/flightd: hostile tables and requests; the process must live, stay under 512 MiB peak RSS, answer the right gRPC codes and hand out nothing from outside.
 .PHONY: test-hostile
