@@ -209,7 +209,7 @@ func splitLocation(s string) (splitLoc, bool) {
 		switch {
 		case strings.HasPrefix(s, "/"):
 			return splitLoc{scheme: "file", path: cleanPath(s)}, true
-		case isWindowsPath(s):
+		case IsWindowsPath(s):
 			return splitLoc{scheme: "file", path: path.Clean("/" + strings.ReplaceAll(s, `\`, "/"))}, true
 		case filepath.IsAbs(s): // a UNC path on Windows
 			return splitLoc{scheme: "file", path: path.Clean("/" + filepath.ToSlash(s))}, true
@@ -275,14 +275,14 @@ func isCleanPath(p string) bool {
 
 // isRelative reports whether location has neither a scheme nor a root.
 func isRelative(location string) bool {
-	return Scheme(location) == "" && !strings.HasPrefix(location, "/") && !isWindowsPath(location) &&
+	return Scheme(location) == "" && !strings.HasPrefix(location, "/") && !IsWindowsPath(location) &&
 		!filepath.IsAbs(location)
 }
 
-// isWindowsPath reports whether location starts with a drive letter and a
+// IsWindowsPath reports whether location starts with a drive letter and a
 // separator ("C:\x", "c:/x"), as a writer on Windows records it, whatever
 // system reads it: such a location is absolute, never relative.
-func isWindowsPath(location string) bool {
+func IsWindowsPath(location string) bool {
 	if len(location) < 3 || location[1] != ':' || location[2] != '\\' && location[2] != '/' {
 		return false
 	}
