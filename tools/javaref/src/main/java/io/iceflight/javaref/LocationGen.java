@@ -57,27 +57,11 @@ final class LocationGen {
   }
 
   static int run(String[] args) throws IOException {
-    String warehouseArg = null;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--warehouse") && i + 1 < args.length) {
-        warehouseArg = args[++i];
-      } else {
-        System.err.println("unknown option " + args[i]);
-        return 2;
-      }
-    }
-    if (warehouseArg == null) {
-      Main.usage();
+    Path warehouse = FixtureGen.freshWarehouse(args);
+    if (warehouse == null) {
       return 2;
     }
-    Path warehouse = Paths.get(warehouseArg).toAbsolutePath().normalize();
-    Oracle.deleteTree(warehouse);
-    Files.createDirectories(warehouse);
-    Configuration conf = new Configuration();
-    // Raw local file system: no .crc side files.
-    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-    conf.setBoolean("fs.file.impl.disable.cache", true);
-
+    Configuration conf = FixtureGen.rawLocal();
     LocationGen gen = new LocationGen(warehouse, conf);
     // Relative to the writer's working directory. The data paths of these two are spelled
     // otherwise than the location (a "..", doubled slashes, no "./") to be matched after cleaning.
