@@ -413,9 +413,18 @@ func identifierFor(rel string) Identifier {
 }
 
 // parentLocation returns the folder that holds location, keeping any
-// scheme and authority ("hdfs://nn/wh/t" → "hdfs://nn/wh").
+// scheme and authority ("hdfs://nn/wh/t" → "hdfs://nn/wh"). A relative
+// location has a relative parent ("wh/t" → "wh", "t" → "."), and a Windows
+// one a Windows parent with forward slashes ("C:\wh\t" → "C:/wh").
 func parentLocation(location string) (string, bool) {
 	prefix, p := "", location
+	if fileio.IsWindowsPath(location) {
+		p = path.Clean(strings.ReplaceAll(location, `\`, "/"))
+		if !strings.Contains(p, "/") {
+			return "", false
+		}
+		return path.Dir(p), true
+	}
 	if s := fileio.Scheme(location); s != "" {
 		rest := location[len(s)+1:]
 		if strings.HasPrefix(rest, "//") {
@@ -426,6 +435,13 @@ func parentLocation(location string) (string, bool) {
 		}
 	}
 	p = path.Clean(p)
+	if prefix == "" && !strings.HasPrefix(p, "/") {
+		// Relative to the writer's working directory, as the table is.
+		if p == "." || path.Base(p) == ".." {
+			return "", false
+		}
+		return path.Dir(p), true
+	}
 	if p == "/" || p == "." || !strings.HasPrefix(p, "/") {
 		return "", false
 	}

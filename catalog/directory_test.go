@@ -305,7 +305,16 @@ func TestParentLocation(t *testing.T) {
 		{"file:/wh/t", "file:/wh", true},
 		{"s3://bucket", "", false},
 		{"/", "", false},
-		{"relative", "", false},
+		{"wh/db/t", "wh/db", true},
+		{"./wh/t/", "wh", true},
+		{"t", ".", true},
+		{"../wh/t", "../wh", true},
+		{"wh/..", "", false},
+		{"..", "", false},
+		{".", "", false},
+		{`C:\wh\db\t`, "C:/wh/db", true},
+		{"C:/wh/t", "C:/wh", true},
+		{`C:\`, "", false},
 	}
 	for _, tc := range cases {
 		got, ok := parentLocation(tc.in)

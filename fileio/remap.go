@@ -9,10 +9,13 @@ import (
 
 // Rule maps every location under the prefix From to the same place under To.
 //
-// From is a bare absolute path, a file URI or a URI with an authority
-// ("hdfs://nn:8020/wh/t", "s3://bucket/t"). All spellings of a local path
-// are one: "/a/b", "file:/a/b", "file:///a/b" and "file://localhost/a/b".
-// A From with a relative path never matches.
+// From is a bare absolute path, a Windows path ("C:\wh\t"), a file URI,
+// a URI with an authority ("hdfs://nn:8020/wh/t", "s3://bucket/t") or a
+// relative path ("wh/t", "./wh/t"). All spellings of a local path are one:
+// "/a/b", "file:/a/b", "file:///a/b" and "file://localhost/a/b"; a Windows
+// path is the local path "/C:/a/b", so "C:\a\b" and "file:///C:/a/b" are
+// one too. A relative From matches relative locations only, after both are
+// cleaned: "./wh//t" and "wh/x/../t" are "wh/t".
 type Rule struct {
 	From string
 	To   string
@@ -35,11 +38,15 @@ type compiledRule struct {
 
 // splitLoc is a location cut into its parts for matching. Local spellings
 // share scheme "file" with an empty authority; path is cleaned and absolute.
+// A relative location has neither scheme nor authority, and its path is
+// cleaned but has no root ("wh/t", "../t", or "." for the folder itself).
 type splitLoc struct {
 	scheme, authority, path string
 }
 
 func (l splitLoc) local() bool { return l.scheme == "file" && l.authority == "" }
+
+func (l splitLoc) relative() bool { return l.scheme == "" }
 
 // Remap returns a Remapper that maps locations by rules and opens them with
 // base.
@@ -55,6 +62,13 @@ func (l splitLoc) local() bool { return l.scheme == "file" && l.authority == "" 
 // on a tie a same-scheme match beats a path-only one, then the earlier rule.
 // Paths are cleaned before matching, so "." and ".." segments cannot step
 // around a rule.
+//
+// A relative From (a table written from a working directory records
+// "wh/t" and names its files "wh/t/data/f.parquet" or "./wh/t/data/...")
+// matches a relative location whose cleaned path starts with its cleaned
+// path, segment-wise, and nothing else: a relative location whose ".."
+// segments climb out of From ("wh/t/../../x" is "../x") is left to the base
+// folder of WithBase, where a caller's confinement judges it.
 func Remap(base FileIO, rules ...Rule) *Remapper {
 	r := &Remapper{base: base}
 	for _, rule := range rules {
@@ -79,7 +93,8 @@ func (r *Remapper) WithBase(dir string) *Remapper {
 }
 
 // Rules returns the rules in effect, in the order given to Remap; rules
-// whose From is relative are left out, as they never match.
+// whose From is no location (empty, or a URI without a rooted path such as
+// "file:x") are left out, as they never match.
 func (r *Remapper) Rules() []Rule {
 	out := make([]Rule, len(r.rules))
 	for i, cr := range r.rules {
@@ -96,7 +111,10 @@ func (r *Remapper) Map(location string) string {
 	if loc, ok := splitLocation(location); ok {
 		if best := r.match(loc); best != nil {
 			rest := loc.path
-			if best.from.path != "/" {
+			switch {
+			case best.from.path == ".":
+				rest = "/" + loc.path
+			case best.from.path != "/":
 				rest = loc.path[len(best.from.path):]
 			}
 			out = joinRest(best.To, rest)
@@ -153,6 +171,9 @@ func (r *Remapper) match(loc splitLoc) *compiledRule {
 	bestExact := false
 	for i := range r.rules {
 		cr := &r.rules[i]
+		if cr.from.relative() != loc.relative() {
+			continue
+		}
 		exact := cr.from.scheme == loc.scheme && strings.EqualFold(cr.from.authority, loc.authority)
 		if !exact && !cr.from.local() && !loc.local() {
 			continue
@@ -168,26 +189,34 @@ func (r *Remapper) match(loc splitLoc) *compiledRule {
 	return best
 }
 
-// underPath reports whether p is prefix or lies below it, segment-wise.
+// underPath reports whether p is prefix or lies below it, segment-wise. The
+// relative prefix "." holds every relative path that does not climb out.
 func underPath(p, prefix string) bool {
-	if prefix == "/" {
+	switch prefix {
+	case "/":
 		return strings.HasPrefix(p, "/")
+	case ".":
+		return p != "." && p != ".." && !strings.HasPrefix(p, "../")
 	}
 	return p == prefix || strings.HasPrefix(p, prefix) && p[len(prefix)] == '/'
 }
 
-// splitLocation cuts an absolute location into scheme, authority and cleaned
-// path; ok is false for relative locations.
+// splitLocation cuts a location into scheme, authority and cleaned path; ok
+// is false for what names no place, such as "" or "file:x".
 func splitLocation(s string) (splitLoc, bool) {
 	scheme := Scheme(s)
 	if scheme == "" {
-		if strings.HasPrefix(s, "/") {
+		switch {
+		case strings.HasPrefix(s, "/"):
 			return splitLoc{scheme: "file", path: cleanPath(s)}, true
-		}
-		if filepath.IsAbs(s) { // a Windows path such as C:\x
+		case IsWindowsPath(s):
+			return splitLoc{scheme: "file", path: path.Clean("/" + strings.ReplaceAll(s, `\`, "/"))}, true
+		case filepath.IsAbs(s): // a UNC path on Windows
 			return splitLoc{scheme: "file", path: path.Clean("/" + filepath.ToSlash(s))}, true
+		case s == "":
+			return splitLoc{}, false
 		}
-		return splitLoc{}, false
+		return splitLoc{path: path.Clean(s)}, true
 	}
 	rest := s[len(scheme)+1:]
 	var authority string
@@ -246,7 +275,19 @@ func isCleanPath(p string) bool {
 
 // isRelative reports whether location has neither a scheme nor a root.
 func isRelative(location string) bool {
-	return Scheme(location) == "" && !strings.HasPrefix(location, "/") && !filepath.IsAbs(location)
+	return Scheme(location) == "" && !strings.HasPrefix(location, "/") && !IsWindowsPath(location) &&
+		!filepath.IsAbs(location)
+}
+
+// IsWindowsPath reports whether location starts with a drive letter and a
+// separator ("C:\x", "c:/x"), as a writer on Windows records it, whatever
+// system reads it: such a location is absolute, never relative.
+func IsWindowsPath(location string) bool {
+	if len(location) < 3 || location[1] != ':' || location[2] != '\\' && location[2] != '/' {
+		return false
+	}
+	c := location[0]
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
 // joinRest appends rest ("" or "/...", cleaned) to prefix, a folder path or

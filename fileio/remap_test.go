@@ -67,8 +67,40 @@ func TestRemapMap(t *testing.T) {
 		{"relative without base", nil, "", "data/f", "data/f"},
 		{"relative target with base", []Rule{{"/wh/t", "copy"}}, "/data", "/wh/t/f", "/data/copy/f"},
 		{"unmatched absolute path unchanged", []Rule{{"/wh/t", "/data/t"}}, "/base", "/elsewhere/f", "/elsewhere/f"},
-		{"relative rule never matches", []Rule{{"wh/t", "/data/t"}}, "", "wh/t/f", "wh/t/f"},
 		{"unmatched URI unchanged", nil, "/base", "gs://b/k", "gs://b/k"},
+
+		// Relative locations, as a writer run from a working directory
+		// records them, match a relative rule after cleaning.
+		{"relative rule", []Rule{{"wh/t", "/data/t"}}, "", "wh/t/f", "/data/t/f"},
+		{"relative rule, the prefix itself", []Rule{{"wh/t", "/data/t"}}, "", "wh/t", "/data/t"},
+		{"relative rule, ./ path", []Rule{{"wh/t", "/data/t"}}, "", "./wh/t/data/f", "/data/t/data/f"},
+		{"./ rule, bare relative path", []Rule{{"./wh/t", "/data/t"}}, "", "wh/t/data/f", "/data/t/data/f"},
+		{"./ rule, ./ path", []Rule{{"./wh/t", "/data/t"}}, "/base", "./wh/t/data/f", "/data/t/data/f"},
+		{"relative rule, double slashes", []Rule{{"data//dir/t/", "/data/t"}}, "", "data/dir//t//metadata/snap.avro", "/data/t/metadata/snap.avro"},
+		{"relative rule, dot-dot within", []Rule{{"data/dir/t", "/data/t"}}, "", "data/x/../dir/t/f", "/data/t/f"},
+		{"relative rule, rule with dot-dot", []Rule{{"data/x/../dir/t", "/data/t"}}, "", "data/dir/t/f", "/data/t/f"},
+		{"relative rule above the working directory", []Rule{{"../wh/t", "/data/t"}}, "", "../wh/t/f", "/data/t/f"},
+		{"relative rule ends at a segment boundary", []Rule{{"wh/t", "/data/t"}}, "/base", "wh/t2/f", "/base/wh/t2/f"},
+		{"relative rule of the working directory", []Rule{{".", "/data/t"}}, "", "./data/f", "/data/t/data/f"},
+		{"relative rule does not match an absolute path", []Rule{{"wh/t", "/data/t"}}, "", "/wh/t/f", "/wh/t/f"},
+		{"relative rule does not match a URI", []Rule{{"wh/t", "/data/t"}}, "", "hdfs://nn/wh/t/f", "hdfs://nn/wh/t/f"},
+		{"absolute rule does not match a relative path", []Rule{{"/wh/t", "/data/t"}}, "/base", "wh/t/f", "/base/wh/t/f"},
+		{"longest relative rule wins", []Rule{{"wh", "/a"}, {"./wh/t", "/b"}}, "", "wh/t/f", "/b/f"},
+
+		// A relative location whose ".." climbs out of the rule is not
+		// under it, so it never lands below the rule's target: it goes
+		// to the base folder, cleaned, for the caller's confinement.
+		{"relative dot-dot climbs out of the rule", []Rule{{"wh/t", "/data/t"}}, "/base", "wh/t/../../../etc/passwd", "/etc/passwd"},
+		{"relative dot-dot climbs to a sibling", []Rule{{"wh/t", "/data/t"}}, "/base", "wh/t/../u/f", "/base/wh/u/f"},
+		{"dot-dot out of the working directory rule", []Rule{{".", "/data/t"}}, "", "../x/f", "../x/f"},
+
+		// Windows paths are local paths, whatever system reads them.
+		{"windows rule, windows path", []Rule{{`C:\wh\t`, "/data/t"}}, "", `C:\wh\t\data\f.parquet`, "/data/t/data/f.parquet"},
+		{"windows rule, mixed separators", []Rule{{`C:\wh\t`, "/data/t"}}, "", `C:\wh\t/data/f.parquet`, "/data/t/data/f.parquet"},
+		{"windows rule, file URI", []Rule{{`C:\wh\t`, "/data/t"}}, "", "file:///C:/wh/t/data/f", "/data/t/data/f"},
+		{"file URI rule, windows path", []Rule{{"file:/C:/wh/t", "/data/t"}}, "", `C:\wh\t\f`, "/data/t/f"},
+		{"windows path is not relative", nil, "/base", `C:\wh\f`, `C:\wh\f`},
+		{"windows dot-dot cannot step around a rule", []Rule{{`C:\wh\t`, "/data/t"}}, "", `C:\wh\t\..\u\f`, `C:\wh\t\..\u\f`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -142,5 +174,46 @@ func TestCleanPathMatchesPathClean(t *testing.T) {
 				t.Errorf("joinRest(%q, %q) = %q, filepath.Join gives %q", prefix, rest, got, want)
 			}
 		}
+	}
+}
+
+// Each spelling a writer may record as a table's location maps the files
+// it names below that location to the folder the table was found in, and
+// a path that climbs out of the location with ".." never lands there.
+func TestRemapEverySpellingOfATableLocation(t *testing.T) {
+	t.Parallel()
+	spellings := []struct{ name, location, sep string }{
+		{"relative", "data/some/dir/t", "/"},
+		{"./-relative", "./warehouse/t", "/"},
+		{"bare absolute", "/wh/db/t", "/"},
+		{"file:/", "file:/wh/db/t", "/"},
+		{"file:///", "file:///wh/db/t", "/"},
+		{"file://localhost/", "file://localhost/wh/db/t", "/"},
+		{"hdfs", "hdfs://nn:8020/wh/db/t", "/"},
+		{"s3a", "s3a://bucket/wh/db/t", "/"},
+		{"windows", `C:\wh\db\t`, `\`},
+	}
+	const folder = "/srv/copy/t"
+	for _, sp := range spellings {
+		t.Run(sp.name, func(t *testing.T) {
+			t.Parallel()
+			r := Remap(NewMem(), Rule{From: sp.location, To: folder}).WithBase(folder)
+			for rest, want := range map[string]string{
+				"":                                   folder,
+				"/metadata/snap-1-0.avro":            folder + "/metadata/snap-1-0.avro",
+				"/data/p=1/00000-0.parquet":          folder + "/data/p=1/00000-0.parquet",
+				"//metadata//x-m0.avro":              folder + "/metadata/x-m0.avro",
+				"/data/../metadata/v1.metadata.json": folder + "/metadata/v1.metadata.json",
+			} {
+				loc := sp.location + strings.ReplaceAll(rest, "/", sp.sep)
+				if got := r.Map(loc); got != filepath.FromSlash(want) {
+					t.Errorf("Map(%q) = %q, want %q", loc, got, want)
+				}
+			}
+			escape := sp.location + strings.ReplaceAll("/../../../../../etc/passwd", "/", sp.sep)
+			if got := r.Map(escape); Within(got, folder) {
+				t.Errorf("Map(%q) = %q, below the table folder", escape, got)
+			}
+		})
 	}
 }

@@ -38,6 +38,16 @@ var outsideCases = []outsideCase{
 	{"data files at relative ../.. paths outside the warehouse", func(tb *table, outside []string) {
 		tb.setDataPaths(func(i int, _ string) string { return upAndOver(outside[i]) })
 	}},
+	{"data files at relative-location/../.. outside the warehouse", func(tb *table, outside []string) {
+		tb.relocate("./warehouse/a/trips")
+		tb.setDataPaths(func(i int, _ string) string { return tb.location + "/" + upAndOver(outside[i]) })
+	}},
+	{"manifest list at relative-location/../.. outside the warehouse", func(tb *table, _ []string) {
+		tb.relocate("warehouse/a/trips")
+		dst := filepath.Join(tb.t.TempDir(), filepath.Base(tb.manifestList()))
+		copyFile(tb.t, tb.manifestList(), dst)
+		tb.setManifestList(tb.location + "/" + upAndOver(dst))
+	}},
 	{"manifest outside the warehouse", func(tb *table, _ []string) {
 		dir := tb.t.TempDir()
 		tb.editManifestList(func(rec map[string]any) {

@@ -8,7 +8,10 @@
 #   6. oracle queries testdata/queries/conformance.json (corpus) -> testdata/conformance-queries
 #      (5 and 6 are skipped if the corpus is absent);
 #   7. the differential seed set (make diffscan-expected)              -> testdata/diffscan
-#      (seeded random scans of both, drawn from 3 and 5, answered by oracle queries).
+#      (seeded random scans of both, drawn from 3 and 5, answered by oracle queries);
+#   8. locationgen: one table per spelling of a location, and the oracle on them
+#      -> testdata/locations/{warehouse,expected}.
+# `run.sh locations` runs step 8 alone (`make fixtures-locations`), leaving the rest as is.
 # Environment: CONFORMANCE_ROOT (default ../shared/conformance/tables from the repo root),
 #              ORACLE_FLAGS (extra oracle flags, e.g. --match-delete-paths-by-location).
 set -euo pipefail
@@ -25,7 +28,17 @@ fi
 
 javaref() { java -cp "$jar" io.iceflight.javaref.Main "$@"; }
 
+# locations writes the spelled-location tables and the oracle's rows of them.
+locations() {
+  javaref locationgen --warehouse testdata/locations/warehouse
+  javaref oracle --root testdata/locations/warehouse --out testdata/locations/expected
+}
+
 cd "$repo"
+if [[ "${1:-}" == locations ]]; then
+  locations
+  exit 0
+fi
 javaref fixturegen --warehouse testdata/warehouse
 # shellcheck disable=SC2086
 javaref oracle --root testdata/warehouse --out testdata/expected ${ORACLE_FLAGS:-}
@@ -43,3 +56,4 @@ else
 fi
 # The seed set draws its literals from testdata/expected and testdata/conformance: after them.
 go run ./tests/diffscan/cmd/diffscan -jar "$jar" -corpus "$corpus"
+locations

@@ -62,27 +62,11 @@ final class FixtureGen {
   }
 
   static int run(String[] args) throws IOException {
-    String warehouseArg = null;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--warehouse") && i + 1 < args.length) {
-        warehouseArg = args[++i];
-      } else {
-        System.err.println("unknown option " + args[i]);
-        return 2;
-      }
-    }
-    if (warehouseArg == null) {
-      Main.usage();
+    Path warehouse = freshWarehouse(args);
+    if (warehouse == null) {
       return 2;
     }
-    Path warehouse = Paths.get(warehouseArg).toAbsolutePath().normalize();
-    Oracle.deleteTree(warehouse);
-    Files.createDirectories(warehouse);
-
-    Configuration conf = new Configuration();
-    // Raw local file system: no .crc side files in the warehouse.
-    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-    conf.setBoolean("fs.file.impl.disable.cache", true);
+    Configuration conf = rawLocal();
     HadoopCatalog catalog = new HadoopCatalog(conf, "file:" + warehouse);
     try {
       FixtureGen gen = new FixtureGen(catalog);
@@ -108,6 +92,38 @@ final class FixtureGen {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /**
+   * Parses {@code --warehouse DIR}, the one option of a generator, and empties that folder; returns
+   * it absolute, or null after printing the usage.
+   */
+  static Path freshWarehouse(String[] args) throws IOException {
+    String warehouseArg = null;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--warehouse") && i + 1 < args.length) {
+        warehouseArg = args[++i];
+      } else {
+        System.err.println("unknown option " + args[i]);
+        return null;
+      }
+    }
+    if (warehouseArg == null) {
+      Main.usage();
+      return null;
+    }
+    Path warehouse = Paths.get(warehouseArg).toAbsolutePath().normalize();
+    Oracle.deleteTree(warehouse);
+    Files.createDirectories(warehouse);
+    return warehouse;
+  }
+
+  /** A Hadoop configuration of the raw local file system: no .crc side files are written. */
+  static Configuration rawLocal() {
+    Configuration conf = new Configuration();
+    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
+    conf.setBoolean("fs.file.impl.disable.cache", true);
+    return conf;
+  }
 
   /** Creates samples.NAME (format v2) and returns it with seeded snapshot ids. */
   Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,
