@@ -72,26 +72,35 @@ func (f *cancelableFile) Prefetch(ctx context.Context, ranges []Range) {
 }
 
 // CoalesceOptions bound what a Coalescing file fetches ahead.
+// CoalesceOptions bound what a Coalescing file fetches ahead.
 type CoalesceOptions struct {
 	// MaxGap is the largest gap between two ranges fetched as one.
 	MaxGap int64
-	// MaxLength is the longest range that merging may make.
+	// MaxLength is the longest range one fetch asks for; longer announced
+	// ranges are fetched in pieces of this length.
 	MaxLength int64
-	// ReadAhead is the most bytes held at once; ranges past it, in offset
-	// order, are not fetched ahead but read when asked.
+	// ReadAhead bounds the bytes fetched ahead of the reads and not yet
+	// read. Further pieces are fetched as earlier ones are read, or when a
+	// read reaches them first.
 	ReadAhead int64
 }
 
 // DefaultCoalesceOptions suit an object store: a gap under 1 MiB costs less
-// to read than a second request's round trip, and 64 MiB ahead covers the
-// projected columns of a typical row group per open file.
-var DefaultCoalesceOptions = CoalesceOptions{MaxGap: 1 << 20, MaxLength: 64 << 20, ReadAhead: 64 << 20}
+// to read than a second request's round trip; 8 MiB pieces keep a request
+// long enough to reach the store's throughput and short enough to retry;
+// 32 MiB ahead per open file covers the projected chunks of most row
+// groups at once while bounding a reader's memory.
+var DefaultCoalesceOptions = CoalesceOptions{MaxGap: 1 << 20, MaxLength: 8 << 20, ReadAhead: 32 << 20}
 
-// Coalescing returns f made a Prefetcher: Prefetch merges the announced
-// ranges (Coalesce) and fetches each merged range with one ReadAt of f (one
-// ranged GET on an object store) in the background, and ReadAt serves what
-// they hold, waiting for a fetch under way. Reads outside the held ranges
-// go to f. Close stops the fetches, waits for them and then closes f.
+// Coalescing returns f made a Prefetcher: Prefetch splits the announced
+// ranges into pieces of at most MaxLength, merges neighbours (Coalesce) and
+// fetches each merged range with one ReadAt of f (one ranged GET on an
+// object store) in the background, in offset order, as far ahead as
+// ReadAhead allows; a range is dropped once its announced bytes were read,
+// which makes room for the next. ReadAt serves what the ranges hold,
+// waiting for a fetch under way or starting the fetch of a range not yet
+// started; reads outside them go to f. Close stops the fetches, waits for
+// them and then closes f.
 func Coalescing(f File, opts CoalesceOptions) File {
 	if _, ok := f.(*coalescing); ok {
 		return f
@@ -105,6 +114,8 @@ type coalescing struct {
 
 	mu     sync.Mutex
 	held   []*block // sorted by offset, not overlapping
+	ahead  int64    // bytes of started blocks still held
+	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -113,43 +124,83 @@ type coalescing struct {
 // set before done is closed and never change afterwards.
 type block struct {
 	Range
-	done chan struct{}
-	data []byte
-	err  error
+	// need counts the announced bytes of the range not read yet; at zero
+	// the block is dropped. It and started are guarded by the file's mu.
+	need    int64
+	started bool
+	done    chan struct{}
+	data    []byte
+	err     error
 }
 
-// Prefetch replaces the held ranges with ranges, coalesced, and starts
-// fetching them.
+// Prefetch replaces the held ranges with ranges, split and coalesced, and
+// starts fetching as many as the read-ahead bound allows.
 func (c *coalescing) Prefetch(ctx context.Context, ranges []Range) {
-	merged := Coalesce(ranges, c.opts.MaxGap, c.opts.MaxLength)
+	var pieces []Range
+	for _, r := range ranges {
+		if r.Offset < 0 || r.Length <= 0 || r.End() > c.Size() {
+			continue
+		}
+		for off := r.Offset; off < r.End(); off += c.opts.MaxLength {
+			pieces = append(pieces, Range{off, min(c.opts.MaxLength, r.End()-off)})
+		}
+	}
+	// The union of the pieces tells how many bytes of each merged range
+	// will be read.
+	union := Coalesce(pieces, 0, c.Size())
+	merged := Coalesce(pieces, c.opts.MaxGap, c.opts.MaxLength)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cancel != nil {
 		c.cancel()
 	}
-	fctx, cancel := context.WithCancel(ctx)
-	c.cancel = cancel
-	c.held = c.held[:0]
-	budget := c.opts.ReadAhead
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	c.held, c.ahead = nil, 0
+	u := 0
 	for _, r := range merged {
-		if r.End() > c.Size() || r.Length > budget {
+		b := &block{Range: r, done: make(chan struct{})}
+		// A stretch of the union may straddle two merged ranges (cut at
+		// MaxLength): count what overlaps.
+		for ; u < len(union) && union[u].End() <= r.Offset; u++ {
+		}
+		for v := u; v < len(union) && union[v].Offset < r.End(); v++ {
+			b.need += min(union[v].End(), r.End()) - max(union[v].Offset, r.Offset)
+		}
+		c.held = append(c.held, b)
+	}
+	c.fillLocked()
+}
+
+// fillLocked starts blocks in offset order while the read-ahead bound
+// allows, and always one when none is under way.
+func (c *coalescing) fillLocked() {
+	for _, b := range c.held {
+		if b.started {
 			continue
 		}
-		budget -= r.Length
-		b := &block{Range: r, done: make(chan struct{})}
-		c.held = append(c.held, b)
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			defer close(b.done)
-			buf := make([]byte, b.Length)
-			n, err := readAtContext(fctx, c.File, buf, b.Offset)
-			if n < len(buf) && (err == nil || errors.Is(err, io.EOF)) {
-				err = io.ErrUnexpectedEOF
-			}
-			b.data, b.err = buf[:n], err
-		}()
+		if c.ahead > 0 && c.ahead+b.Length > c.opts.ReadAhead {
+			return
+		}
+		c.startLocked(b)
 	}
+}
+
+// startLocked starts fetching b.
+func (c *coalescing) startLocked(b *block) {
+	b.started = true
+	c.ahead += b.Length
+	ctx := c.ctx
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(b.done)
+		buf := make([]byte, b.Length)
+		n, err := readAtContext(ctx, c.File, buf, b.Offset)
+		if n < len(buf) && (err == nil || errors.Is(err, io.EOF)) {
+			err = io.ErrUnexpectedEOF
+		}
+		b.data, b.err = buf[:n], err
+	}()
 }
 
 // ContextReaderAt is a File whose reads can be given a context of their
@@ -166,29 +217,56 @@ func readAtContext(ctx context.Context, f File, p []byte, off int64) (int, error
 	return f.ReadAt(p, off)
 }
 
-// ReadAt copies from a held range that covers all of p, once it is fetched,
-// and otherwise reads f.
+// ReadAt copies from a held range that covers all of p, once it is fetched
+// (starting the fetch if the read comes first), and otherwise reads f.
 func (c *coalescing) ReadAt(p []byte, off int64) (int, error) {
-	if b := c.covering(off, int64(len(p))); b != nil {
-		<-b.done
-		if b.err == nil {
-			return copy(p, b.data[off-b.Offset:]), nil
-		}
+	b := c.claim(off, int64(len(p)))
+	if b == nil {
+		return c.File.ReadAt(p, off)
 	}
-	return c.File.ReadAt(p, off)
+	<-b.done
+	if b.err != nil {
+		return c.File.ReadAt(p, off)
+	}
+	n := copy(p, b.data[off-b.Offset:])
+	c.consumed(b, int64(n))
+	return n, nil
 }
 
-// covering returns the held block that holds [off, off+n), or nil.
-func (c *coalescing) covering(off, n int64) *block {
+// claim returns the held block that holds [off, off+n), started, or nil.
+func (c *coalescing) claim(off, n int64) *block {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	i, _ := slices.BinarySearchFunc(c.held, off, func(b *block, off int64) int {
 		return cmp.Compare(b.End(), off+1)
 	})
-	if i < len(c.held) && c.held[i].Offset <= off && off+n <= c.held[i].End() {
-		return c.held[i]
+	if i == len(c.held) || c.held[i].Offset > off || off+n > c.held[i].End() {
+		return nil
 	}
-	return nil
+	b := c.held[i]
+	if !b.started {
+		c.startLocked(b)
+	}
+	return b
+}
+
+// consumed counts n bytes of b as read. Once all its announced bytes are,
+// b is dropped (a read still copying from it keeps its data alive) and the
+// next blocks may start.
+func (c *coalescing) consumed(b *block, n int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if b.need <= 0 {
+		return
+	}
+	if b.need -= n; b.need > 0 {
+		return
+	}
+	if i := slices.Index(c.held, b); i >= 0 {
+		c.held = slices.Delete(c.held, i, i+1)
+		c.ahead -= b.Length
+		c.fillLocked()
+	}
 }
 
 // Close stops the fetches under way, waits for them and closes the file.
@@ -197,7 +275,7 @@ func (c *coalescing) Close() error {
 	if c.cancel != nil {
 		c.cancel()
 	}
-	c.held = nil
+	c.held, c.ahead = nil, 0
 	c.mu.Unlock()
 	c.wg.Wait()
 	return c.File.Close()

@@ -124,21 +124,53 @@ func TestCoalescingFetchesEachMergedRangeOnce(t *testing.T) {
 	}
 }
 
+func (c *coalescing) state() (held int, ahead int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.held), c.ahead
+}
+
 func TestCoalescingReadAheadIsBounded(t *testing.T) {
 	t.Parallel()
 	data := pattern(1 << 16)
 	under := &countingFile{data: data}
 	f := Coalescing(under, CoalesceOptions{MaxGap: 0, MaxLength: 1 << 16, ReadAhead: 3000})
 	defer f.Close()
-	// 2,000 bytes fit the budget; the next 2,000 do not and are read when asked.
-	Prefetch(context.Background(), f, []Range{{0, 2000}, {10000, 2000}})
-	readPieces(t, f, Range{0, 2000}, 500, data)
-	if n := len(under.readLog()); n != 1 {
-		t.Fatalf("%d reads for a fetched range, want 1", n)
+	c := f.(*coalescing)
+	// 2,000 bytes fit the bound; the next 2,000 wait until the first are read.
+	Prefetch(context.Background(), f, []Range{{0, 2000}, {10000, 2000}, {20000, 1000}})
+	if held, ahead := c.state(); held != 3 || ahead != 2000 {
+		t.Fatalf("after Prefetch: %d ranges held, %d bytes ahead; want 3 and 2000", held, ahead)
 	}
+	readPieces(t, f, Range{0, 2000}, 500, data)
+	if held, ahead := c.state(); held != 2 || ahead != 3000 {
+		t.Fatalf("after reading the first range: %d held, %d bytes ahead; want 2 and 3000", held, ahead)
+	}
+	// A read that reaches a range first starts its fetch.
+	readPieces(t, f, Range{20000, 1000}, 250, data)
 	readPieces(t, f, Range{10000, 2000}, 500, data)
-	if n := len(under.readLog()); n != 1+4 {
-		t.Fatalf("%d reads, want 1 fetch and 4 direct reads past the read-ahead bound", n)
+	if n := len(under.readLog()); n != 3 {
+		t.Fatalf("%d reads, want one fetch per range", n)
+	}
+	if held, ahead := c.state(); held != 0 || ahead != 0 {
+		t.Errorf("after reading everything: %d held, %d bytes ahead; want none", held, ahead)
+	}
+}
+
+func TestCoalescingFetchesLongRangesInPieces(t *testing.T) {
+	t.Parallel()
+	data := pattern(1 << 16)
+	under := &countingFile{data: data}
+	f := Coalescing(under, CoalesceOptions{MaxGap: 0, MaxLength: 4000, ReadAhead: 1 << 20})
+	defer f.Close()
+	Prefetch(context.Background(), f, []Range{{0, 10000}})
+	readPieces(t, f, Range{0, 10000}, 1000, data)
+	got := under.readLog()
+	if len(got) != 3 {
+		t.Fatalf("reads %v, want 3 pieces of at most 4000 bytes", got)
+	}
+	if held, _ := f.(*coalescing).state(); held != 0 {
+		t.Errorf("%d pieces still held after all were read", held)
 	}
 }
 
