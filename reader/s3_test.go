@@ -70,8 +70,7 @@ func s3IO(t *testing.T, srv *versitygw.Server) (fileio.FileIO, *methodCounter) {
 // (testdata/expected).
 func TestS3WarehouseTablesReadEqualTheOracle(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
+	srv := versitygw.StartBucket(t, "lake", nil)
 	fio, _ := s3IO(t, srv)
 	wh, err := catalog.NewDirectory("../testdata/warehouse")
 	if err != nil {
@@ -162,10 +161,8 @@ func bigColumnsFile(t *testing.T) []byte {
 // where pqarrow alone would send one per 64 KiB it buffers.
 func TestS3RowGroupChunksCostOneGetPerCoalescedRange(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
 	data := bigColumnsFile(t)
-	srv.Put(t, "lake", "wide/data/f.parquet", data)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"wide/data/f.parquet": data})
 	fio, c := s3IO(t, srv)
 	const loc = "s3://lake/wide/data/f.parquet"
 	tests := []struct {
@@ -216,10 +213,8 @@ func TestS3RowGroupChunksCostOneGetPerCoalescedRange(t *testing.T) {
 // next read works.
 func TestS3ReaderFailsUnavailableWhenTheServerIsGone(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
 	data := bigColumnsFile(t)
-	srv.Put(t, "lake", "f.parquet", data)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"f.parquet": data})
 	fio, err := s3.New(context.Background(), srv.Props(), s3.WithRetry(3, 1))
 	if err != nil {
 		t.Fatal(err)

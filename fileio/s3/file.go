@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"strconv"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	smithytime "github.com/aws/smithy-go/time"
 
 	"github.com/iceflight/iceflight/fileio"
 )
@@ -83,18 +83,21 @@ func (f *file) ReadAtContext(ctx context.Context, p []byte, off int64) (int, err
 	want := int(min(int64(len(p)), f.size-off))
 	n := 0
 	for attempt := 1; n < want; attempt++ {
-		m, retry, err := f.get(ctx, p[n:want], off+int64(n))
+		m, cut, err := f.get(ctx, p[n:want], off+int64(n))
 		n += m
 		if err == nil {
 			continue
 		}
-		if !retry || attempt >= f.fs.opts.maxAttempts {
-			if retry {
+		if !cut || attempt >= f.fs.opts.maxAttempts {
+			if cut {
 				err = fmt.Errorf("read %s: %w: %w", f.location, fileio.ErrUnavailable, err)
 			}
 			return n, err
 		}
-		if err := sleep(ctx, backoff(attempt, f.fs.opts.maxBackoff)); err != nil {
+		// The retryer's own backoff (exponential, capped, with jitter), so
+		// that a body cut short waits as a refused request does.
+		wait, _ := retry.NewExponentialJitterBackoff(f.fs.opts.maxBackoff).BackoffDelay(attempt, err)
+		if err := smithytime.SleepWithContext(ctx, wait); err != nil {
 			return n, fmt.Errorf("read %s: %w", f.location, err)
 		}
 	}
@@ -104,9 +107,9 @@ func (f *file) ReadAtContext(ctx context.Context, p []byte, off int64) (int, err
 	return n, nil
 }
 
-// get fills p from the bytes at off with one GET. retry says the error
-// came from reading the body, which the SDK's retryer does not see.
-func (f *file) get(ctx context.Context, p []byte, off int64) (n int, retry bool, err error) {
+// get fills p from the bytes at off with one GET. cut says the error came
+// from reading the body, which the SDK's retryer does not see.
+func (f *file) get(ctx context.Context, p []byte, off int64) (n int, cut bool, err error) {
 	release, err := acquire(ctx)
 	if err != nil {
 		return 0, false, fmt.Errorf("read %s: %w", f.location, err)
@@ -131,26 +134,4 @@ func (f *file) get(ctx context.Context, p []byte, off int64) (n int, retry bool,
 			f.location, off+int64(n), f.size, io.ErrUnexpectedEOF)
 	}
 	return n, true, err
-}
-
-// backoff returns the wait before try attempt+1: exponential with full
-// jitter (a random part of min(maxWait, 100ms·2^attempt)), so that readers
-// cut off together do not come back together.
-func backoff(attempt int, maxWait time.Duration) time.Duration {
-	ceil := min(maxWait, 100*time.Millisecond<<min(attempt, 16))
-	if ceil <= 0 {
-		return 0
-	}
-	return rand.N(ceil)
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

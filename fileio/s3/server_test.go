@@ -111,10 +111,8 @@ func body(n int) []byte {
 
 func TestOpenSizedSendsNoHead(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
 	data := body(100000)
-	srv.Put(t, "lake", "t/data/f.parquet", data)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"t/data/f.parquet": data})
 	fs, c := testIO(t, srv, nil)
 	ctx := context.Background()
 
@@ -150,10 +148,8 @@ func TestOpenSizedSendsNoHead(t *testing.T) {
 
 func TestReadPastTheEndEndsWithEOF(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
 	data := body(1000)
-	srv.Put(t, "lake", "f", data)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"f": data})
 	fs, _ := testIO(t, srv, nil)
 	f, err := fs.OpenSized(context.Background(), "s3n://lake/f", 1000)
 	if err != nil {
@@ -172,10 +168,8 @@ func TestReadPastTheEndEndsWithEOF(t *testing.T) {
 
 func TestCoalescedRangesCostOneGetEach(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
 	data := body(4 << 20)
-	srv.Put(t, "lake", "f.parquet", data)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"f.parquet": data})
 	fs, c := testIO(t, srv, nil)
 	f, err := fs.OpenSized(context.Background(), "s3://lake/f.parquet", int64(len(data)))
 	if err != nil {
@@ -202,9 +196,7 @@ func TestCoalescedRangesCostOneGetEach(t *testing.T) {
 
 func TestErrorsSayWhatIsMissing(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
-	srv.Put(t, "lake", "present", body(10))
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"present": body(10)})
 	fs, _ := testIO(t, srv, nil)
 	ctx := context.Background()
 
@@ -231,9 +223,7 @@ func TestErrorsSayWhatIsMissing(t *testing.T) {
 
 func TestObjectDeletedAfterOpenIsNotFound(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
-	srv.Put(t, "lake", "t/data/gone.parquet", body(5000))
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"t/data/gone.parquet": body(5000)})
 	fs, _ := testIO(t, srv, nil)
 	for _, sized := range []bool{false, true} {
 		t.Run(fmt.Sprintf("sized=%v", sized), func(t *testing.T) {
@@ -265,9 +255,7 @@ func strPtr(s string) *string { return &s }
 
 func TestRefusedCredentialsNameBucketAndSource(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
-	srv.Put(t, "lake", "k", body(10))
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"k": body(10)})
 	const wrongSecret = "not-the-secret-0123456789abcdef"
 	tests := []struct {
 		name   string
@@ -320,8 +308,7 @@ func TestRefusedCredentialsNameBucketAndSource(t *testing.T) {
 // is back, the same file reads again.
 func TestServerKilledMidReadIsUnavailable(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
+	srv := versitygw.StartBucket(t, "lake", nil)
 	// Larger than loopback socket buffers, so that killing the server
 	// really cuts the body short.
 	data := body(32 << 20)
@@ -354,8 +341,7 @@ func TestServerKilledMidReadIsUnavailable(t *testing.T) {
 
 func TestCreateShowsNothingUntilClose(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
+	srv := versitygw.StartBucket(t, "lake", nil)
 	fs, c := testIO(t, srv, nil, WithPartSize(minPartSize))
 	ctx := context.Background()
 	tests := []struct {
@@ -404,8 +390,7 @@ func TestCreateShowsNothingUntilClose(t *testing.T) {
 
 func TestCreateCutShortLeavesNothing(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
+	srv := versitygw.StartBucket(t, "lake", nil)
 	fs, _ := testIO(t, srv, nil, WithPartSize(minPartSize))
 	for _, size := range []int{1000, minPartSize + 1} {
 		loc := fmt.Sprintf("s3://lake/cut/%d", size)
@@ -429,8 +414,7 @@ func TestCreateCutShortLeavesNothing(t *testing.T) {
 
 func TestReadDirListsOneLevelAcrossPages(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
+	srv := versitygw.StartBucket(t, "lake", nil)
 	for _, k := range []string{"wh/db/t1/metadata/v1.metadata.json", "wh/db/t2/x", "wh/db/version-hint.text", "wh/db/a.txt", "wh/dbx/other", "wh/db/z.txt"} {
 		srv.Put(t, "lake", k, body(len(k)))
 	}
@@ -462,9 +446,7 @@ func TestReadDirListsOneLevelAcrossPages(t *testing.T) {
 
 func TestRemove(t *testing.T) {
 	t.Parallel()
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
-	srv.Put(t, "lake", "old/f", body(10))
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"old/f": body(10)})
 	fs, _ := testIO(t, srv, nil)
 	ctx := context.Background()
 	if err := fs.Remove(ctx, "s3://lake/old/f"); err != nil {
@@ -494,9 +476,7 @@ func isolateAWSEnv(t *testing.T) string {
 }
 
 func TestDefaultChainReadsTheEnvironment(t *testing.T) {
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
-	srv.Put(t, "lake", "k", body(10))
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"k": body(10)})
 	isolateAWSEnv(t)
 	noKeys := fileio.Properties{PropAccessKeyID: "", PropSecretAccessKey: ""}
 
@@ -519,9 +499,7 @@ func TestDefaultChainReadsTheEnvironment(t *testing.T) {
 }
 
 func TestProfileReadsSharedCredentials(t *testing.T) {
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
-	srv.Put(t, "lake", "k", body(10))
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"k": body(10)})
 	dir := isolateAWSEnv(t)
 	creds := fmt.Sprintf("[analytics]\naws_access_key_id = %s\naws_secret_access_key = %s\n[stale]\naws_access_key_id = %s\naws_secret_access_key = stale-secret-000\n",
 		srv.AccessKey, srv.SecretKey, srv.AccessKey)
@@ -540,10 +518,8 @@ func TestProfileReadsSharedCredentials(t *testing.T) {
 }
 
 func TestConcurrentRequestsAreLimited(t *testing.T) {
-	srv := versitygw.Start(t)
-	srv.CreateBucket(t, "lake")
 	data := body(256 << 10)
-	srv.Put(t, "lake", "k", data)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"k": data})
 	fs, c := testIO(t, srv, nil)
 	SetMaxConcurrentRequests(2)
 	defer SetMaxConcurrentRequests(DefaultMaxConcurrentRequests)

@@ -68,6 +68,18 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// StartBucket starts a server (Start) with one bucket holding objects, key
+// by key.
+func StartBucket(t testing.TB, bucket string, objects map[string][]byte) *Server {
+	t.Helper()
+	s := Start(t)
+	s.CreateBucket(t, bucket)
+	for key, body := range objects {
+		s.Put(t, bucket, key, body)
+	}
+	return s
+}
+
 func (s *Server) start(t testing.TB) {
 	t.Helper()
 	s.mu.Lock()
