@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -540,5 +541,121 @@ func TestConcurrentRequestsAreLimited(t *testing.T) {
 	wg.Wait()
 	if c.count(http.MethodGet) != 12 || c.maxIn > 2 {
 		t.Errorf("%d GETs with up to %d in flight; want 12 with at most 2", c.count(http.MethodGet), c.maxIn)
+	}
+}
+
+// busyFirst answers the first n requests itself with 503 SlowDown, as S3
+// does when it throttles, and passes the rest to the server.
+type busyFirst struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	n    int
+	sent int
+}
+
+func (b *busyFirst) RoundTrip(req *http.Request) (*http.Response, error) {
+	b.mu.Lock()
+	b.sent++
+	busy := b.sent <= b.n
+	b.mu.Unlock()
+	if !busy {
+		return b.next.RoundTrip(req)
+	}
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	const msg = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`
+	return &http.Response{
+		StatusCode: http.StatusServiceUnavailable, Status: "503 Slow Down", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:  http.Header{"Content-Type": {"application/xml"}},
+		Body:    io.NopCloser(strings.NewReader(msg)),
+		Request: req, ContentLength: int64(len(msg)),
+	}, nil
+}
+
+func TestThrottlingIsRetriedThenUnavailable(t *testing.T) {
+	t.Parallel()
+	data := body(5000)
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"k": data})
+	tests := []struct {
+		name     string
+		busy     int
+		wantErr  bool
+		wantSent int
+	}{
+		{"throttled twice, the third try reads", 2, false, 3},
+		{"throttled on every try, Unavailable after the last", 100, true, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := &busyFirst{n: tc.busy}
+			fs, err := New(context.Background(), srv.Props(), WithRetry(3, 10*time.Millisecond),
+				WithTransport(func(rt http.RoundTripper) http.RoundTripper { b.next = rt; return b }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := fs.OpenSized(context.Background(), "s3://lake/k", int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			p := make([]byte, 100)
+			_, err = f.ReadAt(p, 10)
+			switch {
+			case tc.wantErr && !errors.Is(err, fileio.ErrUnavailable):
+				t.Errorf("ReadAt: %v, want ErrUnavailable", err)
+			case !tc.wantErr && (err != nil || !bytes.Equal(p, data[10:110])):
+				t.Errorf("ReadAt: %v, want the bytes after retries", err)
+			}
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if b.sent != tc.wantSent {
+				t.Errorf("%d requests sent, want %d (bounded tries)", b.sent, tc.wantSent)
+			}
+		})
+	}
+}
+
+// TestAServerThatNeverAnswersIsUnavailable points the FileIO at a port
+// that accepts connections and never answers: each try times out after
+// s3.request-timeout, and after the last the read is Unavailable.
+func TestAServerThatNeverAnswersIsUnavailable(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns sync.WaitGroup
+	hold, accepting := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(hold)
+		l.Close()
+		<-accepting
+		conns.Wait()
+	}()
+	go func() {
+		defer close(accepting)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns.Go(func() {
+				<-hold
+				c.Close()
+			})
+		}
+	}()
+	fs, err := New(context.Background(), fileio.Properties{
+		PropEndpoint: "http://" + l.Addr().String(), PropAccessKeyID: "k", PropSecretAccessKey: "s",
+		PropRequestTimeout: "0.2",
+	}, WithRetry(2, 10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fs.Open(context.Background(), "s3://lake/k")
+	if !errors.Is(err, fileio.ErrUnavailable) {
+		t.Errorf("Open against a silent server: %v, want ErrUnavailable", err)
 	}
 }
