@@ -102,10 +102,15 @@ var DefaultCoalesceOptions = CoalesceOptions{MaxGap: 1 << 20, MaxLength: 8 << 20
 // started; reads outside them go to f. Close stops the fetches, waits for
 // them and then closes f.
 func Coalescing(f File, opts CoalesceOptions) File {
-	if _, ok := f.(*coalescing); ok {
+	switch f.(type) {
+	case *coalescing, coalescingContext:
 		return f
 	}
-	return &coalescing{File: f, opts: opts}
+	c := &coalescing{File: f, opts: opts}
+	if _, ok := f.(ContextReaderAt); ok {
+		return coalescingContext{c}
+	}
+	return c
 }
 
 type coalescing struct {
@@ -204,8 +209,9 @@ func (c *coalescing) startLocked(b *block) {
 }
 
 // ContextReaderAt is a File whose reads can be given a context of their
-// own, shorter than the one it was opened with; a Coalescing file fetches
-// through it so that Close and the next Prefetch stop fetches under way.
+// own, shorter than the one it was opened with, and end when it does; a
+// Coalescing file fetches through it so that Close and the next Prefetch
+// stop fetches under way, and Cancelable hands it each read whole.
 type ContextReaderAt interface {
 	ReadAtContext(ctx context.Context, p []byte, off int64) (int, error)
 }
@@ -220,17 +226,38 @@ func readAtContext(ctx context.Context, f File, p []byte, off int64) (int, error
 // ReadAt copies from a held range that covers all of p, once it is fetched
 // (starting the fetch if the read comes first), and otherwise reads f.
 func (c *coalescing) ReadAt(p []byte, off int64) (int, error) {
+	return c.read(context.Background(), p, off, c.File.ReadAt)
+}
+
+// read is ReadAt, waiting for a fetch no longer than ctx lasts and reading
+// with direct what no held range covers.
+func (c *coalescing) read(ctx context.Context, p []byte, off int64, direct func([]byte, int64) (int, error)) (int, error) {
 	b := c.claim(off, int64(len(p)))
 	if b == nil {
-		return c.File.ReadAt(p, off)
+		return direct(p, off)
 	}
-	<-b.done
+	select {
+	case <-b.done:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
 	if b.err != nil {
-		return c.File.ReadAt(p, off)
+		return direct(p, off)
 	}
 	n := copy(p, b.data[off-b.Offset:])
 	c.consumed(b, int64(n))
 	return n, nil
+}
+
+// coalescingContext is a Coalescing file over a ContextReaderAt, and so
+// one itself: Cancelable then hands it its reads whole, without chunks.
+type coalescingContext struct{ *coalescing }
+
+// ReadAtContext is ReadAt with reads of the file given ctx.
+func (c coalescingContext) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	return c.read(ctx, p, off, func(p []byte, off int64) (int, error) {
+		return c.File.(ContextReaderAt).ReadAtContext(ctx, p, off)
+	})
 }
 
 // claim returns the held block that holds [off, off+n), started, or nil.

@@ -260,3 +260,44 @@ func TestCancelableForwardsPrefetch(t *testing.T) {
 type prefetchIO struct{ f File }
 
 func (p prefetchIO) Open(context.Context, string) (File, error) { return p.f, nil }
+
+// ctxCountingFile is a countingFile whose reads take a context.
+type ctxCountingFile struct{ countingFile }
+
+func (f *ctxCountingFile) ReadAtContext(ctx context.Context, p []byte, off int64) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return f.ReadAt(p, off)
+}
+
+func TestCancelableReadsAContextFileInOnePiece(t *testing.T) {
+	t.Parallel()
+	plain := &countingFile{data: pattern(3 << 20)}
+	withCtx := &ctxCountingFile{countingFile{data: pattern(3 << 20)}}
+	tests := []struct {
+		name   string
+		file   File
+		under  *countingFile
+		pieces int
+	}{
+		{"a file that ignores contexts is read in chunks it can abandon", Coalescing(plain, DefaultCoalesceOptions), plain, 3},
+		{"a file whose reads take a context is read whole", Coalescing(withCtx, DefaultCoalesceOptions), &withCtx.countingFile, 1},
+	}
+	for _, tc := range tests {
+		ctx, cancel := context.WithCancel(context.Background())
+		f, err := Cancelable(prefetchIO{f: tc.file}).Open(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 3<<20)
+		if n, err := f.ReadAt(p, 0); n != len(p) || err != nil || !bytes.Equal(p, tc.under.data) {
+			t.Errorf("%s: ReadAt = %d, %v", tc.name, n, err)
+		}
+		if n := len(tc.under.readLog()); n != tc.pieces {
+			t.Errorf("%s: %d reads of the file, want %d", tc.name, n, tc.pieces)
+		}
+		f.Close()
+		cancel()
+	}
+}

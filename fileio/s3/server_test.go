@@ -112,7 +112,8 @@ func body(n int) []byte {
 
 func TestOpenSizedSendsNoHead(t *testing.T) {
 	t.Parallel()
-	data := body(100000)
+	// Past the 1 MiB pieces in which Cancelable reads a plain file.
+	data := body(3 << 20)
 	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"t/data/f.parquet": data})
 	fs, c := testIO(t, srv, nil)
 	ctx := context.Background()
@@ -144,6 +145,21 @@ func TestOpenSizedSendsNoHead(t *testing.T) {
 	f.Close()
 	if h := c.count(http.MethodHead); h != 1 {
 		t.Errorf("Open of a file of unknown size sent %d HEADs, want 1", h)
+	}
+
+	// Through Cancelable, as the storage registry serves every FileIO: a
+	// read of the whole file is still one GET, not one per chunk.
+	c.reset()
+	f, err = fileio.Cancelable(fs).Open(ctx, "s3://lake/t/data/f.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, f); !bytes.Equal(got, data) {
+		t.Error("read through Cancelable other bytes than were put")
+	}
+	f.Close()
+	if g := c.count(http.MethodGet); g != 1 {
+		t.Errorf("a whole-file read through Cancelable sent %d GETs, want 1", g)
 	}
 }
 
