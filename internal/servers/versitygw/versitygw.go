@@ -42,7 +42,7 @@ type Server struct {
 	AccessKey, SecretKey string
 
 	bin, root, addr string
-	log             *bytes.Buffer
+	log             *output
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -60,7 +60,7 @@ func Start(t testing.TB) *Server {
 		addr:      "127.0.0.1:" + strconv.Itoa(servers.FreePort(t)),
 		AccessKey: "iceflight" + randomHex(t, 4),
 		SecretKey: randomHex(t, 20),
-		log:       &bytes.Buffer{},
+		log:       &output{},
 	}
 	s.Endpoint = "http://" + s.addr
 	t.Cleanup(s.Kill)
@@ -204,6 +204,25 @@ func randomHex(t testing.TB, n int) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// output collects what the server prints, for the message of a failed
+// start; the process writes while a test may read.
+type output struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (o *output) Write(p []byte) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.Write(p)
+}
+
+func (o *output) String() string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.buf.String()
 }
 
 // String names the server in messages.
