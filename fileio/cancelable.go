@@ -114,7 +114,13 @@ var chunks = sync.Pool{New: func() any { b := make([]byte, readChunk); return &b
 
 // ReadAt reads len(p) bytes at off in pieces of at most readChunk bytes,
 // each in a goroutine that the call abandons when the file's context is done.
+// A file whose reads end with their context (a ContextReaderAt: an object
+// store's) is read directly, in one piece: on a store each piece would be a
+// request of its own.
 func (f *cancelableFile) ReadAt(p []byte, off int64) (int, error) {
+	if cr, ok := f.f.(ContextReaderAt); ok {
+		return cr.ReadAtContext(f.ctx, p, off)
+	}
 	type result struct {
 		n   int
 		err error

@@ -51,7 +51,14 @@ func corpusWarehouse(t *testing.T) *catalog.Directory {
 // oracleScan reads the schema and rows of the oracle's current scan.
 func oracleScan(t *testing.T, table string) (*iceberg.Schema, []string) {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(oracleDir, table, "index.json"))
+	return oracleScanIn(t, oracleDir, table)
+}
+
+// oracleScanIn reads the oracle's current scan of table from dir, which is
+// laid out as testdata/conformance.
+func oracleScanIn(t *testing.T, dir, table string) (*iceberg.Schema, []string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, table, "index.json"))
 	if err != nil {
 		t.Fatalf("oracle index: %v", err)
 	}
@@ -77,7 +84,7 @@ func oracleScan(t *testing.T, table string) (*iceberg.Schema, []string) {
 		if err := json.Unmarshal(s.Schema, &schema); err != nil {
 			t.Fatal(err)
 		}
-		f, err := os.Open(filepath.Join(oracleDir, table, s.File))
+		f, err := os.Open(filepath.Join(dir, table, s.File))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,6 +22,7 @@ import (
 // positions even when the task skips row groups.
 type parquetSource struct {
 	cfg    *sourceConfig
+	file   fileio.File // told each row group's byte ranges (prefetch.go)
 	pf     *file.Reader
 	whole  *memory.Buffer // the whole file when openParquet read it so, or nil
 	fr     *pqarrow.FileReader
@@ -41,7 +42,7 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 	if err != nil {
 		return nil, err
 	}
-	s := &parquetSource{cfg: cfg, pf: pf, whole: whole}
+	s := &parquetSource{cfg: cfg, file: f, pf: pf, whole: whole}
 	// On error the source is not returned: free what it holds.
 	defer func() {
 		if err != nil {
@@ -188,6 +189,7 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 	if s.left == 0 {
 		return nil
 	}
+	s.announceRowGroup(ctx, g)
 	if len(s.proj.leaves) > 0 {
 		rr, err := s.fr.GetRecordReader(ctx, s.proj.leaves, []int{g})
 		if err != nil {
