@@ -118,15 +118,6 @@ def all_types_rows(start: int, n: int) -> list[dict]:
     return rows
 
 
-def all_types_arrow(schema: Schema, rows: list[dict]) -> pa.Table:
-    arrow_schema = schema.as_arrow()
-    for i, f in enumerate(arrow_schema):
-        if f.name == "c_uuid":
-            # PyIceberg writes a uuid as fixed[16].
-            arrow_schema = arrow_schema.set(i, pa.field(f.name, pa.binary(16), f.nullable, f.metadata))
-    return pa.Table.from_pylist(rows, schema=arrow_schema)
-
-
 def large_schema() -> pa.Schema:
     """An Arrow schema in the large types PyIceberg up to 0.9 wrote by default."""
     return pa.schema(
@@ -164,8 +155,8 @@ def pyiceberg_tables(catalog: SqlCatalog, root: Path) -> None:
 
     schema = all_types_schema()
     t = catalog.create_table("defaults.all_types", schema=schema, location=f"file://{base}/defaults/all_types")
-    t.append(all_types_arrow(t.schema(), all_types_rows(0, N)))
-    t.append(all_types_arrow(t.schema(), all_types_rows(N, 4)))
+    t.append(pa.Table.from_pylist(all_types_rows(0, N), schema=t.schema().as_arrow()))
+    t.append(pa.Table.from_pylist(all_types_rows(N, 4), schema=t.schema().as_arrow()))
 
     spec = PartitionSpec(
         PartitionField(source_id=13, field_id=1000, transform=IdentityTransform(), name="c_string"),
