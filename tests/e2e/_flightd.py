@@ -15,9 +15,10 @@ WAREHOUSE = ROOT / "testdata" / "warehouse"
 
 
 @contextlib.contextmanager
-def serve(*args: str) -> Iterator[str]:
-    """Run ``flightd serve`` on a free loopback port with the extra flags
-    args; yield the ``host:port`` it listens on, stop it on exit."""
+def serve(*args: str, warehouse: pathlib.Path = WAREHOUSE) -> Iterator[str]:
+    """Run ``flightd serve`` over warehouse (the sample one by default) on a
+    free loopback port with the extra flags args; yield the ``host:port`` it
+    listens on, stop it on exit."""
     flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
     if not os.path.exists(flightd):
         raise RuntimeError(f"{flightd} is missing: run `make build` (or set FLIGHTD)")
@@ -25,7 +26,7 @@ def serve(*args: str) -> Iterator[str]:
     # would fill and stall it.
     with tempfile.TemporaryFile(mode="w+") as log:
         proc = subprocess.Popen(
-            [flightd, "serve", "--warehouse", str(WAREHOUSE), "--listen", "127.0.0.1:0", *args],
+            [flightd, "serve", "--warehouse", str(warehouse), "--listen", "127.0.0.1:0", *args],
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
