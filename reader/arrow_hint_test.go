@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"bytes"
 	"encoding/base64"
 	"reflect"
 	"strings"
@@ -11,13 +10,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // spellingCase is one physical Arrow spelling of Iceberg types: a file
-// written from Arrow type written (its ARROW:schema says hint, or written
-// when hint is nil), read with the Iceberg schema.
+// written from Arrow data of schema written, whose stored ARROW:schema is
+// hint (or raw, or written itself when neither is set), read with the
+// Iceberg schema.
 type spellingCase struct {
 	name    string
 	written *arrow.Schema
@@ -29,7 +28,7 @@ type spellingCase struct {
 	want    string
 }
 
-func spellingCases(t *testing.T) []spellingCase {
+func spellingCases() []spellingCase {
 	one := func(name string, typ arrow.DataType) *arrow.Schema {
 		return arrow.NewSchema([]arrow.Field{{Name: name, Type: typ, Nullable: true, Metadata: fid(1)}}, nil)
 	}
@@ -219,15 +218,16 @@ func dictBatch(index, value arrow.DataType, dictJSON, indicesJSON string) func(m
 }
 
 // writeSpelling writes a case's file as an Arrow writer does: with its
-// schema stored as ARROW:schema, or with the case's hint in its place.
+// schema stored as ARROW:schema, or with the case's hint in its place
+// (pqarrow stores the record's schema metadata as key-value metadata).
 func writeSpelling(t *testing.T, tc spellingCase) []byte {
 	t.Helper()
 	mem := memory.DefaultAllocator
 	var rec arrow.RecordBatch
 	if tc.build != nil {
-		rec = tc.build(mem)
-		// The builder names its column c; the case's schema names it.
-		rec = array.NewRecordBatch(tc.written, rec.Columns(), rec.NumRows())
+		built := tc.build(mem)
+		defer built.Release()
+		rec = array.NewRecordBatch(tc.written, built.Columns(), built.NumRows())
 	} else {
 		var err error
 		if rec, _, err = array.RecordFromJSON(mem, tc.written, strings.NewReader(tc.rows)); err != nil {
@@ -235,37 +235,22 @@ func writeSpelling(t *testing.T, tc spellingCase) []byte {
 		}
 	}
 	defer rec.Release()
-	var opts []pqarrow.WriterOption
-	if tc.hint == nil && tc.raw == "" {
-		opts = append(opts, pqarrow.WithStoreSchema())
+	hint := tc.raw
+	if tc.hint != nil {
+		hint = base64.StdEncoding.EncodeToString(flight.SerializeSchema(tc.hint, mem))
 	}
-	var buf bytes.Buffer
-	props := parquet.NewWriterProperties(parquet.WithStoreDecimalAsInteger(true))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.NewArrowWriterProperties(opts...))
-	if err != nil {
-		t.Fatalf("parquet writer: %v", err)
+	if hint == "" {
+		return writeRecord(t, rec, 100, pqarrow.WithStoreSchema())
 	}
-	switch {
-	case tc.raw != "":
-		err = w.AppendKeyValueMetadata(arrowSchemaKey, tc.raw)
-	case tc.hint != nil:
-		err = w.AppendKeyValueMetadata(arrowSchemaKey, base64.StdEncoding.EncodeToString(flight.SerializeSchema(tc.hint, mem)))
-	}
-	if err != nil {
-		t.Fatalf("store hint: %v", err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatalf("write parquet: %v", err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatalf("close parquet: %v", err)
-	}
-	return buf.Bytes()
+	md := arrow.NewMetadata([]string{arrowSchemaKey}, []string{hint})
+	hinted := array.NewRecordBatch(arrow.NewSchema(tc.written.Fields(), &md), rec.Columns(), rec.NumRows())
+	defer hinted.Release()
+	return writeRecord(t, hinted, 100)
 }
 
 func TestStoredArrowSchemaIsAHint(t *testing.T) {
 	t.Parallel()
-	for _, tc := range spellingCases(t) {
+	for _, tc := range spellingCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			data := writeSpelling(t, tc)
