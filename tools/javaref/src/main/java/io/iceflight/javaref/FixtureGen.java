@@ -62,28 +62,11 @@ final class FixtureGen {
   }
 
   static int run(String[] args) throws IOException {
-    String warehouseArg = null;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--warehouse") && i + 1 < args.length) {
-        warehouseArg = args[++i];
-      } else {
-        System.err.println("unknown option " + args[i]);
-        return 2;
-      }
-    }
-    if (warehouseArg == null) {
-      Main.usage();
+    Path warehouse = warehouseArg(args);
+    if (warehouse == null) {
       return 2;
     }
-    Path warehouse = Paths.get(warehouseArg).toAbsolutePath().normalize();
-    Oracle.deleteTree(warehouse);
-    Files.createDirectories(warehouse);
-
-    Configuration conf = new Configuration();
-    // Raw local file system: no .crc side files in the warehouse.
-    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-    conf.setBoolean("fs.file.impl.disable.cache", true);
-    HadoopCatalog catalog = new HadoopCatalog(conf, "file:" + warehouse);
+    HadoopCatalog catalog = emptyCatalog(warehouse);
     try {
       FixtureGen gen = new FixtureGen(catalog);
       gen.trips();
@@ -108,6 +91,35 @@ final class FixtureGen {
   }
 
   // ---------------------------------------------------------------- helpers
+
+  /** The folder of {@code --warehouse DIR}, the only option; null (after a message) otherwise. */
+  static Path warehouseArg(String[] args) {
+    String warehouseArg = null;
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--warehouse") && i + 1 < args.length) {
+        warehouseArg = args[++i];
+      } else {
+        System.err.println("unknown option " + args[i]);
+        return null;
+      }
+    }
+    if (warehouseArg == null) {
+      Main.usage();
+      return null;
+    }
+    return Paths.get(warehouseArg).toAbsolutePath().normalize();
+  }
+
+  /** Deletes and recreates the warehouse folder and opens a HadoopCatalog on it. */
+  static HadoopCatalog emptyCatalog(Path warehouse) throws IOException {
+    Oracle.deleteTree(warehouse);
+    Files.createDirectories(warehouse);
+    Configuration conf = new Configuration();
+    // Raw local file system: no .crc side files in the warehouse.
+    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
+    conf.setBoolean("fs.file.impl.disable.cache", true);
+    return new HadoopCatalog(conf, "file:" + warehouse);
+  }
 
   /** Creates samples.NAME (format v2) and returns it with seeded snapshot ids. */
   Table create(String name, Schema schema, Function<Schema, PartitionSpec> spec,

@@ -3,9 +3,7 @@ package io.iceflight.javaref;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
@@ -17,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.DataFile;
 import org.apache.iceberg.FileFormat;
 import org.apache.iceberg.PartitionSpec;
@@ -43,28 +40,11 @@ final class WritersGen {
   private WritersGen() {}
 
   static int run(String[] args) throws IOException {
-    String warehouseArg = null;
-    for (int i = 0; i < args.length; i++) {
-      if (args[i].equals("--warehouse") && i + 1 < args.length) {
-        warehouseArg = args[++i];
-      } else {
-        System.err.println("unknown option " + args[i]);
-        return 2;
-      }
-    }
-    if (warehouseArg == null) {
-      Main.usage();
+    Path warehouse = FixtureGen.warehouseArg(args);
+    if (warehouse == null) {
       return 2;
     }
-    Path warehouse = Paths.get(warehouseArg).toAbsolutePath().normalize();
-    Oracle.deleteTree(warehouse);
-    Files.createDirectories(warehouse);
-
-    Configuration conf = new Configuration();
-    // Raw local file system: no .crc side files in the warehouse.
-    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-    conf.setBoolean("fs.file.impl.disable.cache", true);
-    HadoopCatalog catalog = new HadoopCatalog(conf, "file:" + warehouse);
+    HadoopCatalog catalog = FixtureGen.emptyCatalog(warehouse);
     try {
       for (FileFormat format : new FileFormat[] {FileFormat.PARQUET, FileFormat.ORC, FileFormat.AVRO}) {
         table(catalog, format);
