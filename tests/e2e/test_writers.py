@@ -1,5 +1,5 @@
 """End-to-end: a table PyIceberg 0.12 wrote in large_* Arrow types (testdata/writers),
-read by pyarrow.flight through a real flightd.
+read by pyarrow.flight and by the iceflight Python client through a real flightd.
 
 Expected rows come from the Apache Iceberg Java oracle (testdata/expected-writers), never
 from iceflight itself.
