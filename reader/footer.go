@@ -87,6 +87,7 @@ func openParquet(f fileio.File, mem memory.Allocator, path string, limit int64) 
 			return nil, whole, corruptFile(fmt.Errorf("parquet footer of %s: %w", path, err))
 		}
 	}
+	dropArrowSchemaHint(md)
 	if md.IsSetEncryptionAlgorithm() {
 		return nil, whole, fmt.Errorf("%w: encrypted parquet file %s", ErrUnsupported, path)
 	}

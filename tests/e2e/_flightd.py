@@ -16,8 +16,9 @@ WAREHOUSE = ROOT / "testdata" / "warehouse"
 
 @contextlib.contextmanager
 def serve(*args: str, warehouse: pathlib.Path = WAREHOUSE) -> Iterator[str]:
-    """Run ``flightd serve`` over warehouse on a free loopback port with the
-    extra flags args; yield the ``host:port`` it listens on, stop it on exit."""
+    """Run ``flightd serve`` over warehouse (the sample one by default) on a
+    free loopback port with the extra flags args; yield the ``host:port`` it
+    listens on, stop it on exit."""
     flightd = os.environ.get("FLIGHTD", str(ROOT / "bin" / "flightd"))
     if not os.path.exists(flightd):
         raise RuntimeError(f"{flightd} is missing: run `make build` (or set FLIGHTD)")

@@ -66,8 +66,7 @@ final class FixtureGen {
     if (warehouse == null) {
       return 2;
     }
-    Configuration conf = rawLocal();
-    HadoopCatalog catalog = new HadoopCatalog(conf, "file:" + warehouse);
+    HadoopCatalog catalog = emptyCatalog(warehouse);
     try {
       FixtureGen gen = new FixtureGen(catalog);
       gen.trips();
@@ -123,6 +122,11 @@ final class FixtureGen {
     conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
     conf.setBoolean("fs.file.impl.disable.cache", true);
     return conf;
+  }
+
+  /** A HadoopCatalog on warehouse, a folder from freshWarehouse, over the raw local file system. */
+  static HadoopCatalog emptyCatalog(Path warehouse) {
+    return new HadoopCatalog(rawLocal(), "file:" + warehouse);
   }
 
   /** Creates samples.NAME (format v2) and returns it with seeded snapshot ids. */

@@ -2,7 +2,7 @@ package io.iceflight.javaref;
 
 import java.util.Arrays;
 
-/** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen|locationgen> [options]}. */
+/** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen|locationgen|writersgen> [options]}. */
 public final class Main {
   private Main() {}
 
@@ -34,6 +34,9 @@ public final class Main {
       case "locationgen":
         rc = LocationGen.run(rest);
         break;
+      case "writersgen":
+        rc = WritersGen.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -51,5 +54,6 @@ public final class Main {
             + " [--match-delete-paths-by-location]");
     System.err.println("  fixturegen --warehouse DIR");
     System.err.println("  locationgen --warehouse DIR");
+    System.err.println("  writersgen --warehouse DIR");
   }
 }
