@@ -130,10 +130,10 @@ func (c *Catalog) Close() error { return c.db.Close() }
 // left out.
 func (c *Catalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) {
 	s, err := c.schema(ctx)
-	if err != nil {
-		return nil, err
+	var rows [][2]string
+	if err == nil {
+		rows, err = c.tableRows(ctx, s)
 	}
-	rows, err := c.tableRows(ctx, s)
 	if err != nil {
 		return nil, c.dbError(ctx, "list tables", err)
 	}
@@ -153,10 +153,10 @@ func (c *Catalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) 
 // only have properties, as PyIceberg's list_namespaces does.
 func (c *Catalog) ListNamespaces(ctx context.Context, parent []string) ([][]string, error) {
 	s, err := c.schema(ctx)
-	if err != nil {
-		return nil, err
+	var rows []string
+	if err == nil {
+		rows, err = c.namespaceRows(ctx, s)
 	}
-	rows, err := c.namespaceRows(ctx, s)
 	if err != nil {
 		return nil, c.dbError(ctx, "list namespaces", err)
 	}
@@ -192,10 +192,11 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 	namespace := strings.Join(id.Namespace(), ".")
 	locate := func(ctx context.Context) (string, error) {
 		s, err := c.schema(ctx)
-		if err != nil {
-			return "", err
+		var loc string
+		var ok bool
+		if err == nil {
+			loc, ok, err = c.metadataLocation(ctx, s, namespace, id.Name())
 		}
-		loc, ok, err := c.metadataLocation(ctx, s, namespace, id.Name())
 		if err != nil {
 			return "", c.dbError(ctx, "load table "+id.String(), err)
 		}

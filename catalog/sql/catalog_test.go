@@ -332,7 +332,7 @@ func TestMissingDatabaseFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "absent.db")
 	cat := openCatalog(t, "lake", fileio.Properties{PropURI: "sqlite:///" + path})
 	_, err := cat.ListTables(context.Background())
-	if !errors.Is(err, fileio.ErrUnavailable) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "catalog lake") {
+	if !errors.Is(err, ErrDatabaseUnavailable) || !errors.Is(err, fileio.ErrUnavailable) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "catalog lake") {
 		t.Fatalf("%v: want ErrUnavailable naming the catalog and %s", err, path)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {

@@ -13,9 +13,31 @@ import (
 	"github.com/iceflight/iceflight/fileio"
 )
 
-// ErrConfig marks catalog properties that cannot open a catalog: no uri, a
-// database that is neither SQLite nor PostgreSQL, a URI that does not parse.
-var ErrConfig = errors.New("bad SQL catalog configuration")
+// Sentinel errors that callers branch on with errors.Is.
+var (
+	// ErrConfig marks catalog properties that cannot open a catalog: no
+	// uri, a database that is neither SQLite nor PostgreSQL, a URI that
+	// does not parse.
+	ErrConfig = errors.New("bad SQL catalog configuration")
+	// ErrDatabaseUnavailable marks a catalog database that is down,
+	// unreachable, locked or failing, which may pass on retry. It is also
+	// fileio.ErrUnavailable, which the Flight boundary maps to Unavailable.
+	ErrDatabaseUnavailable error = classError{"catalog database unavailable", fileio.ErrUnavailable}
+	// ErrDatabaseDenied marks a catalog database that refused the
+	// catalog's credentials or privileges. It is also
+	// fileio.ErrPermissionDenied, which maps to PermissionDenied.
+	ErrDatabaseDenied error = classError{"catalog database refused the credentials", fileio.ErrPermissionDenied}
+)
+
+// classError is a sentinel with its own message that is also a more
+// general one, so that errors.Is matches both.
+type classError struct {
+	msg   string
+	class error
+}
+
+func (e classError) Error() string { return e.msg }
+func (e classError) Unwrap() error { return e.class }
 
 // PostgreSQL error classes and codes (Appendix A of its manual) that the
 // catalog branches on.
@@ -29,10 +51,9 @@ const (
 )
 
 // dbError wraps a failed database call of op ("load table sales.orders")
-// in the class a client can act on: fileio.ErrPermissionDenied for refused
-// credentials or privileges, fileio.ErrUnavailable for everything else the
-// database said or could not say (down, unreachable, locked), which may pass
-// on retry. The message names the catalog and its database with secrets
+// in the class a client can act on: ErrDatabaseDenied for refused
+// credentials or privileges, ErrDatabaseUnavailable for everything else the
+// database said or could not say (down, unreachable, locked). The message names the catalog and its database with secrets
 // redacted; the driver's own error is kept as text only, scrubbed of
 // secrets, since some quote their connection string. A call cut short by
 // ctx wraps ctx's error instead.
@@ -40,9 +61,9 @@ func (c *Catalog) dbError(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, cerr)) {
 		return fmt.Errorf("catalog %s: %s: %w", c.name, op, cerr)
 	}
-	class := fileio.ErrUnavailable
+	class := ErrDatabaseUnavailable
 	if deniedByDatabase(err) {
-		class = fileio.ErrPermissionDenied
+		class = ErrDatabaseDenied
 	}
 	return fmt.Errorf("catalog %s: %s: %s database %s: %w: %s", c.name, op, c.conn.engine, c.conn.display, class, c.conn.scrub(err.Error()))
 }

@@ -44,7 +44,8 @@ func (s schema) final() bool { return s.tables && s.namespaces && s.v1 }
 
 // schema returns what the database holds, probing for whatever may have
 // changed since the last call: a catalog no writer has created yet may be
-// created, and a V0 catalog may be migrated to V1, while flightd runs.
+// created, and a V0 catalog may be migrated to V1, while flightd runs. Its
+// errors are the driver's, for the caller to wrap with dbError.
 func (c *Catalog) schema(ctx context.Context) (schema, error) {
 	c.mu.Lock()
 	known := c.known
@@ -75,7 +76,8 @@ func (c *Catalog) schema(ctx context.Context) (schema, error) {
 }
 
 // probe runs query and reports whether it could: false when the database
-// says the table (or with column, the column) it reads does not exist.
+// says the table (or with column, the column) it reads does not exist. Its
+// errors are the driver's, for the caller to wrap with dbError.
 func (c *Catalog) probe(ctx context.Context, query string, column bool) (bool, error) {
 	rows, err := c.db.QueryContext(ctx, query)
 	if err == nil {
@@ -87,7 +89,7 @@ func (c *Catalog) probe(ctx context.Context, query string, column bool) (bool, e
 	case missingRelation(err, column):
 		return false, nil
 	default:
-		return false, c.dbError(ctx, "read the catalog schema", err)
+		return false, err
 	}
 }
 
