@@ -1,12 +1,16 @@
 # mk/sql.mk: what the SQL catalog's tests (catalog/sql) need. PostgreSQL
 # from Debian: internal/servers/postgres runs initdb and postgres from the
-# bin folder linked as .tools/postgres-bin. PyIceberg 0.12 with SqlCatalog's
-# SQLite and PostgreSQL drivers, in its own venv: it writes the tables the
-# tests read at test time. SQLite needs nothing (modernc.org/sqlite is Go).
+# bin folder linked as .tools/postgres-bin. The writers of the tables the
+# tests read, run at test time: PyIceberg 0.12 with SqlCatalog's SQLite and
+# PostgreSQL drivers, in its own venv, and Iceberg Java's JdbcCatalog
+# (tools/javaref's jdbcwrite, in the jar the Makefile builds). SQLite needs
+# nothing (modernc.org/sqlite is Go).
 PYICEBERG_VERSION := 0.12.0
 PYICEBERG_VENV    := $(TOOLS)/pyiceberg-venv
 PYICEBERG_STAMP   := $(PYICEBERG_VENV)/.installed-$(PYICEBERG_VERSION)
 POSTGRES_BIN      := $(TOOLS)/postgres-bin
+# The Makefile names and builds this jar (JAVAREF_JAR) below the include.
+SQL_JAVAREF_JAR   := tools/javaref/target/javaref.jar
 
 .PHONY: servers-sql servers-postgres
 servers-sql: servers-postgres $(PYICEBERG_STAMP)
@@ -25,5 +29,5 @@ $(PYICEBERG_STAMP):
 	$(PYICEBERG_VENV)/bin/pip install -q 'pyiceberg[sql-sqlite,sql-postgres,pyarrow]==$(PYICEBERG_VERSION)'
 	touch $@
 
-TEST_DEPS += servers-sql
-TEST_ENV  += POSTGRES_BIN=$(POSTGRES_BIN) PYICEBERG_PYTHON=$(PYICEBERG_VENV)/bin/python
+TEST_DEPS += servers-sql $(SQL_JAVAREF_JAR)
+TEST_ENV  += POSTGRES_BIN=$(POSTGRES_BIN) PYICEBERG_PYTHON=$(PYICEBERG_VENV)/bin/python JAVAREF_JAR=$(abspath $(SQL_JAVAREF_JAR))

@@ -19,7 +19,7 @@ func TestPostgres(t *testing.T) {
 	t.Parallel()
 	srv := postgres.Start(t)
 	dir := t.TempDir()
-	rows := writeWithPyIceberg(t, srv.URI(), "lake", dir, false)
+	py := writeWithPyIceberg(t, srv.URI(), "lake", dir, false)
 	open := func(t *testing.T, props fileio.Properties) *sqlcat.Catalog {
 		t.Helper()
 		cat, err := sqlcat.New(context.Background(), "lake", props, sqlcat.WithFileIO(localIO))
@@ -54,11 +54,23 @@ func TestPostgres(t *testing.T) {
 	}
 
 	t.Run("PyIceberg's tables read through its own URI", func(t *testing.T) {
-		checkPyIcebergTables(t, open(t, fileio.Properties{sqlcat.PropURI: srv.URI()}), rows)
+		checkTables(t, open(t, fileio.Properties{sqlcat.PropURI: srv.URI()}), py)
 	})
 	t.Run("a JDBC URI with jdbc.user and jdbc.password, as Java writes them", func(t *testing.T) {
 		cat := open(t, fileio.Properties{sqlcat.PropURI: srv.JDBC(), sqlcat.PropUser: srv.User, sqlcat.PropPassword: srv.Password})
-		checkPyIcebergTables(t, cat, rows)
+		checkTables(t, cat, py)
+	})
+	t.Run("Java's JdbcCatalog beside PyIceberg's in one database, each catalog its own rows", func(t *testing.T) {
+		java := writeWithJava(t, srv.JDBC(), srv.User, srv.Password, "java", dir, "V1")
+		cat, err := sqlcat.New(context.Background(), "java",
+			fileio.Properties{sqlcat.PropURI: srv.JDBC(), sqlcat.PropUser: srv.User, sqlcat.PropPassword: srv.Password},
+			sqlcat.WithFileIO(localIO))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cat.Close()
+		checkTables(t, cat, java)
+		checkTables(t, open(t, fileio.Properties{sqlcat.PropURI: srv.URI()}), py)
 	})
 	t.Run("a missing table is not found", func(t *testing.T) {
 		cat := open(t, fileio.Properties{sqlcat.PropURI: srv.URI()})

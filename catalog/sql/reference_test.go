@@ -26,16 +26,17 @@ import (
 // `make servers-sql` makes.
 const pythonEnv = "PYICEBERG_PYTHON"
 
-// The tables and namespaces pyiceberg_write.py writes.
-var (
-	pyTables     = []string{"a.b.events", "sales.orders"}
-	pyNamespaces = []string{"a", "empty", "sales"}
-)
+// written is what a reference writer wrote into a catalog: its tables and
+// top-level namespaces, sorted, and the folder of the rows the reference
+// implementation reads back from each table (TABLE.jsonl).
+type written struct {
+	tables, namespaces []string
+	rows               string
+}
 
 // writeWithPyIceberg writes the tables of testdata/pyiceberg_write.py into
-// the catalog name at uri, with a warehouse below dir, and returns the
-// folder of PyIceberg's own reads of them.
-func writeWithPyIceberg(t *testing.T, uri, name, dir string, v0 bool) string {
+// the catalog name at uri, with a warehouse below dir.
+func writeWithPyIceberg(t *testing.T, uri, name, dir string, v0 bool) written {
 	t.Helper()
 	python := servers.Program(t, pythonEnv, "servers-sql")
 	script, err := filepath.Abs(filepath.Join("testdata", "pyiceberg_write.py"))
@@ -52,12 +53,13 @@ func writeWithPyIceberg(t *testing.T, uri, name, dir string, v0 bool) string {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("PyIceberg writer: %v\n%s", err, b)
 	}
-	return out
+	return written{tables: []string{"a.b.events", "sales.orders"}, namespaces: []string{"a", "empty", "sales"}, rows: out}
 }
 
-// checkPyIcebergTables checks that cat lists the tables and namespaces the
-// writer wrote and reads each table's rows equal to PyIceberg's.
-func checkPyIcebergTables(t *testing.T, cat *sqlcat.Catalog, rowsDir string) {
+// checkTables checks that cat lists the tables and namespaces w holds (a
+// namespace with only properties too) and reads each table's rows equal
+// to the reference implementation's.
+func checkTables(t *testing.T, cat *sqlcat.Catalog, w written) {
 	t.Helper()
 	ctx := context.Background()
 	ids, err := cat.ListTables(ctx)
@@ -68,8 +70,8 @@ func checkPyIcebergTables(t *testing.T, cat *sqlcat.Catalog, rowsDir string) {
 	for _, id := range ids {
 		got = append(got, id.String())
 	}
-	if !slices.Equal(got, pyTables) {
-		t.Fatalf("tables %v, want %v", got, pyTables)
+	if !slices.Equal(got, w.tables) {
+		t.Fatalf("tables %v, want %v", got, w.tables)
 	}
 	nss, err := cat.ListNamespaces(ctx, nil)
 	if err != nil {
@@ -79,8 +81,8 @@ func checkPyIcebergTables(t *testing.T, cat *sqlcat.Catalog, rowsDir string) {
 	for _, ns := range nss {
 		got = append(got, strings.Join(ns, "."))
 	}
-	if !slices.Equal(got, pyNamespaces) {
-		t.Fatalf("namespaces %v, want %v (empty has only properties)", got, pyNamespaces)
+	if !slices.Equal(got, w.namespaces) {
+		t.Fatalf("namespaces %v, want %v (empty has only properties)", got, w.namespaces)
 	}
 	for _, id := range ids {
 		tbl, err := cat.LoadTable(ctx, id)
@@ -88,14 +90,14 @@ func checkPyIcebergTables(t *testing.T, cat *sqlcat.Catalog, rowsDir string) {
 			t.Fatal(err)
 		}
 		rows, schemaRows := readRows(t, tbl)
-		want, err := testutil.OracleFile(schemaRows, filepath.Join(rowsDir, id.String()+".jsonl"))
+		want, err := testutil.OracleFile(schemaRows, filepath.Join(w.rows, id.String()+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if d := testutil.DiffRows(rows, want); d != "" {
-			t.Fatalf("%s: rows differ from PyIceberg's: %s", id, d)
+			t.Fatalf("%s: rows differ from the reference's: %s", id, d)
 		}
-		t.Logf("%s: %d rows equal PyIceberg's", id, len(rows))
+		t.Logf("%s: %d rows equal the reference's", id, len(rows))
 	}
 }
 
@@ -162,7 +164,7 @@ func TestPyIcebergSQLite(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			uri := "sqlite:///" + filepath.Join(dir, "catalog.db")
-			rows := writeWithPyIceberg(t, uri, "lake", dir, tc.v0)
+			w := writeWithPyIceberg(t, uri, "lake", dir, tc.v0)
 			if got := hasIcebergType(t, "sqlite", "file:"+filepath.Join(dir, "catalog.db")); got == tc.v0 {
 				t.Fatalf("iceberg_type column present: %v; the writer did not make the schema asked for", got)
 			}
@@ -171,7 +173,7 @@ func TestPyIcebergSQLite(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cat.Close()
-			checkPyIcebergTables(t, cat, rows)
+			checkTables(t, cat, w)
 		})
 	}
 }

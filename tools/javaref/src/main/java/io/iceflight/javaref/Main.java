@@ -31,6 +31,9 @@ public final class Main {
       case "fixturegen":
         rc = FixtureGen.run(rest);
         break;
+      case "jdbcwrite":
+        rc = JdbcWrite.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -47,5 +50,8 @@ public final class Main {
         "  oracle queries --root DIR --queries FILE --out OUTDIR"
             + " [--match-delete-paths-by-location]");
     System.err.println("  fixturegen --warehouse DIR");
+    System.err.println(
+        "  jdbcwrite --uri JDBC_URL --warehouse DIR --name CATALOG --out DIR"
+            + " [--user U --password P] [--schema-version V0|V1]");
   }
 }
