@@ -365,3 +365,34 @@ func TestCanceledContext(t *testing.T) {
 		t.Fatalf("list: %v, want context.Canceled", err)
 	}
 }
+
+// Loads, lists and refreshes from many goroutines at once, under -race.
+func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
+	db := newCatalogDB(t, createTablesV0, migrateToV1, createNamespaces)
+	db.table("lake", "db", "a", tripsV1, "TABLE")
+	db.table("lake", "db", "b", tripsV2, "TABLE")
+	cat := db.open("lake", WithRefreshInterval(0))
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			id := catalog.Identifier{"db", []string{"a", "b"}[i%2]}
+			for range 10 {
+				if _, err := cat.LoadTable(context.Background(), id); err != nil {
+					errs <- err
+					return
+				}
+				if i%4 == 0 {
+					cat.Refresh(nil)
+				}
+			}
+			_, err := cat.ListTables(context.Background())
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
