@@ -86,7 +86,7 @@ func TestPostgres(t *testing.T) {
 		jdbc := open(t, fileio.Properties{sqlcat.PropURI: srv.JDBC(), sqlcat.PropUser: srv.User, sqlcat.PropPassword: wrong})
 		wantClass(t, jdbc, sqlcat.ErrDatabaseDenied, wrong)
 	})
-	t.Run("a server that went down is unavailable", func(t *testing.T) {
+	t.Run("a server that went down is unavailable, and read again once back", func(t *testing.T) {
 		cat := open(t, fileio.Properties{sqlcat.PropURI: srv.URI()})
 		if _, err := cat.LoadTable(context.Background(), orders); err != nil {
 			t.Fatal(err)
@@ -96,6 +96,10 @@ func TestPostgres(t *testing.T) {
 		wantClass(t, cat, sqlcat.ErrDatabaseUnavailable, srv.Password)
 		if _, err := cat.ListTables(context.Background()); !errors.Is(err, fileio.ErrUnavailable) {
 			t.Fatalf("list tables: %v, want ErrUnavailable", err)
+		}
+		srv.Restart(t)
+		if _, err := cat.LoadTable(context.Background(), orders); err != nil {
+			t.Fatalf("after the restart: %v", err)
 		}
 	})
 }

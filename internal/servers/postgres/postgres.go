@@ -36,9 +36,11 @@ type Server struct {
 	// User and Password are the superuser's, Database the database to use.
 	User, Password, Database string
 
-	cmd    *exec.Cmd
-	exited chan struct{}
-	log    string
+	bin, data, sockets string
+	cred               *syscall.Credential
+	cmd                *exec.Cmd
+	exited             chan struct{}
+	log                string
 }
 
 // Start starts a server for t and stops it when t ends. PostgreSQL refuses
@@ -47,7 +49,7 @@ type Server struct {
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := servers.Program(t, Env, makeTarget)
-	for _, p := range []string{"initdb", "postgres"} {
+	for _, p := range []string{"initdb", "postgres", "pg_isready"} {
 		if _, err := os.Stat(filepath.Join(bin, p)); err != nil {
 			servers.Missing(t, fmt.Sprintf("%s=%s has no %s: run `make %s`", Env, bin, p, makeTarget))
 		}
@@ -80,34 +82,67 @@ func Start(t testing.TB) *Server {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	port := servers.FreePort(t)
-	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	logf, err := os.Create(s.log)
+	s.bin, s.data, s.sockets, s.cred = bin, data, base, cred
+	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(servers.FreePort(t)))
+	t.Cleanup(s.Stop)
+	s.run(t)
+	return s
+}
+
+// run starts postgres on s's data folder and address and waits until it
+// listens.
+func (s *Server) run(t testing.TB) {
+	t.Helper()
+	_, port, _ := net.SplitHostPort(s.Addr)
+	logf, err := os.OpenFile(s.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logf.Close()
 	// fsync off: a test server's data need not survive a crash.
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-h", "127.0.0.1", "-p", strconv.Itoa(port),
-		"-k", base, "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=40")
+	s.cmd = exec.Command(filepath.Join(s.bin, "postgres"), "-D", s.data, "-h", "127.0.0.1", "-p", port,
+		"-k", s.sockets, "-c", "fsync=off", "-c", "full_page_writes=off", "-c", "max_connections=40")
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Setpgid: true}
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred, Setpgid: true}
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start postgres: %v", err)
 	}
-	s.exited = make(chan struct{})
-	go func() {
-		s.cmd.Wait()
-		close(s.exited)
-	}()
-	t.Cleanup(s.Stop)
+	exited := make(chan struct{})
+	s.exited = exited
+	go func(cmd *exec.Cmd) {
+		cmd.Wait()
+		close(exited)
+	}(s.cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := servers.WaitDial(ctx, s.Addr, s.exited, 30*time.Second); err != nil {
+	if err := servers.WaitDial(ctx, s.Addr, exited, 30*time.Second); err != nil {
 		s.Stop()
 		t.Fatalf("postgres: %v\n%s", err, s.Log())
 	}
-	return s
+	// A server that listens may still be starting up and refuse sessions
+	// (57P03): pg_isready says when it accepts them.
+	for {
+		ready := exec.CommandContext(ctx, filepath.Join(s.bin, "pg_isready"), "-q", "-h", "127.0.0.1", "-p", port)
+		if ready.Run() == nil {
+			return
+		}
+		select {
+		case <-exited:
+			t.Fatalf("postgres exited while starting\n%s", s.Log())
+		case <-ctx.Done():
+			s.Stop()
+			t.Fatalf("postgres accepts no session after 30 s\n%s", s.Log())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Restart starts a stopped server again on the same address and data, as
+// an operator bringing a database back would.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	s.run(t)
 }
 
 // URI returns the server's database as PyIceberg's SqlCatalog names it.
@@ -123,6 +158,9 @@ func (s *Server) JDBC() string { return "jdbc:postgresql://" + s.Addr + "/" + s.
 // Stop shuts the server down (fast shutdown: connections are cut) and
 // waits for it to exit. Stopping a stopped server does nothing.
 func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
 	select {
 	case <-s.exited:
 		return
