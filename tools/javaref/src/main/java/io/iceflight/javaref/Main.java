@@ -37,6 +37,9 @@ public final class Main {
       case "writersgen":
         rc = WritersGen.run(rest);
         break;
+      case "jdbcwrite":
+        rc = JdbcWrite.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -55,5 +58,8 @@ public final class Main {
     System.err.println("  fixturegen --warehouse DIR");
     System.err.println("  locationgen --warehouse DIR");
     System.err.println("  writersgen --warehouse DIR");
+    System.err.println(
+        "  jdbcwrite --uri JDBC_URL --warehouse DIR --name CATALOG --out DIR"
+            + " [--user U --password P] [--schema-version V0|V1]");
   }
 }
