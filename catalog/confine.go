@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/iceflight/iceflight/fileio"
 )
@@ -135,6 +137,26 @@ func (c *confinement) isSymlink(dir, name string) bool {
 	return err == nil && st.Mode()&fs.ModeSymlink != 0
 }
 
+// readDir lists the local folder dir, sorted by name, with the types of
+// its entries as lstat(2) sees them (fileio.Entry has no symlinks, which
+// are what this listing is for). Anything but a folder is refused without
+// blocking on it: a FIFO in a folder's place would hold open(2) forever.
+func readDir(dir string) ([]os.DirEntry, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder", dir)
+	}
+	entries, err := f.ReadDir(-1)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, err
+}
+
 // entriesOf returns the entries of the folder dir, true for a symlink, or
 // nil when it cannot be listed (the caller then asks file by file).
 func entriesOf(dir string) map[string]bool {
@@ -187,7 +209,7 @@ func (c *confinement) tableFolder(real string) string {
 		is, ok := c.tables[cur]
 		c.mu.Unlock()
 		if !ok {
-			is = c.dir.isTable(cur)
+			is = c.dir.isTable(context.Background(), cur)
 			c.mu.Lock()
 			c.tables[cur] = is
 			c.mu.Unlock()
