@@ -117,14 +117,18 @@ func (c *confinement) mayReadTable(owner string) error {
 	return nil
 }
 
-// checkObject is check for a warehouse on an object store: the location,
-// cleaned, must lie below the warehouse URI or an allowed root (same
-// scheme and authority, a path prefix at a segment boundary). No name
-// there can lead anywhere else, so that is the whole check, with the
-// other-table rule as on a local disk.
+// checkObject is check for a warehouse on an object store: the location
+// must lie below the warehouse URI or an allowed root (same scheme and
+// authority, a path prefix at a segment boundary) both as written and
+// cleaned. No name there can lead anywhere else, so that is the whole
+// check, with the other-table rule as on a local disk.
+//
+// Both, because an object store takes a key literally ("wh2/../wh/x" is a
+// key below wh2/) while Hadoop-style storage resolves its "..": a location
+// either may read must be below the warehouse.
 func (c *confinement) checkObject(location string) error {
 	clean, ok := fileio.CleanLocation(location)
-	if !ok || !c.dir.mayReadObject(clean) {
+	if !ok || !c.dir.mayReadObject(location, clean) {
 		return ErrOutsideWarehouse
 	}
 	folder := clean[:strings.LastIndexByte(clean, '/')]
@@ -328,14 +332,15 @@ func mappedBelow(location, to string) bool {
 	return ok && (rest == "" || rest[0] == '/')
 }
 
-// mayReadObject reports whether loc, a cleaned location, lies below the
-// warehouse URI or an allowed root.
-func (d *Directory) mayReadObject(loc string) bool {
-	if fileio.Under(loc, d.root) {
-		return true
-	}
-	for _, r := range d.roots {
-		if fileio.Under(loc, r.real) {
+// mayReadObject reports whether loc, as written, and clean, the same
+// location cleaned, both lie below the warehouse URI or one allowed root.
+func (d *Directory) mayReadObject(loc, clean string) bool {
+	for i := -1; i < len(d.roots); i++ {
+		root := d.root
+		if i >= 0 {
+			root = d.roots[i].real
+		}
+		if mappedBelow(loc, root) && fileio.Under(clean, root) {
 			return true
 		}
 	}

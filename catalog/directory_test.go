@@ -57,7 +57,13 @@ func gzipped(t *testing.T, s string) string {
 func warehouse(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	writeFiles(t, root, warehouseFiles(t))
+	return root
+}
+
+// warehouseFiles are the files of warehouse, path below it → content.
+func warehouseFiles(t *testing.T) map[string]string {
+	return map[string]string{
 		"sales.db/orders/metadata/v1.metadata.json":    metadataJSON("/wh/sales.db/orders", "orders-v1"),
 		"sales.db/orders/metadata/v2.metadata.json":    metadataJSON("/wh/sales.db/orders", "orders-v2"),
 		"sales.db/orders/metadata/version-hint.text":   "1",
@@ -70,8 +76,7 @@ func warehouse(t *testing.T) string {
 		"nometa/data/f.parquet":                        "",
 		"emptymeta/metadata/version-hint.text":         "1",
 		"broken/metadata/v1.metadata.json":             `{"format-version": 2, "location": `,
-	})
-	return root
+	}
 }
 
 func TestDirectoryListTables(t *testing.T) {
