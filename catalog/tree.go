@@ -3,8 +3,6 @@ package catalog
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +36,7 @@ type tree interface {
 	// maybeFolder reports whether p could be a folder: false only when it
 	// is known not to be one.
 	maybeFolder(ctx context.Context, p string) bool
-	// readSmall reads the start of the small file p (a version hint).
+	// readSmall reads the small file p (a version hint).
 	readSmall(ctx context.Context, p string) ([]byte, error)
 	// stamp tells one version of the file p from another.
 	stamp(ctx context.Context, p string) (fileStamp, error)
@@ -50,8 +48,8 @@ type fileStamp struct {
 	size, modNanos int64
 }
 
-// hintBytes bounds what is read of a version hint: a real one is a number
-// or a file name.
+// hintBytes bounds a version hint file: a real one holds a number or a
+// file name.
 const hintBytes = 256
 
 // localTree is a warehouse folder on the local disk. Its listings and
@@ -97,7 +95,7 @@ func (t *localTree) maybeFolder(_ context.Context, p string) bool {
 }
 
 func (t *localTree) readSmall(ctx context.Context, p string) ([]byte, error) {
-	return readStart(ctx, t.fio, p)
+	return readHintFile(ctx, t.fio, p)
 }
 
 func (t *localTree) stamp(_ context.Context, p string) (fileStamp, error) {
@@ -158,7 +156,7 @@ func (t *objectTree) exists(ctx context.Context, p string) bool {
 func (t *objectTree) maybeFolder(context.Context, string) bool { return true }
 
 func (t *objectTree) readSmall(ctx context.Context, p string) ([]byte, error) {
-	return readStart(ctx, t.fio, p)
+	return readHintFile(ctx, t.fio, p)
 }
 
 // stamp is the object's size: metadata files on object stores are written
@@ -173,20 +171,8 @@ func (t *objectTree) stamp(ctx context.Context, p string) (fileStamp, error) {
 	return fileStamp{size: f.Size()}, nil
 }
 
-// readStart reads up to hintBytes from the start of the file at location.
-func readStart(ctx context.Context, fio fileio.FileIO, location string) ([]byte, error) {
-	f, err := fio.Open(ctx, location)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, min(f.Size(), hintBytes))
-	n, err := f.ReadAt(b, 0)
-	if n < len(b) {
-		if err == nil || errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, fmt.Errorf("read %s: %w", location, err)
-	}
-	return b, nil
+// readHintFile reads the hint file at location, of at most hintBytes: a
+// larger one is no hint, and is not read.
+func readHintFile(ctx context.Context, fio fileio.FileIO, location string) ([]byte, error) {
+	return fileio.ReadAll(ctx, fio, location, hintBytes)
 }
