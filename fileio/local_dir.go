@@ -3,7 +3,6 @@ package fileio
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 )
 
@@ -21,19 +20,7 @@ var (
 // where it started. A missing folder wraps ErrNotFound; errors name dir,
 // never the path it resolved to.
 func (l *Local) ReadDir(ctx context.Context, dir string) ([]Entry, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("list %s: %w", dir, err)
-	}
-	p, err := LocalPath(dir)
-	if err != nil {
-		return nil, err
-	}
-	var f *os.File
-	if len(l.roots) > 0 {
-		f, err = l.openWithin(dir, p)
-	} else if f, err = os.OpenFile(p, openFlags, 0); err != nil {
-		err = fmt.Errorf("list %s: %w", dir, osError(err))
-	}
+	f, err := l.openAny(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
