@@ -296,7 +296,13 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 		}
 		stamp, err := d.tree.stamp(ctx, metaFile)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: metadata file %s: %w", id, d.shown(folder, metaFile), fileio.ErrUnavailable)
+			// Found a moment ago: gone since is a race, not a missing table;
+			// the cause is not shown, as it may name the server's path.
+			cause := fileio.ErrUnavailable
+			if errors.Is(err, fileio.ErrNotFound) {
+				cause = fileio.ErrNotFound
+			}
+			return nil, fmt.Errorf("table %s: metadata file %s: %w", id, d.shown(folder, metaFile), cause)
 		}
 		// The file's name is not its identity: a table folder replaced by
 		// another table's (or a file rewritten in place) keeps the name.

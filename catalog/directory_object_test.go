@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -194,6 +195,66 @@ func TestDirectoryOptionsFromProperties(t *testing.T) {
 	} {
 		if _, err := DirectoryOptions(bad); err == nil {
 			t.Errorf("DirectoryOptions(%v) succeeded", bad)
+		}
+	}
+}
+
+func TestMetadataSelectionRefusals(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{
+		"db/t/metadata/v1.metadata.json": metadataJSON("/wh/db/t", "t"),
+		"db/u/metadata/v1.metadata.json": metadataJSON("/wh/db/u", "u"),
+	}
+	open := map[string]func(t *testing.T, opts ...Option) (*Directory, string){
+		"local": func(t *testing.T, opts ...Option) (*Directory, string) {
+			base := t.TempDir()
+			writeFiles(t, base, map[string]string{"outside/v9.metadata.json": metadataJSON("/x", "outside")})
+			root := filepath.Join(base, "wh")
+			writeFiles(t, root, files)
+			d, err := NewDirectoryAt(root, nil, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d, filepath.Join(base, "outside", "v9.metadata.json")
+		},
+		"object store": func(t *testing.T, opts ...Option) (*Directory, string) {
+			mem := memWarehouse(files)
+			mem.Put("mem://bucket/outside/v9.metadata.json", []byte(metadataJSON("/x", "outside")))
+			d, err := NewDirectoryAt("mem://bucket/wh", mem, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d, "mem://bucket/outside/v9.metadata.json"
+		},
+	}
+	id := Identifier{"db", "t"}
+	for where, open := range open {
+		_, outside := open(t)
+		cases := []struct {
+			name string
+			opts []Option
+			want error
+		}{
+			{"a pinned file outside the warehouse", []Option{WithMetadataFile(id, outside)}, ErrOutsideWarehouse},
+			{"a pinned file climbing out", []Option{WithMetadataFile(id, "../../../outside/v9.metadata.json")}, ErrOutsideWarehouse},
+			{"a pinned file that is missing", []Option{WithMetadataFile(id, "metadata/v7.metadata.json")}, fileio.ErrNotFound},
+			{"a table-uuid no file has", []Option{WithTableUUID(nil, "00000000-0000-0000-0000-000000000000")}, ErrTableNotFound},
+			{"another table's pin leaves this one alone", []Option{WithMetadataFile(Identifier{"db", "u"}, outside)}, nil},
+			{"another table's file pinned by its place", []Option{WithMetadataFile(id, "../u/metadata/v1.metadata.json")}, nil},
+		}
+		for _, tc := range cases {
+			d, _ := open(t, tc.opts...)
+			tbl, err := d.LoadTable(context.Background(), id)
+			if !errors.Is(err, tc.want) {
+				t.Errorf("%s: %s: LoadTable = %v, want %v", where, tc.name, err, tc.want)
+				continue
+			}
+			if err != nil && (strings.Contains(err.Error(), "root:") || strings.Contains(err.Error(), "outside\",")) {
+				t.Errorf("%s: %s: error shows the file: %v", where, tc.name, err)
+			}
+			if err == nil && tc.name == "another table's file pinned by its place" && tbl.Metadata.Properties["tag"] != "u" {
+				t.Errorf("%s: %s: read %q", where, tc.name, tbl.Metadata.Properties["tag"])
+			}
 		}
 	}
 }

@@ -152,16 +152,25 @@ func (s selection) current(ctx context.Context, d *Directory, name, folder, meta
 	if err != nil {
 		return "", err
 	}
-	var names []string
+	type candidate struct{ name, version string }
+	var files []candidate
 	for _, e := range entries {
-		if _, ok := metadataVersion(e.Name); ok {
-			names = append(names, e.Name)
+		if v, ok := metadataVersion(e.Name); ok {
+			files = append(files, candidate{e.Name, v})
 		}
 	}
-	// Newest version first: by uuid alone the first match is the answer.
-	sort.Slice(names, func(i, j int) bool { return newestVersion([]string{names[i], names[j]}) == names[i] })
+	// Newest version first (equal versions: the greater name), as
+	// currentMetadata orders them: by uuid alone the first match wins.
+	sort.Slice(files, func(i, j int) bool {
+		a, b := files[i], files[j]
+		if versionLess(b.version, a.version) || versionLess(a.version, b.version) {
+			return versionLess(b.version, a.version)
+		}
+		return a.name > b.name
+	})
 	best, bestUpdated := "", int64(0)
-	for _, n := range names {
+	for _, f := range files {
+		n := f.name
 		p, ok := d.tree.inside(d.tree.join(metaDir, n))
 		if !ok {
 			continue // not the table's: it leads out of the warehouse
@@ -211,26 +220,37 @@ func (d *Directory) readHead(ctx context.Context, p string) (metadataHead, error
 }
 
 // pinnedFile resolves loc, a metadata file relative to the table's folder
-// or absolute, and checks that it lies within the warehouse.
+// or absolute, and checks that it exists and lies within the warehouse.
 func (d *Directory) pinnedFile(ctx context.Context, folder, loc string) (string, error) {
 	p := loc
-	if fileio.Scheme(loc) == "" && !strings.HasPrefix(loc, "/") && !filepath.IsAbs(loc) {
-		p = d.tree.join(folder, filepath.FromSlash(loc))
-		if !d.local {
-			p = d.tree.join(folder, loc)
+	switch {
+	case fileio.Scheme(loc) == "" && !strings.HasPrefix(loc, "/") && !filepath.IsAbs(loc):
+		if d.local {
+			p = filepath.FromSlash(loc)
 		}
-	} else if d.local {
+		p = d.tree.join(folder, p)
+	case d.local:
 		var err error
 		if p, err = fileio.LocalPath(loc); err != nil {
 			return "", fmt.Errorf("metadata file %s: %w", loc, ErrOutsideWarehouse)
 		}
 	}
-	real, ok := d.tree.inside(p)
-	if ok {
+	if !d.local {
+		// The operator's location, unlike a table's, means what it says
+		// once cleaned: that is the key opened, and the one checked.
+		if clean, ok := fileio.CleanLocation(p); ok {
+			p = clean
+		}
+	}
+	if real, ok := d.tree.inside(p); ok {
+		if !d.tree.exists(ctx, real) {
+			return "", fmt.Errorf("metadata file %s: %w", loc, fileio.ErrNotFound)
+		}
 		return real, nil
 	}
-	if d.tree.exists(ctx, p) {
-		return "", fmt.Errorf("metadata file %s: %w", loc, ErrOutsideWarehouse)
+	// On a disk a missing file resolves nowhere, and is only missing.
+	if d.local && !d.tree.exists(ctx, p) {
+		return "", fmt.Errorf("metadata file %s: %w", loc, fileio.ErrNotFound)
 	}
-	return "", fmt.Errorf("metadata file %s: %w", loc, fileio.ErrNotFound)
+	return "", fmt.Errorf("metadata file %s: %w", loc, ErrOutsideWarehouse)
 }

@@ -116,12 +116,14 @@ type objectTree struct {
 	fio  fileio.FileIO
 }
 
+// inside takes p as it is written, which is the key the store reads, once
+// it lies below the root both so and cleaned (see checkObject).
 func (t *objectTree) inside(p string) (string, bool) {
 	clean, ok := fileio.CleanLocation(p)
-	if !ok || !fileio.Under(clean, t.root) {
+	if !ok || !fileio.Under(clean, t.root) || !mappedBelow(p, t.root) {
 		return "", false
 	}
-	return clean, true
+	return p, true
 }
 
 func (t *objectTree) join(dir, name string) string { return strings.TrimRight(dir, "/") + "/" + name }
