@@ -296,8 +296,9 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 		}
 		stamp, err := d.tree.stamp(ctx, metaFile)
 		if err != nil {
-			// Found a moment ago: gone since is a race, not a missing table;
-			// the cause is not shown, as it may name the server's path.
+			// Gone since it was found is NotFound, any other failure the
+			// storage's; the cause is not shown, as it may name the
+			// server's path.
 			cause := fileio.ErrUnavailable
 			if errors.Is(err, fileio.ErrNotFound) {
 				cause = fileio.ErrNotFound
