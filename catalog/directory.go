@@ -222,7 +222,7 @@ func (d *Directory) listTables(ctx context.Context) ([]Identifier, error) {
 	var ids []Identifier
 	var walk func(dir string) error
 	walk = func(dir string) error {
-		entries, err := d.tree.list(ctx, dir)
+		entries, err := listAll(ctx, d.tree, dir)
 		if err != nil {
 			if dir == d.root {
 				return err
@@ -412,7 +412,7 @@ func (d *Directory) tableRules(ctx context.Context, location, folder string) []f
 		return rules
 	}
 	siblings := d.tree.join(folder, "_siblings")
-	entries, err := d.tree.list(ctx, siblings)
+	entries, err := listAll(ctx, d.tree, siblings)
 	if err != nil {
 		return rules
 	}

@@ -85,7 +85,7 @@ func currentMetadata(ctx context.Context, t tree, dir string) (string, error) {
 			}
 		}
 	}
-	entries, err := t.list(ctx, dir)
+	entries, err := listAll(ctx, t, dir)
 	if err != nil {
 		return "", err
 	}
@@ -166,23 +166,21 @@ func versionFile(ctx context.Context, t tree, dir string, n int64) (string, bool
 //
 // A table's metadata folder also holds its manifests and manifest lists,
 // thousands in a table that commits often, so the common case is answered
-// without listing it: a hint naming a version file that exists.
+// without listing it: a hint naming a version file that exists. Otherwise
+// the folder is scanned up to the first metadata file.
 func hasMetadata(ctx context.Context, t tree, dir string) bool {
 	if n, ok := readHint(ctx, t, dir); ok {
 		if _, ok := versionFile(ctx, t, dir, n); ok {
 			return true
 		}
 	}
-	entries, err := t.list(ctx, dir)
-	if err != nil {
-		return false
-	}
-	for _, e := range entries {
-		if _, ok := metadataVersion(e.Name); ok && !e.IsDir {
-			return true
-		}
-	}
-	return false
+	found := false
+	t.scan(ctx, dir, func(name string, isDir bool) bool {
+		_, ok := metadataVersion(name)
+		found = ok && !isDir
+		return !found
+	})
+	return found
 }
 
 // DefaultMaxMetadataBytes bounds a table's metadata file by default, after

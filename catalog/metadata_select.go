@@ -148,7 +148,7 @@ func (s selection) current(ctx context.Context, d *Directory, name, folder, meta
 		}
 		return p, nil
 	}
-	entries, err := d.tree.list(ctx, metaDir)
+	entries, err := listAll(ctx, d.tree, metaDir)
 	if err != nil {
 		return "", err
 	}

@@ -27,8 +27,9 @@ type tree interface {
 	// rel returns p, a folder within the warehouse, relative to its root,
 	// with "/" between segments.
 	rel(p string) (string, bool)
-	// list lists the folder dir, sorted by name.
-	list(ctx context.Context, dir string) ([]fileio.Entry, error)
+	// scan calls fn with the name of each entry of the folder dir and
+	// whether it is a folder, in no set order, until fn returns false.
+	scan(ctx context.Context, dir string, fn func(name string, isDir bool) bool) error
 	// exists reports whether there is an entry named p, whatever its kind:
 	// a metadata file name that is no regular file is still the table's
 	// newest version, and reading it then fails naming it.
@@ -80,8 +81,10 @@ func (t *localTree) rel(p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-func (t *localTree) list(ctx context.Context, dir string) ([]fileio.Entry, error) {
-	return t.fio.ReadDir(ctx, dir)
+// scan reads names only, a batch at a time: a folder of thousands of
+// manifests costs no stat of each, and a search stops at what it wants.
+func (t *localTree) scan(ctx context.Context, dir string, fn func(string, bool) bool) error {
+	return t.fio.ScanDir(ctx, dir, fn)
 }
 
 func (t *localTree) exists(_ context.Context, p string) bool {
@@ -138,8 +141,25 @@ func (t *objectTree) rel(p string) (string, bool) {
 	return rest, ok && rest != ""
 }
 
-func (t *objectTree) list(ctx context.Context, dir string) ([]fileio.Entry, error) {
-	return fileio.ReadDir(ctx, t.fio, dir)
+func (t *objectTree) scan(ctx context.Context, dir string, fn func(string, bool) bool) error {
+	entries, err := fileio.ReadDir(ctx, t.fio, dir)
+	for _, e := range entries {
+		if !fn(e.Name, e.IsDir) {
+			break
+		}
+	}
+	return err
+}
+
+// listAll returns the entries of the folder dir of t, with names and
+// folder marks only, in no set order.
+func listAll(ctx context.Context, t tree, dir string) ([]fileio.Entry, error) {
+	var out []fileio.Entry
+	err := t.scan(ctx, dir, func(name string, isDir bool) bool {
+		out = append(out, fileio.Entry{Name: name, IsDir: isDir})
+		return true
+	})
+	return out, err
 }
 
 func (t *objectTree) exists(ctx context.Context, p string) bool {
