@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -203,4 +204,37 @@ func (s stuckLister) ReadDir(context.Context, string) ([]fileio.Entry, error) {
 	close(s.entered)
 	<-s.release
 	return nil, nil
+}
+
+func TestLocalScanDirStopsWhenTold(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	for i := range 600 {
+		if err := os.WriteFile(filepath.Join(root, "f"+strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	within, err := fileio.NewLocalWithin(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { within.Close() })
+	ctx := context.Background()
+	seen := 0
+	if err := within.ScanDir(ctx, root, func(string, bool) bool { seen++; return seen < 300 }); err != nil || seen != 300 {
+		t.Errorf("ScanDir stopped after %d names (%v), want 300", seen, err)
+	}
+	seen = 0
+	if err := within.ScanDir(ctx, root, func(string, bool) bool { seen++; return true }); err != nil || seen != 601 {
+		t.Errorf("ScanDir saw %d names (%v), want 601", seen, err)
+	}
+	if err := within.ScanDir(ctx, filepath.Join(root, "fifo"), func(string, bool) bool { return true }); err == nil {
+		t.Error("scanning a FIFO: want a prompt refusal")
+	}
+	if err := within.ScanDir(ctx, filepath.Dir(root), func(string, bool) bool { return true }); !errors.Is(err, fileio.ErrOutsideRoot) {
+		t.Errorf("scanning above the root = %v, want ErrOutsideRoot", err)
+	}
 }
