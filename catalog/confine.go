@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/iceflight/iceflight/fileio"
 )
@@ -68,6 +70,9 @@ func newConfinement(d *Directory, folder string, access Access) *confinement {
 // ErrOutsideWarehouse or ErrOtherTable, and names no path: where the file
 // resolved to is the server's business.
 func (c *confinement) check(location string) error {
+	if !c.dir.local {
+		return c.checkObject(location)
+	}
 	p, err := fileio.LocalPath(location)
 	if err != nil {
 		return ErrOutsideWarehouse
@@ -99,11 +104,39 @@ func (c *confinement) check(location string) error {
 	if info.owner == "" || info.owner == c.folder || c.access == nil {
 		return nil
 	}
-	rel, err := filepath.Rel(c.dir.root, info.owner)
-	if err != nil || !c.access(identifierFor(rel)) {
+	return c.mayReadTable(info.owner)
+}
+
+// mayReadTable reports whether the caller may read the files of the table
+// in folder owner, one that is not the table's own.
+func (c *confinement) mayReadTable(owner string) error {
+	rel, ok := c.dir.tree.rel(owner)
+	if !ok || !c.access(identifierFor(rel)) {
 		return ErrOtherTable
 	}
 	return nil
+}
+
+// checkObject is check for a warehouse on an object store: the location
+// must lie below the warehouse URI or an allowed root (same scheme and
+// authority, a path prefix at a segment boundary) both as written and
+// cleaned. No name there can lead anywhere else, so that is the whole
+// check, with the other-table rule as on a local disk.
+//
+// Both, because an object store takes a key literally ("wh2/../wh/x" is a
+// key below wh2/) while Hadoop-style storage resolves its "..": a location
+// either may read must be below the warehouse.
+func (c *confinement) checkObject(location string) error {
+	clean, ok := fileio.CleanLocation(location)
+	if !ok || !c.dir.mayReadObject(location, clean) {
+		return ErrOutsideWarehouse
+	}
+	folder := clean[:strings.LastIndexByte(clean, '/')]
+	owner := c.tableFolder(folder)
+	if owner == "" || owner == c.folder || c.access == nil {
+		return nil
+	}
+	return c.mayReadTable(owner)
 }
 
 // isSymlink reports whether the entry name of the folder dir (real) is a
@@ -133,6 +166,26 @@ func (c *confinement) isSymlink(dir, name string) bool {
 	}
 	st, err := os.Lstat(filepath.Join(dir, name))
 	return err == nil && st.Mode()&fs.ModeSymlink != 0
+}
+
+// readDir lists the local folder dir, sorted by name, with the types of
+// its entries as lstat(2) sees them (fileio.Entry has no symlinks, which
+// are what this listing is for). Anything but a folder is refused without
+// blocking on it: a FIFO in a folder's place would hold open(2) forever.
+func readDir(dir string) ([]os.DirEntry, error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a folder", dir)
+	}
+	entries, err := f.ReadDir(-1)
+	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
+	return entries, err
 }
 
 // entriesOf returns the entries of the folder dir, true for a symlink, or
@@ -176,18 +229,20 @@ func (c *confinement) folderOf(dir string) (folderInfo, error) {
 // "" when it lies in none. Folders are tried from the root down, as tables
 // are found: the first table on the way owns everything below it.
 func (c *confinement) tableFolder(real string) string {
-	rel, err := filepath.Rel(c.dir.root, real)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+	rel, ok := c.dir.tree.rel(real)
+	if !ok {
 		return ""
 	}
 	cur := c.dir.root
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		cur = filepath.Join(cur, part)
+	for _, part := range strings.Split(rel, "/") {
+		cur = c.dir.tree.join(cur, part)
 		c.mu.Lock()
 		is, ok := c.tables[cur]
 		c.mu.Unlock()
 		if !ok {
-			is = c.dir.isTable(cur)
+			// CheckFile has no context; the FileIO below a table bounds
+			// each request itself.
+			is = c.dir.isTable(context.Background(), cur)
 			c.mu.Lock()
 			c.tables[cur] = is
 			c.mu.Unlock()
@@ -253,7 +308,7 @@ func (t *Table) CheckFile(location string) error {
 func (t *Table) Recorded(location string) string {
 	best := -1
 	for i, r := range t.rules {
-		if fileio.Scheme(r.To) != "" || !fileio.Within(location, r.To) {
+		if !mappedBelow(location, r.To) {
 			continue
 		}
 		if best < 0 || len(r.To) > len(t.rules[best].To) {
@@ -264,7 +319,32 @@ func (t *Table) Recorded(location string) string {
 		return location
 	}
 	r := t.rules[best]
-	return strings.TrimRight(r.From, "/") + filepath.ToSlash(location[len(r.To):])
+	return strings.TrimRight(r.From, "/") + filepath.ToSlash(location[len(strings.TrimRight(r.To, "/")):])
+}
+
+// mappedBelow reports whether location, as a Remapper maps it, lies at or
+// below to, a rule's target: a local folder or a URI.
+func mappedBelow(location, to string) bool {
+	if fileio.Scheme(to) == "" {
+		return fileio.Within(location, to)
+	}
+	rest, ok := strings.CutPrefix(location, strings.TrimRight(to, "/"))
+	return ok && (rest == "" || rest[0] == '/')
+}
+
+// mayReadObject reports whether loc, as written, and clean, the same
+// location cleaned, both lie below the warehouse URI or one allowed root.
+func (d *Directory) mayReadObject(loc, clean string) bool {
+	for i := -1; i < len(d.roots); i++ {
+		root := d.root
+		if i >= 0 {
+			root = d.roots[i].real
+		}
+		if mappedBelow(loc, root) && fileio.Under(clean, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayRead reports whether the absolute path p lies below the root or an

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -20,15 +19,20 @@ const maxIdentifierParts = 32
 
 // Directory is a Catalog over a warehouse folder, Hadoop style: every folder
 // below the root that has a metadata/ subfolder holding metadata files is a
-// table. A table is named by its path below the root joined with ".", where a
+// table. The warehouse is a local folder (NewDirectory) or a location on any
+// storage a FileIO lists and reads, such as s3://bucket/wh
+// (NewDirectoryAt); the naming and version rules are the same. A table is named by its path below the root joined with ".", where a
 // namespace folder "x.db" reads as "x" (Hive style: root/sales.db/orders is
 // sales.orders). Folders inside a table and hidden folders (".x") are never
 // searched for tables. A Directory is safe for concurrent use.
 type Directory struct {
-	root  string // absolute, symlinks resolved
+	root  string // local: absolute, symlinks resolved; else the cleaned URI
+	local bool   // root is a local folder
+	tree  tree   // how the warehouse is walked
 	roots []extraRoot
 	io    fileio.FileIO
 	rules []fileio.Rule
+	pick  selection
 
 	allowed []string // WithAllowedRoots, until NewDirectory resolves them
 
@@ -69,7 +73,8 @@ func WithAllowedRoots(dirs ...string) Option {
 	return func(d *Directory) { d.allowed = append(d.allowed, dirs...) }
 }
 
-// extraRoot is a folder of WithAllowedRoots, as given and as resolved.
+// extraRoot is a folder of WithAllowedRoots, as given and as resolved
+// (on an object store: both the cleaned URI).
 type extraRoot struct{ given, real string }
 
 // WithRefreshInterval sets how long parsed metadata is served before the
@@ -92,7 +97,7 @@ func WithMetadataCacheBytes(n int64) Option {
 	return func(d *Directory) { d.cacheBytes = max(n, 0) }
 }
 
-// NewDirectory returns a Catalog over the warehouse folder root.
+// NewDirectory returns a Catalog over the local warehouse folder root.
 func NewDirectory(root string, opts ...Option) (*Directory, error) {
 	abs := root
 	if !filepath.IsAbs(root) {
@@ -140,11 +145,14 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 		d.roots = append(d.roots, extraRoot{given: given, real: real})
 		dirs = append(dirs, real)
 	}
+	// The warehouse is walked through a Local confined to it, whatever
+	// FileIO reads the tables' files: nothing outside is ever listed.
+	local, err := fileio.NewLocalWithin(dirs...)
+	if err != nil {
+		return nil, fmt.Errorf("warehouse %s: %w", root, err)
+	}
+	d.local, d.tree = true, &localTree{root: real, fio: local}
 	if d.io == nil {
-		local, err := fileio.NewLocalWithin(dirs...)
-		if err != nil {
-			return nil, fmt.Errorf("warehouse %s: %w", root, err)
-		}
 		d.io = fileio.NewResolver(fileio.WithScheme("", local), fileio.WithScheme("file", local))
 	}
 	// No call may be held by storage that hangs (see fileio.Cancelable).
@@ -152,7 +160,54 @@ func NewDirectory(root string, opts ...Option) (*Directory, error) {
 	return d, nil
 }
 
-// Root returns the warehouse folder, absolute and with symlinks resolved.
+// NewDirectoryAt returns a Catalog over the warehouse at location, a local
+// folder (a bare path or a file URI, as for NewDirectory) or a URI of any
+// storage that fio lists and reads ("s3://bucket/wh", "gs://b/wh",
+// "abfss://c@account.dfs.core.windows.net/wh", "hdfs://nn:8020/wh"). fio
+// reads the tables' files too; for a local folder it is as WithFileIO,
+// and nil reads with the local file system. On other storage a table
+// reads only below location and the allowed roots (given as URIs), which
+// are compared as cleaned URIs: there are no symlinks to lead elsewhere.
+// It does no I/O for a remote warehouse: the first listing reports a
+// store that is down.
+func NewDirectoryAt(location string, fio fileio.FileIO, opts ...Option) (*Directory, error) {
+	if s := fileio.Scheme(location); s == "" || s == "file" {
+		p, err := fileio.LocalPath(location)
+		if err != nil {
+			return nil, fmt.Errorf("warehouse %s: %w", location, err)
+		}
+		if fio != nil {
+			opts = append([]Option{WithFileIO(fio)}, opts...)
+		}
+		return NewDirectory(p, opts...)
+	}
+	root, ok := fileio.CleanLocation(location)
+	if !ok {
+		return nil, fmt.Errorf("warehouse %s: not an absolute location", location)
+	}
+	if fio == nil {
+		return nil, fmt.Errorf("warehouse %s: no FileIO for its storage", location)
+	}
+	d := &Directory{root: root, refresh: DefaultRefreshInterval, maxMetadata: DefaultMaxMetadataBytes, cacheBytes: DefaultMetadataCacheBytes}
+	for _, opt := range opts {
+		opt(d)
+	}
+	d.cache = newTableCache(d.cacheBytes)
+	for _, r := range d.allowed {
+		clean, ok := fileio.CleanLocation(r)
+		if !ok {
+			return nil, fmt.Errorf("allowed root %s: not an absolute location", r)
+		}
+		d.roots = append(d.roots, extraRoot{given: clean, real: clean})
+	}
+	// The warehouse's own FileIO, not one given by WithFileIO, walks it.
+	d.io = fileio.Cancelable(fio)
+	d.tree = &objectTree{root: root, fio: d.io}
+	return d, nil
+}
+
+// Root returns the warehouse: a local folder, absolute and with symlinks
+// resolved, or the warehouse URI, cleaned.
 func (d *Directory) Root() string { return d.root }
 
 // ListTables returns every table below the root, sorted by name. Folders
@@ -165,37 +220,45 @@ func (d *Directory) ListTables(ctx context.Context) ([]Identifier, error) {
 func (d *Directory) listTables(ctx context.Context) ([]Identifier, error) {
 	seen := map[string]bool{}
 	var ids []Identifier
-	err := filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
+	var walk func(dir string) error
+	walk = func(dir string) error {
+		entries, err := listAll(ctx, d.tree, dir)
 		if err != nil {
-			if p == d.root {
+			if dir == d.root {
 				return err
 			}
 			return nil // unreadable folder: skip it
 		}
-		if p == d.root || !e.IsDir() {
-			return nil
+		for _, e := range entries {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			// Listings show symlinks as no folders, so they are not
+			// followed; hidden folders are not searched.
+			if !e.IsDir || strings.HasPrefix(e.Name, ".") {
+				continue
+			}
+			p := d.tree.join(dir, e.Name)
+			if !d.isTable(ctx, p) {
+				if err := walk(p); err != nil {
+					return err
+				}
+				continue
+			}
+			rel, ok := d.tree.rel(p)
+			if !ok {
+				continue
+			}
+			id := identifierFor(rel)
+			if id.Validate() == nil && !seen[id.String()] {
+				seen[id.String()] = true
+				ids = append(ids, id)
+			}
+			// A table holds no tables: its folder is not searched.
 		}
-		if strings.HasPrefix(e.Name(), ".") {
-			return filepath.SkipDir
-		}
-		if !d.isTable(p) {
-			return nil
-		}
-		rel, err := filepath.Rel(d.root, p)
-		if err != nil {
-			return nil
-		}
-		id := identifierFor(rel)
-		if id.Validate() == nil && !seen[id.String()] {
-			seen[id.String()] = true
-			ids = append(ids, id)
-		}
-		return filepath.SkipDir // a table holds no tables
-	})
-	if err != nil {
+		return nil
+	}
+	if err := walk(d.root); err != nil {
 		return nil, fmt.Errorf("list tables in %s: %w", d.root, err)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i].String() < ids[j].String() })
@@ -227,17 +290,24 @@ func (d *Directory) LoadTable(ctx context.Context, id Identifier) (*Table, error
 	// The folder search stats and lists folders, which on a hung mount
 	// never return: the call gives up when its context ends.
 	next, err := fileio.Await(ctx, func() (*cachedTable, error) {
-		folder, rel, metaFile, err := d.locate(id)
+		folder, rel, metaFile, err := d.locate(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		st, err := os.Stat(metaFile)
+		stamp, err := d.tree.stamp(ctx, metaFile)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: metadata file metadata/%s: %w", id, filepath.Base(metaFile), fileio.ErrUnavailable)
+			// Gone since it was found is NotFound, any other failure the
+			// storage's; the cause is not shown, as it may name the
+			// server's path.
+			cause := fileio.ErrUnavailable
+			if errors.Is(err, fileio.ErrNotFound) {
+				cause = fileio.ErrNotFound
+			}
+			return nil, fmt.Errorf("table %s: metadata file %s: %w", id, d.shown(folder, metaFile), cause)
 		}
 		// The file's name is not its identity: a table folder replaced by
 		// another table's (or a file rewritten in place) keeps the name.
-		next := &cachedTable{checked: now, stamp: fileStamp{size: st.Size(), modNanos: st.ModTime().UnixNano()}}
+		next := &cachedTable{checked: now, stamp: stamp}
 		if cached != nil && cached.table.MetadataLocation == metaFile && cached.stamp == next.stamp {
 			next.table, next.bytes = cached.table, cached.bytes
 		} else if next.table, next.bytes, err = d.load(ctx, id, folder, rel, metaFile); err != nil {
@@ -264,14 +334,8 @@ func (d *Directory) Refresh(id Identifier) {
 	d.cache.drop(id.String())
 }
 
-// fileStamp tells one version of a file from another: its size and
-// modification time.
-type fileStamp struct {
-	size, modNanos int64
-}
-
 // locate finds a table's folder and current metadata file.
-func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err error) {
+func (d *Directory) locate(ctx context.Context, id Identifier) (folder, rel, metaFile string, err error) {
 	var parts []string
 	for _, p := range id {
 		parts = append(parts, strings.Split(p, ".")...)
@@ -279,25 +343,36 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 	if len(parts) > maxIdentifierParts {
 		return "", "", "", fmt.Errorf("%w %q: more than %d parts", ErrInvalidIdentifier, id.String(), maxIdentifierParts)
 	}
-	folder, rel, ok := d.find(d.root, "", parts)
+	folder, rel, ok := d.find(ctx, d.root, "", parts)
 	if !ok {
 		return "", "", "", fmt.Errorf("table %s: %w", id, ErrTableNotFound)
 	}
-	metaDir, ok := d.inside(filepath.Join(folder, "metadata"))
+	metaDir, ok := d.tree.inside(d.tree.join(folder, "metadata"))
 	if !ok {
 		return "", "", "", fmt.Errorf("table %s: %w", id, ErrTableNotFound)
 	}
-	name, err := currentMetadata(metaDir, d.inside)
+	metaFile, err = d.pick.current(ctx, d, identifierFor(rel).String(), folder, metaDir)
 	if errors.Is(err, errNoMetadata) {
 		return "", "", "", fmt.Errorf("table %s: %w: %v", id, ErrTableNotFound, err)
 	} else if err != nil {
 		return "", "", "", fmt.Errorf("table %s: %w", id, err)
 	}
-	metaFile, ok = d.inside(filepath.Join(metaDir, name))
-	if !ok {
-		return "", "", "", fmt.Errorf("table %s: metadata file metadata/%s: %w", id, name, ErrOutsideWarehouse)
-	}
 	return folder, rel, metaFile, nil
+}
+
+// shown names the file p of the table in folder by its place in the table
+// ("metadata/v3.metadata.json"), never by the server's path.
+func (d *Directory) shown(folder, p string) string {
+	if d.local {
+		if rel, err := filepath.Rel(folder, p); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+		return "metadata/" + filepath.Base(p)
+	}
+	if rest, ok := strings.CutPrefix(p, folder+"/"); ok {
+		return rest
+	}
+	return p
 }
 
 // load reads and parses a table's metadata file, and returns the bytes
@@ -306,10 +381,10 @@ func (d *Directory) locate(id Identifier) (folder, rel, metaFile string, err err
 func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFile string) (*Table, int64, error) {
 	md, n, err := ReadMetadata(ctx, d.io, metaFile, d.maxMetadata)
 	if err != nil {
-		return nil, 0, fmt.Errorf("table %s: %w", id, fileio.Rename(err, metaFile, "metadata/"+filepath.Base(metaFile)))
+		return nil, 0, fmt.Errorf("table %s: %w", id, fileio.Rename(err, metaFile, d.shown(folder, metaFile)))
 	}
 	c := newConfinement(d, folder, nil)
-	rules := d.tableRules(md.Location, folder)
+	rules := d.tableRules(ctx, md.Location, folder)
 	return &Table{
 		Identifier:       identifierFor(rel),
 		MetadataLocation: metaFile,
@@ -326,7 +401,7 @@ func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFi
 // for every folder <folder>/_siblings/<X>, <parent of location>/<X> →
 // <folder>/_siblings/<X>, for tables that wrote data under sibling roots
 // (write.data.path) that were copied next to the table.
-func (d *Directory) tableRules(location, folder string) []fileio.Rule {
+func (d *Directory) tableRules(ctx context.Context, location, folder string) []fileio.Rule {
 	rules := append([]fileio.Rule(nil), d.rules...)
 	if location == "" {
 		return rules
@@ -336,16 +411,16 @@ func (d *Directory) tableRules(location, folder string) []fileio.Rule {
 	if !ok {
 		return rules
 	}
-	siblings := filepath.Join(folder, "_siblings")
-	entries, err := readDir(siblings)
+	siblings := d.tree.join(folder, "_siblings")
+	entries, err := listAll(ctx, d.tree, siblings)
 	if err != nil {
 		return rules
 	}
 	for _, e := range entries {
-		if e.IsDir() {
+		if e.IsDir {
 			rules = append(rules, fileio.Rule{
-				From: strings.TrimRight(parent, "/") + "/" + e.Name(),
-				To:   filepath.Join(siblings, e.Name()),
+				From: strings.TrimRight(parent, "/") + "/" + e.Name,
+				To:   d.tree.join(siblings, e.Name),
 			})
 		}
 	}
@@ -356,26 +431,24 @@ func (d *Directory) tableRules(location, folder string) []fileio.Rule {
 // the way may join several parts with "." ("a.b" is one folder or two) and a
 // namespace folder may carry the ".db" suffix. The literal folder name is
 // tried before its ".db" form, and fewer parts per folder before more. It
-// returns the real folder and its path relative to the root.
-func (d *Directory) find(dir, rel string, parts []string) (string, string, bool) {
+// returns the real folder and its path relative to the root, with "/"
+// between segments.
+func (d *Directory) find(ctx context.Context, dir, rel string, parts []string) (string, string, bool) {
 	for j := 1; j <= len(parts); j++ {
 		name := strings.Join(parts[:j], ".")
 		if j == len(parts) {
-			real, ok := d.inside(filepath.Join(dir, name))
-			if ok && d.isTable(real) {
-				return real, filepath.Join(rel, name), true
+			real, ok := d.tree.inside(d.tree.join(dir, name))
+			if ok && d.isTable(ctx, real) {
+				return real, path.Join(rel, name), true
 			}
 			continue
 		}
 		for _, ns := range []string{name, name + ".db"} {
-			real, ok := d.inside(filepath.Join(dir, ns))
-			if !ok || d.isTable(real) {
+			real, ok := d.tree.inside(d.tree.join(dir, ns))
+			if !ok || d.isTable(ctx, real) || !d.tree.maybeFolder(ctx, real) {
 				continue
 			}
-			if st, err := os.Stat(real); err != nil || !st.IsDir() {
-				continue
-			}
-			if f, r, ok := d.find(real, filepath.Join(rel, ns), parts[j:]); ok {
+			if f, r, ok := d.find(ctx, real, path.Join(rel, ns), parts[j:]); ok {
 				return f, r, true
 			}
 		}
@@ -383,27 +456,17 @@ func (d *Directory) find(dir, rel string, parts []string) (string, string, bool)
 	return "", "", false
 }
 
-// inside resolves symlinks in p and reports whether the result exists and
-// lies within the root.
-func (d *Directory) inside(p string) (string, bool) {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil || !fileio.Within(real, d.root) {
-		return "", false
-	}
-	return real, true
-}
-
 // isTable reports whether folder has a metadata/ subfolder, within the
 // root, that holds metadata files.
-func (d *Directory) isTable(folder string) bool {
-	meta, ok := d.inside(filepath.Join(folder, "metadata"))
-	return ok && hasMetadata(meta, d.inside)
+func (d *Directory) isTable(ctx context.Context, folder string) bool {
+	meta, ok := d.tree.inside(d.tree.join(folder, "metadata"))
+	return ok && hasMetadata(ctx, d.tree, meta)
 }
 
 // identifierFor names the table at rel, a path below the root: its folders
 // joined, with the ".db" suffix dropped from namespace folders.
 func identifierFor(rel string) Identifier {
-	parts := strings.Split(filepath.ToSlash(rel), "/")
+	parts := strings.Split(rel, "/")
 	for i := 0; i < len(parts)-1; i++ {
 		if ns := strings.TrimSuffix(parts[i], ".db"); ns != "" {
 			parts[i] = ns

@@ -57,7 +57,13 @@ func gzipped(t *testing.T, s string) string {
 func warehouse(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	writeFiles(t, root, warehouseFiles(t))
+	return root
+}
+
+// warehouseFiles are the files of warehouse, path below it → content.
+func warehouseFiles(t *testing.T) map[string]string {
+	return map[string]string{
 		"sales.db/orders/metadata/v1.metadata.json":    metadataJSON("/wh/sales.db/orders", "orders-v1"),
 		"sales.db/orders/metadata/v2.metadata.json":    metadataJSON("/wh/sales.db/orders", "orders-v2"),
 		"sales.db/orders/metadata/version-hint.text":   "1",
@@ -70,8 +76,7 @@ func warehouse(t *testing.T) string {
 		"nometa/data/f.parquet":                        "",
 		"emptymeta/metadata/version-hint.text":         "1",
 		"broken/metadata/v1.metadata.json":             `{"format-version": 2, "location": `,
-	})
-	return root
+	}
 }
 
 func TestDirectoryListTables(t *testing.T) {
@@ -102,8 +107,12 @@ func TestDirectoryListTables(t *testing.T) {
 
 func TestDirectoryLoadTable(t *testing.T) {
 	t.Parallel()
-	root := warehouse(t)
-	d, err := NewDirectory(root)
+	d, err := NewDirectory(warehouse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same warehouse on an object store, where folders are prefixes.
+	objects, err := NewDirectoryAt("mem://bucket/wh/", memWarehouse(warehouseFiles(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,31 +142,37 @@ func TestDirectoryLoadTable(t *testing.T) {
 		{"empty identifier", Identifier{}, "", "", ErrInvalidIdentifier},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			tbl, err := d.LoadTable(context.Background(), tc.id)
-			if tc.want != nil {
-				if !errors.Is(err, tc.want) {
-					t.Fatalf("LoadTable(%v) = %v, want %v", tc.id, err, tc.want)
+		for where, d := range map[string]*Directory{"local": d, "object store": objects} {
+			t.Run(where+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				tbl, err := d.LoadTable(context.Background(), tc.id)
+				if tc.want != nil {
+					if !errors.Is(err, tc.want) {
+						t.Fatalf("LoadTable(%v) = %v, want %v", tc.id, err, tc.want)
+					}
+					if tc.want != ErrInvalidIdentifier && !strings.Contains(err.Error(), tc.id.String()) {
+						t.Errorf("error %q does not name the table", err)
+					}
+					return
 				}
-				if tc.want != ErrInvalidIdentifier && !strings.Contains(err.Error(), tc.id.String()) {
-					t.Errorf("error %q does not name the table", err)
+				if err != nil {
+					t.Fatalf("LoadTable(%v): %v", tc.id, err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("LoadTable(%v): %v", tc.id, err)
-			}
-			if got := tbl.Metadata.Properties["tag"]; got != tc.tag {
-				t.Errorf("read metadata %q (%s), want %q", got, tbl.MetadataLocation, tc.tag)
-			}
-			if want := filepath.Join(d.Root(), filepath.FromSlash(tc.folder)); tbl.Location != want {
-				t.Errorf("Location = %s, want %s", tbl.Location, want)
-			}
-			if !strings.HasPrefix(tbl.MetadataLocation, filepath.Join(tbl.Location, "metadata")) {
-				t.Errorf("MetadataLocation %s is not in the table", tbl.MetadataLocation)
-			}
-		})
+				if got := tbl.Metadata.Properties["tag"]; got != tc.tag {
+					t.Errorf("read metadata %q (%s), want %q", got, tbl.MetadataLocation, tc.tag)
+				}
+				want, meta := filepath.Join(d.Root(), filepath.FromSlash(tc.folder)), filepath.Join(tbl.Location, "metadata")
+				if !d.local {
+					want, meta = d.Root()+"/"+tc.folder, tbl.Location+"/metadata/"
+				}
+				if tbl.Location != want {
+					t.Errorf("Location = %s, want %s", tbl.Location, want)
+				}
+				if !strings.HasPrefix(tbl.MetadataLocation, meta) {
+					t.Errorf("MetadataLocation %s is not in the table", tbl.MetadataLocation)
+				}
+			})
+		}
 	}
 }
 

@@ -7,13 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"unsafe"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -58,23 +54,30 @@ func versionLess(a, b string) bool {
 	return a < b
 }
 
+// timeVersions is the least version read as a time rather than a count:
+// some writers name metadata files by the Unix time of the commit
+// (v1749025517.metadata.json), and a hint to one of them says nothing of
+// the next, which is not N+1.
+const timeVersions = 1_000_000_000
+
 // currentMetadata returns the name of the current metadata file in dir, a
-// table's metadata folder.
+// table's metadata folder in t.
 //
 // As Iceberg Java's HadoopTableOperations does, it starts from the version
 // in the hint file and then takes N+1, N+2, ... while they exist, so a stale
 // hint (a writer that died between writing vN+1 and the hint) is harmless.
-// Without a usable hint it takes the highest version among vN and
+// A hint may hold a file name instead of a number (v3.metadata.json): a vN
+// name counts as N. Without a usable hint, or with one to a
+// NNNNN-<uuid> name or a version named by time (whose successors cannot be
+// guessed), it lists dir and takes the highest version among vN and
 // NNNNN-<uuid> names, compared as numbers; equal versions fall to the
-// greatest name, so the choice is deterministic.
-//
-// within resolves a path's symlinks and reports whether it may be read; a
-// hint that resolves elsewhere is ignored.
-func currentMetadata(dir string, within func(string) (string, bool)) (string, error) {
-	if n, ok := readHint(dir, within); ok {
-		if name, ok := versionFile(dir, n); ok {
+// greatest name, so the choice is deterministic. A hint that resolves
+// outside the warehouse is ignored.
+func currentMetadata(ctx context.Context, t tree, dir string) (string, error) {
+	if n, ok := readHint(ctx, t, dir); ok && n < timeVersions {
+		if name, ok := versionFile(ctx, t, dir, n); ok {
 			for {
-				next, ok := versionFile(dir, n+1)
+				next, ok := versionFile(ctx, t, dir, n+1)
 				if !ok {
 					return name, nil
 				}
@@ -82,142 +85,102 @@ func currentMetadata(dir string, within func(string) (string, bool)) (string, er
 			}
 		}
 	}
-	entries, err := readDir(dir)
+	entries, err := listAll(ctx, t, dir)
 	if err != nil {
 		return "", err
 	}
-	var best, bestVersion string
+	names := make([]string, 0, len(entries))
 	for _, e := range entries {
 		// A metadata file name that is not a regular file (a FIFO, a
 		// folder) is still the table's newest version: skipping it would
 		// serve an older snapshot without a word, so it is taken, and
 		// reading it fails naming it.
-		v, ok := metadataVersion(e.Name())
+		names = append(names, e.Name)
+	}
+	if best := newestVersion(names); best != "" {
+		return best, nil
+	}
+	return "", fmt.Errorf("%s: %w", t.base(dir), errNoMetadata)
+}
+
+// newestVersion returns the metadata file name of the highest version
+// among names, or "" when none is one; equal versions fall to the greatest
+// name.
+func newestVersion(names []string) string {
+	var best, bestVersion string
+	for _, name := range names {
+		v, ok := metadataVersion(name)
 		if !ok {
 			continue
 		}
 		newer := versionLess(bestVersion, v)
 		same := !newer && !versionLess(v, bestVersion)
-		if best == "" || newer || same && e.Name() > best {
-			best, bestVersion = e.Name(), v
+		if best == "" || newer || same && name > best {
+			best, bestVersion = name, v
 		}
 	}
-	if best == "" {
-		return "", fmt.Errorf("%s: %w", dir, errNoMetadata)
-	}
-	return best, nil
+	return best
 }
 
 // readHint returns the version in the first hint file that exists, if it
-// holds a non-negative number.
-func readHint(dir string, within func(string) (string, bool)) (int64, bool) {
+// holds a non-negative number or the name of a vN metadata file. Only the
+// name's last segment counts: a hint is no way out of the metadata folder.
+func readHint(ctx context.Context, t tree, dir string) (int64, bool) {
 	for _, h := range hintNames {
-		p, ok := within(filepath.Join(dir, h))
+		p, ok := t.inside(t.join(dir, h))
 		if !ok {
 			continue
 		}
-		b, err := readSmall(p)
+		b, err := t.readSmall(ctx, p)
 		if err != nil {
 			continue
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		hint := strings.TrimSpace(string(b))
+		if i := strings.LastIndexAny(hint, "/\\"); i >= 0 {
+			hint = hint[i+1:]
+		}
+		if m := versionedName.FindStringSubmatch(hint); m != nil {
+			hint = m[1]
+		}
+		n, err := strconv.ParseInt(hint, 10, 64)
 		return n, err == nil && n >= 0
 	}
 	return 0, false
-}
-
-// readSmall reads the start of a hint file; a real hint is a few bytes.
-func readSmall(p string) ([]byte, error) {
-	f, err := openNoWait(p, false)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 64))
-}
-
-// errWrongType marks a path that is not the kind of file it should be.
-var errWrongType = errors.New("not a regular file or folder as expected")
-
-// openNoWait opens p, a regular file or, when dir is set, a folder,
-// without blocking: a FIFO in the place of a hint file or a metadata folder
-// would otherwise hold open(2), and with it the table listing, until a
-// writer comes. The type is taken from the open file, so nothing can be
-// swapped in between.
-func openNoWait(p string, dir bool) (*os.File, error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err == nil && (dir && !st.IsDir() || !dir && !st.Mode().IsRegular()) {
-		err = fmt.Errorf("%s: %w", p, errWrongType)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// readDir lists the folder dir, sorted by name, as os.ReadDir does, but
-// refuses anything that is not a folder without blocking on it.
-func readDir(dir string) ([]os.DirEntry, error) {
-	f, err := openNoWait(dir, true)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
-	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	return entries, err
 }
 
 // versionFile returns the name of the file holding version n, in any of its
 // spellings. As in currentMetadata's listing, a name that exists but is no
 // regular file counts: reading it then fails, rather than the version
 // before it being served as current.
-func versionFile(dir string, n int64) (string, bool) {
+func versionFile(ctx context.Context, t tree, dir string, n int64) (string, bool) {
 	v := strconv.FormatInt(n, 10)
 	for _, name := range []string{"v" + v + ".metadata.json", "v" + v + ".gz.metadata.json", "v" + v + ".metadata.json.gz"} {
-		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+		if t.exists(ctx, t.join(dir, name)) {
 			return name, true
 		}
 	}
 	return "", false
 }
 
-// hasMetadata reports whether dir is a folder holding a metadata file.
+// hasMetadata reports whether dir is a folder of t holding a metadata file.
 //
 // A table's metadata folder also holds its manifests and manifest lists,
 // thousands in a table that commits often, so the common case is answered
 // without listing it: a hint naming a version file that exists. Otherwise
-// the folder is read a batch of names at a time, up to the first metadata
-// file. within is as for currentMetadata.
-func hasMetadata(dir string, within func(string) (string, bool)) bool {
-	if n, ok := readHint(dir, within); ok {
-		if _, ok := versionFile(dir, n); ok {
+// the folder is scanned up to the first metadata file.
+func hasMetadata(ctx context.Context, t tree, dir string) bool {
+	if n, ok := readHint(ctx, t, dir); ok {
+		if _, ok := versionFile(ctx, t, dir, n); ok {
 			return true
 		}
 	}
-	f, err := openNoWait(dir, true)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	for {
-		entries, err := f.ReadDir(256)
-		for _, e := range entries {
-			if name := e.Name(); strings.Contains(name, ".metadata.json") && !e.IsDir() {
-				if _, ok := metadataVersion(name); ok {
-					return true
-				}
-			}
-		}
-		if err != nil {
-			return false
-		}
-	}
+	found := false
+	t.scan(ctx, dir, func(name string, isDir bool) bool {
+		_, ok := metadataVersion(name)
+		found = ok && !isDir
+		return !found
+	})
+	return found
 }
 
 // DefaultMaxMetadataBytes bounds a table's metadata file by default, after

@@ -1,9 +1,12 @@
 package catalog
 
 import (
-	"os"
+	"context"
+	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/iceflight/iceflight/fileio"
 )
 
 func TestCurrentMetadata(t *testing.T) {
@@ -47,34 +50,65 @@ func TestCurrentMetadata(t *testing.T) {
 			map[string]string{"00001-a.metadata.json": "", "00002-b.gz.metadata.json": "", "00003-c.metadata.json.gz": ""}, "00003-c.metadata.json.gz"},
 		{"equal versions fall to the greatest name",
 			map[string]string{"00002-a.metadata.json": "", "00002-b.metadata.json": ""}, "00002-b.metadata.json"},
+		{"hint holding a vN file name",
+			map[string]string{"v1.metadata.json": "", "v2.metadata.json": "", "v3.metadata.json": "", "version-hint.text": "v2.metadata.json\n"}, "v3.metadata.json"},
+		{"hint holding a vN file name of the newest version",
+			map[string]string{"v1.metadata.json": "", "v3.metadata.json": "", "version-hint.text": "v3.metadata.json"}, "v3.metadata.json"},
+		{"hint holding a path keeps to the metadata folder",
+			map[string]string{"v1.metadata.json": "", "v2.metadata.json": "", "version-hint.text": "/elsewhere/metadata/v2.metadata.json"}, "v2.metadata.json"},
+		{"hint holding a uuid file name: the newest by listing",
+			map[string]string{"00002-a.metadata.json": "", "00003-b.metadata.json": "", "00004-c.metadata.json": "", "version-hint.text": "00003-b.metadata.json"}, "00004-c.metadata.json"},
+		{"metadata named by time, no hint",
+			map[string]string{"v1749025517.metadata.json": "", "v1749025600.metadata.json": "", "v1749024000.metadata.json": ""}, "v1749025600.metadata.json"},
+		{"metadata named by time, stale hint: the newest by listing",
+			map[string]string{"v1749025517.metadata.json": "", "v1749025600.metadata.json": "", "version-hint.text": "1749025517"}, "v1749025600.metadata.json"},
+		{"gzip vN.gz names, no hint",
+			map[string]string{"v1.gz.metadata.json": "", "v2.gz.metadata.json": ""}, "v2.gz.metadata.json"},
+		{"gzip N-uuid.gz names",
+			map[string]string{"00001-a.gz.metadata.json": "", "00002-b.gz.metadata.json": ""}, "00002-b.gz.metadata.json"},
 		{"other files are ignored",
 			map[string]string{"v1.metadata.json": "", "snap-1-1-x.avro": "", "v9.metadata.json.tmp": "", "x-m0.avro": ""}, "v1.metadata.json"},
 	}
 	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			dir := t.TempDir()
-			for name, content := range tc.files {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-					t.Fatal(err)
+		for name, at := range trees {
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				tr, dir := at(t, tc.files)
+				got, err := currentMetadata(context.Background(), tr, dir)
+				if err != nil || got != tc.want {
+					t.Errorf("currentMetadata = %q, %v; want %q", got, err, tc.want)
 				}
-			}
-			within := func(p string) (string, bool) { return p, true }
-			got, err := currentMetadata(dir, within)
-			if err != nil || got != tc.want {
-				t.Errorf("currentMetadata = %q, %v; want %q", got, err, tc.want)
-			}
-		})
+			})
+		}
 	}
+}
+
+// trees lay out a metadata folder of files (name → content) on a local
+// disk and on an object store, and return the tree and the folder.
+var trees = map[string]func(t *testing.T, files map[string]string) (tree, string){
+	"local": func(t *testing.T, files map[string]string) (tree, string) {
+		root, err := filepath.EvalSymlinks(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFiles(t, root, files)
+		return &localTree{root: root, fio: fileio.NewLocal()}, root
+	},
+	"object store": func(t *testing.T, files map[string]string) (tree, string) {
+		mem := fileio.NewMem()
+		for name, content := range files {
+			mem.Put("mem://bucket/wh/t/metadata/"+name, []byte(content))
+		}
+		return &objectTree{root: "mem://bucket/wh", fio: mem}, "mem://bucket/wh/t/metadata"
+	},
 }
 
 func TestCurrentMetadataNone(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "version-hint.text"), []byte("1"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := currentMetadata(dir, func(p string) (string, bool) { return p, true }); err == nil {
-		t.Fatal("no metadata file: want an error")
+	for name, at := range trees {
+		tr, dir := at(t, map[string]string{"version-hint.text": "1"})
+		if _, err := currentMetadata(context.Background(), tr, dir); !errors.Is(err, errNoMetadata) {
+			t.Errorf("%s: no metadata file: %v, want errNoMetadata", name, err)
+		}
 	}
 }

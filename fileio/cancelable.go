@@ -3,6 +3,7 @@ package fileio
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 )
@@ -26,7 +27,18 @@ func Cancelable(fio FileIO) FileIO {
 	return &cancelable{fio: fio}
 }
 
+// cancelable always has the optional methods of a FileIO (Lister,
+// SizedOpener, Creator, Remover) and forwards each to the wrapped FileIO,
+// which answers ErrUnsupportedScheme for what it cannot do: a type per
+// combination of capabilities would be sixteen types.
 type cancelable struct{ fio FileIO }
+
+var (
+	_ Lister      = (*cancelable)(nil)
+	_ SizedOpener = (*cancelable)(nil)
+	_ Creator     = (*cancelable)(nil)
+	_ Remover     = (*cancelable)(nil)
+)
 
 // Await runs fn in a goroutine of its own and returns its results, or ctx's
 // error as soon as ctx is done; fn then runs on, unobserved, and its results
@@ -60,8 +72,46 @@ func Await[T any](ctx context.Context, fn func() (T, error)) (T, error) {
 
 // Open opens location through the wrapped FileIO, giving up when ctx is done.
 func (c *cancelable) Open(ctx context.Context, location string) (File, error) {
+	return c.open(ctx, location, func() (File, error) { return c.fio.Open(ctx, location) })
+}
+
+// OpenSized opens location through the wrapped FileIO trusting size where
+// it can (see the package's OpenSized), giving up when ctx is done.
+func (c *cancelable) OpenSized(ctx context.Context, location string, size int64) (File, error) {
+	return c.open(ctx, location, func() (File, error) { return OpenSized(ctx, c.fio, location, size) })
+}
+
+// ReadDir lists dir through the wrapped FileIO, giving up when ctx is done;
+// it wraps ErrUnsupportedScheme when that FileIO cannot list.
+func (c *cancelable) ReadDir(ctx context.Context, dir string) ([]Entry, error) {
+	entries, err := Await(ctx, func() ([]Entry, error) { return ReadDir(ctx, c.fio, dir) })
+	if err != nil && err == ctx.Err() {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	return entries, err
+}
+
+// Create starts a file through the wrapped FileIO, which must be a Creator.
+// It is not abandoned: a writer left behind by a caller that gave up would
+// be neither closed nor known to be discarded.
+func (c *cancelable) Create(ctx context.Context, location string) (io.WriteCloser, error) {
+	return Create(ctx, c.fio, location)
+}
+
+// Remove deletes location through the wrapped FileIO, which must be a
+// Remover, giving up when ctx is done.
+func (c *cancelable) Remove(ctx context.Context, location string) error {
+	_, err := Await(ctx, func() (struct{}, error) { return struct{}{}, Remove(ctx, c.fio, location) })
+	if err != nil && err == ctx.Err() {
+		return fmt.Errorf("remove %s: %w", location, err)
+	}
+	return err
+}
+
+// open runs fn, which opens location, giving up when ctx is done.
+func (c *cancelable) open(ctx context.Context, location string, fn func() (File, error)) (File, error) {
 	if ctx.Done() == nil {
-		return c.fio.Open(ctx, location)
+		return fn()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", location, err)
@@ -74,7 +124,7 @@ func (c *cancelable) Open(ctx context.Context, location string) (File, error) {
 	// has gone, is closed by the goroutine that opened it.
 	ch := make(chan result)
 	go func() {
-		f, err := c.fio.Open(ctx, location)
+		f, err := fn()
 		select {
 		case ch <- result{f, err}:
 		case <-ctx.Done():

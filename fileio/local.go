@@ -39,19 +39,7 @@ const openFlags = os.O_RDONLY | syscall.O_NONBLOCK
 // locations outside its roots with ErrOutsideRoot. Errors name location,
 // never the path it resolved to.
 func (l *Local) Open(ctx context.Context, location string) (File, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("open %s: %w", location, err)
-	}
-	p, err := LocalPath(location)
-	if err != nil {
-		return nil, err
-	}
-	var f *os.File
-	if len(l.roots) > 0 {
-		f, err = l.openWithin(location, p)
-	} else if f, err = os.OpenFile(p, openFlags, 0); err != nil {
-		err = fmt.Errorf("open %s: %w", location, osError(err))
-	}
+	f, err := l.openAny(ctx, location)
 	if err != nil {
 		return nil, err
 	}
@@ -67,6 +55,26 @@ func (l *Local) Open(ctx context.Context, location string) (File, error) {
 		return nil, fmt.Errorf("open %s: %w (%s)", location, ErrNotRegular, fileKind(st.Mode()))
 	}
 	return &localFile{File: f, size: st.Size()}, nil
+}
+
+// openAny opens whatever is at location, a file or a folder, without
+// blocking on a FIFO and, in a confined Local, only within its roots.
+func (l *Local) openAny(ctx context.Context, location string) (*os.File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", location, err)
+	}
+	p, err := LocalPath(location)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.roots) > 0 {
+		return l.openWithin(location, p)
+	}
+	f, err := os.OpenFile(p, openFlags, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", location, osError(err))
+	}
+	return f, nil
 }
 
 // fileKind names the type of a file that is not regular, for messages.

@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"context"
+	"io"
 	"path"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,16 @@ type Remapper struct {
 	rules []compiledRule
 	dir   string // base folder for relative locations; "" leaves them alone
 }
+
+// A Remapper has every optional method of a FileIO: each maps its location
+// and forwards to the base, which answers ErrUnsupportedScheme for what it
+// cannot do.
+var (
+	_ Lister      = (*Remapper)(nil)
+	_ SizedOpener = (*Remapper)(nil)
+	_ Creator     = (*Remapper)(nil)
+	_ Remover     = (*Remapper)(nil)
+)
 
 type compiledRule struct {
 	Rule
@@ -136,6 +147,45 @@ func (r *Remapper) Open(ctx context.Context, location string) (File, error) {
 		return nil, Rename(err, mapped, location)
 	}
 	return f, err
+}
+
+// OpenSized maps location and opens the result with the base FileIO,
+// trusting size where the base can. Errors name location as recorded.
+func (r *Remapper) OpenSized(ctx context.Context, location string, size int64) (File, error) {
+	mapped := r.Map(location)
+	f, err := OpenSized(ctx, r.base, mapped, size)
+	if err != nil {
+		return nil, Rename(err, mapped, location)
+	}
+	return f, nil
+}
+
+// ReadDir maps the folder dir and lists the result with the base FileIO;
+// entries are named as below the mapped folder, which are the same names
+// as below dir. Errors name dir as given.
+func (r *Remapper) ReadDir(ctx context.Context, dir string) ([]Entry, error) {
+	mapped := r.Map(dir)
+	entries, err := ReadDir(ctx, r.base, mapped)
+	if err != nil {
+		return nil, Rename(err, mapped, dir)
+	}
+	return entries, nil
+}
+
+// Create maps location and starts a file there with the base FileIO.
+func (r *Remapper) Create(ctx context.Context, location string) (io.WriteCloser, error) {
+	mapped := r.Map(location)
+	w, err := Create(ctx, r.base, mapped)
+	if err != nil {
+		return nil, Rename(err, mapped, location)
+	}
+	return w, nil
+}
+
+// Remove maps location and deletes the file there with the base FileIO.
+func (r *Remapper) Remove(ctx context.Context, location string) error {
+	mapped := r.Map(location)
+	return Rename(Remove(ctx, r.base, mapped), mapped, location)
 }
 
 // Rename returns err with the location real in its message, in any local

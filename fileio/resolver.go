@@ -3,6 +3,7 @@ package fileio
 import (
 	"context"
 	"fmt"
+	stdio "io"
 	"strings"
 	"sync"
 )
@@ -17,6 +18,16 @@ type Resolver struct {
 	mu       sync.RWMutex
 	byScheme map[string]FileIO
 }
+
+// A Resolver has every optional method of a FileIO and forwards each to
+// the FileIO of the location's scheme (itself made Cancelable, which does
+// the same), so what a scheme's storage can do is reachable through it.
+var (
+	_ Lister      = (*Resolver)(nil)
+	_ SizedOpener = (*Resolver)(nil)
+	_ Creator     = (*Resolver)(nil)
+	_ Remover     = (*Resolver)(nil)
+)
 
 // ResolverOption configures a Resolver made by NewResolver.
 type ResolverOption func(*Resolver)
@@ -75,6 +86,46 @@ func (r *Resolver) Open(ctx context.Context, location string) (File, error) {
 		return nil, err
 	}
 	return io.Open(ctx, location)
+}
+
+// OpenSized opens location with the FileIO registered for its scheme,
+// trusting size where that FileIO can.
+func (r *Resolver) OpenSized(ctx context.Context, location string, size int64) (File, error) {
+	io, err := r.For(location)
+	if err != nil {
+		return nil, err
+	}
+	return OpenSized(ctx, io, location, size)
+}
+
+// ReadDir lists dir with the FileIO registered for its scheme; the error
+// wraps ErrUnsupportedScheme when that FileIO cannot list.
+func (r *Resolver) ReadDir(ctx context.Context, dir string) ([]Entry, error) {
+	io, err := r.For(dir)
+	if err != nil {
+		return nil, err
+	}
+	return ReadDir(ctx, io, dir)
+}
+
+// Create starts a file at location with the FileIO registered for its
+// scheme, which must be able to write.
+func (r *Resolver) Create(ctx context.Context, location string) (stdio.WriteCloser, error) {
+	io, err := r.For(location)
+	if err != nil {
+		return nil, err
+	}
+	return Create(ctx, io, location)
+}
+
+// Remove deletes the file at location with the FileIO registered for its
+// scheme, which must be able to delete.
+func (r *Resolver) Remove(ctx context.Context, location string) error {
+	io, err := r.For(location)
+	if err != nil {
+		return err
+	}
+	return Remove(ctx, io, location)
 }
 
 // Scheme returns the lower-cased URI scheme of location ("s3" for

@@ -72,6 +72,26 @@ type Creator interface {
 	Create(ctx context.Context, location string) (io.WriteCloser, error)
 }
 
+// Create starts a file at location with fio, which must be a Creator;
+// otherwise the error wraps ErrUnsupportedScheme.
+func Create(ctx context.Context, fio FileIO, location string) (io.WriteCloser, error) {
+	c, ok := fio.(Creator)
+	if !ok {
+		return nil, fmt.Errorf("create %s: %w: the storage cannot write files", location, ErrUnsupportedScheme)
+	}
+	return c.Create(ctx, location)
+}
+
+// Remove deletes the file at location with fio, which must be a Remover;
+// otherwise the error wraps ErrUnsupportedScheme.
+func Remove(ctx context.Context, fio FileIO, location string) error {
+	r, ok := fio.(Remover)
+	if !ok {
+		return fmt.Errorf("remove %s: %w: the storage cannot delete files", location, ErrUnsupportedScheme)
+	}
+	return r.Remove(ctx, location)
+}
+
 // Remover is a FileIO that deletes files.
 type Remover interface {
 	// Remove deletes the file at location; a missing file wraps ErrNotFound.
