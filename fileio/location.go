@@ -8,7 +8,7 @@ import "strings"
 // Local spellings stay as they are given ("/a", "file:/a").
 func CleanLocation(location string) (string, bool) {
 	loc, ok := splitLocation(location)
-	if !ok {
+	if !ok || loc.relative() {
 		return "", false
 	}
 	scheme := Scheme(location)
@@ -32,11 +32,11 @@ func CleanLocation(location string) (string, bool) {
 // is named is where it is.
 func Under(location, dir string) bool {
 	loc, ok := splitLocation(location)
-	if !ok {
+	if !ok || loc.relative() {
 		return false
 	}
 	d, ok := splitLocation(dir)
-	if !ok {
+	if !ok || d.relative() {
 		return false
 	}
 	if loc.scheme != d.scheme || !strings.EqualFold(loc.authority, d.authority) {
