@@ -107,7 +107,7 @@ func codeOf(err error) codes.Code {
 		return codes.Unavailable
 	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask),
 		errors.Is(err, reader.ErrCorruptFile), errors.Is(err, reader.ErrCorruptDeletionVector),
-		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular):
+		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular), errors.Is(err, errNoProfile):
 		// Metadata or data files that break the spec are the table's fault,
 		// not a bug here, and retrying will not help.
 		return codes.FailedPrecondition
