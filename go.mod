@@ -6,6 +6,7 @@ require (
 	github.com/RoaringBitmap/roaring/v2 v2.30.0
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/apache/thrift v0.24.0
+	github.com/goccy/go-yaml v1.19.2
 	github.com/golang/snappy v0.0.1
 	github.com/klauspost/compress v1.20.1
 	github.com/linkedin/goavro/v2 v2.15.0
