@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 )
 
 // downCatalog is a catalog whose server is down.
@@ -149,5 +150,30 @@ func TestRegistryRefreshesThroughItsCatalogs(t *testing.T) {
 	r.Refresh(nil)
 	if n, _ := lake.cache.size(); n != 0 {
 		t.Errorf("%d tables cached after Refresh of all", n)
+	}
+}
+
+func TestAConfinedTableOpensWithTheKnownSize(t *testing.T) {
+	t.Parallel()
+	d, err := NewDirectory(warehouse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := d.LoadTable(context.Background(), Identifier{"sales", "orders"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counted := fileiotest.NewCounting(fileio.NewResolver())
+	cio := confinedIO{base: counted, c: tbl.ForCaller(func(Identifier) bool { return true }).confine}
+	f, err := cio.OpenSized(context.Background(), tbl.MetadataLocation, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if f.Size() != 7 || counted.SizedOpens()[tbl.MetadataLocation] != 1 || len(counted.Opens()) > 0 {
+		t.Errorf("a confined sized open reached its base as %v sized, %v unsized", counted.SizedOpens(), counted.Opens())
+	}
+	if _, err := cio.OpenSized(context.Background(), "/etc/passwd", 10); !errors.Is(err, ErrOutsideWarehouse) {
+		t.Errorf("a sized open outside the warehouse: %v", err)
 	}
 }
