@@ -1,8 +1,9 @@
 package main
 
 import (
+	"errors"
 	"flag"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -130,18 +131,7 @@ func TestServeSectionSetsFlagsTheCommandLineLeaves(t *testing.T) {
 func TestAMissingConfigFileIsAnError(t *testing.T) {
 	t.Parallel()
 	_, err := loadConfig(filepath.Join(t.TempDir(), "none.yaml"), nil)
-	if !os.IsNotExist(unwrapAll(err)) {
+	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("loadConfig of a missing file: %v", err)
-	}
-}
-
-func unwrapAll(err error) error {
-	for {
-		type wrapper interface{ Unwrap() error }
-		w, ok := err.(wrapper)
-		if !ok {
-			return err
-		}
-		err = w.Unwrap()
 	}
 }

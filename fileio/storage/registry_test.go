@@ -36,6 +36,16 @@ func (s *fakeStore) backend() fileio.Backend {
 	}}
 }
 
+// localFile writes text to a file in dir and returns its path.
+func localFile(t *testing.T, dir, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, text+".txt")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func read(t *testing.T, fio fileio.FileIO, location string) (string, error) {
 	t.Helper()
 	b, err := fileio.ReadAll(context.Background(), fio, location, 0)
@@ -84,11 +94,7 @@ func TestPropertyKeysDoNotCollide(t *testing.T) {
 
 func TestLocationsGoToTheirScheme(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	local := filepath.Join(dir, "f.txt")
-	if err := os.WriteFile(local, []byte("local"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	local := localFile(t, t.TempDir(), "local")
 	var store fakeStore
 	ctx := context.Background()
 	fio, err := New(WithBackends(store.backend())).ForProperties(ctx, fileio.Properties{"fake.endpoint": "e"})
@@ -135,11 +141,7 @@ func TestABackEndIsBuiltOnItsFirstLocation(t *testing.T) {
 
 func TestABackEndThatCannotBeBuiltFailsOnlyItsSchemesAndIsTriedAgain(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	local := filepath.Join(dir, "f.txt")
-	if err := os.WriteFile(local, []byte("local"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	local := localFile(t, t.TempDir(), "local")
 	var store fakeStore
 	store.fail.Store(true)
 	const secret = "s3cr3t-value"
@@ -163,14 +165,7 @@ func TestABackEndThatCannotBeBuiltFailsOnlyItsSchemesAndIsTriedAgain(t *testing.
 func TestLocalFileSystemOptions(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	inside := filepath.Join(dir, "in.txt")
-	if err := os.WriteFile(inside, []byte("in"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	outside := filepath.Join(t.TempDir(), "out.txt")
-	if err := os.WriteFile(outside, []byte("out"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	inside, outside := localFile(t, dir, "in"), localFile(t, t.TempDir(), "out")
 	confined, err := fileio.NewLocalWithin(dir)
 	if err != nil {
 		t.Fatal(err)
