@@ -174,7 +174,7 @@ func serveUsage(fs *flag.FlagSet) func() {
 			to.Var(f.Value, f.Name, f.Usage)
 			to.Lookup(f.Name).DefValue = f.DefValue // as declared, not as parsed so far
 		})
-		fmt.Fprintln(out, "usage: flightd serve --warehouse DIR [flags]\n\nrequired (unless --role worker):")
+		fmt.Fprintln(out, "usage: flightd serve --warehouse DIR [flags]\n       flightd serve --config FILE [flags]\n\nrequired (unless --role worker, or --config names catalogs):")
 		first.SetOutput(out)
 		first.PrintDefaults()
 		fmt.Fprintln(out, "\nflags:")
