@@ -86,6 +86,10 @@ type Catalog interface {
 type Table struct {
 	// Identifier is the table's name in its catalog.
 	Identifier Identifier
+	// Catalog names the mounted catalog (see Registry) the table came
+	// from, whose storage profile reads its files; "" for a catalog
+	// served alone.
+	Catalog string
 	// MetadataLocation is the current metadata file that was read.
 	MetadataLocation string
 	// Metadata is the parsed current metadata.

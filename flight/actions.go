@@ -234,7 +234,7 @@ func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
 		return []byte(`{"refreshed": true}`), nil
 	}
 	// A caller limited to some namespaces refreshes only their tables.
-	ids, err := s.catalog.ListTables(ctx)
+	ids, _, err := s.listTables(ctx)
 	if err != nil {
 		return nil, err
 	}

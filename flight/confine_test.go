@@ -93,25 +93,40 @@ func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
 	intoA := catalog.WithRules(fileio.Rule{From: tripsRecorded, To: aFolder})
 	onlyB := &Principal{Name: "b-reader", Namespaces: []string{"b"}}
 	both := &Principal{Name: "ab-reader", Namespaces: []string{"a", "b"}}
+	// Mounted as catalog "lake", the tables are lake.a.trips and
+	// lake.b.trips, and grants name them so.
+	onlyLakeB := &Principal{Name: "lake-b-reader", Namespaces: []string{"lake.b", "a"}}
+	lake := &Principal{Name: "lake-reader", Namespaces: []string{"lake"}}
 	cases := []struct {
 		name      string
 		rules     []catalog.Option
 		principal *Principal // nil: authentication off
+		mounted   bool       // the warehouse mounted as catalog lake
 		want      codes.Code
 		wantErr   string
 	}{
-		{"b's reader may not read a's files", []catalog.Option{intoA}, onlyB, codes.PermissionDenied, "may not read"},
-		{"a reader of a and b may", []catalog.Option{intoA}, both, codes.OK, ""},
-		{"without authentication every table may be read", []catalog.Option{intoA}, nil, codes.OK, ""},
-		{"files outside the warehouse are refused to anyone", nil, both, codes.PermissionDenied, "outside the warehouse"},
-		{"files outside the warehouse are refused without authentication", nil, nil, codes.PermissionDenied, "outside the warehouse"},
+		{"mounted, lake.b's reader may not read lake.a's files", []catalog.Option{intoA}, onlyLakeB, true, codes.PermissionDenied, "may not read"},
+		{"mounted, a reader of the whole catalog may", []catalog.Option{intoA}, lake, true, codes.OK, ""},
+		{"b's reader may not read a's files", []catalog.Option{intoA}, onlyB, false, codes.PermissionDenied, "may not read"},
+		{"a reader of a and b may", []catalog.Option{intoA}, both, false, codes.OK, ""},
+		{"without authentication every table may be read", []catalog.Option{intoA}, nil, false, codes.OK, ""},
+		{"files outside the warehouse are refused to anyone", nil, both, false, codes.PermissionDenied, "outside the warehouse"},
+		{"files outside the warehouse are refused without authentication", nil, nil, false, codes.PermissionDenied, "outside the warehouse"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			cat, err := catalog.NewDirectory(root, tc.rules...)
+			dir, err := catalog.NewDirectory(root, tc.rules...)
 			if err != nil {
 				t.Fatal(err)
+			}
+			var cat catalog.Catalog = dir
+			path := []string{"b", "trips"}
+			if tc.mounted {
+				if cat, err = catalog.NewRegistry(map[string]catalog.Catalog{"lake": dir}); err != nil {
+					t.Fatal(err)
+				}
+				path = append([]string{"lake"}, path...)
 			}
 			data := &countingIO{base: fileio.NewResolver()}
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -126,7 +141,7 @@ func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
 				ctx = withPrincipal(ctx, tc.principal)
 			}
 			svc := NewService(cat, reader.New(data, reader.WithAllocator(mem)), testSigner(t, 7), append(opts, WithAllocator(mem))...)
-			info, err := svc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"b", "trips"}})
+			info, err := svc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: path})
 			if status.Code(err) != tc.want {
 				t.Fatalf("GetFlightInfo = %v, want %v", err, tc.want)
 			}

@@ -89,7 +89,9 @@ func codeOf(err error) codes.Code {
 		return codes.Unauthenticated
 	case errors.Is(err, errTicketInvalid), errors.Is(err, errNotAuthorized),
 		errors.Is(err, catalog.ErrOutsideWarehouse), errors.Is(err, catalog.ErrOtherTable),
-		errors.Is(err, fileio.ErrOutsideRoot):
+		errors.Is(err, fileio.ErrOutsideRoot), errors.Is(err, fileio.ErrPermissionDenied):
+		// Storage that refused its credentials: the message names the bucket
+		// and the credential source, which a back end wraps, never a secret.
 		return codes.PermissionDenied
 	case errors.Is(err, errNotYet), errors.Is(err, planner.ErrUnsupported), errors.Is(err, reader.ErrUnsupported),
 		errors.Is(err, iceberg.ErrUnsupportedVersion), errors.Is(err, fileio.ErrUnsupportedScheme):
@@ -105,7 +107,7 @@ func codeOf(err error) codes.Code {
 		return codes.Unavailable
 	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask),
 		errors.Is(err, reader.ErrCorruptFile), errors.Is(err, reader.ErrCorruptDeletionVector),
-		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular):
+		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular), errors.Is(err, errNoProfile):
 		// Metadata or data files that break the spec are the table's fault,
 		// not a bug here, and retrying will not help.
 		return codes.FailedPrecondition

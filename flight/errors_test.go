@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/reader"
 )
@@ -33,6 +34,10 @@ func TestCallErrorCodes(t *testing.T) {
 		{"a status wrapped by the layers below keeps its code", live, fmt.Errorf("write: %w", status.Error(codes.Unavailable, "transport is closing")), codes.Unavailable},
 		{"a panic is Internal", live, panicked, codes.Internal},
 		{"a panic stays Internal after the client left", gone, panicked, codes.Internal},
+		{"storage that refuses its credentials is PermissionDenied", live, fmt.Errorf("table db.t: open s3://b/d.parquet: %w", fileio.ErrPermissionDenied), codes.PermissionDenied},
+		{"a storage outage is Unavailable", live, fmt.Errorf("table db.t: read s3://b/d.parquet: %w", fileio.ErrUnavailable), codes.Unavailable},
+		{"a missing object is NotFound", live, fmt.Errorf("table db.t: open s3://b/d.parquet: %w", fileio.ErrNotFound), codes.NotFound},
+		{"a refused read of a corrupt-looking file stays PermissionDenied", live, fmt.Errorf("table db.t: %w", errors.Join(reader.ErrCorruptFile, fileio.ErrPermissionDenied)), codes.PermissionDenied},
 		{"an unknown error is Internal", live, errors.New("something"), codes.Internal},
 	}
 	for _, tt := range tests {

@@ -21,8 +21,9 @@ import (
 
 // TestStorageErrorsEndTheStreamWithAnActionableCode checks what a client
 // sees when storage fails after planning: NotFound when a data file is gone
-// (say, expired with its snapshot), Unavailable when storage is down, and
-// the file named either way.
+// (say, expired with its snapshot), Unavailable when storage is down,
+// PermissionDenied when it refuses the credentials, and the file named
+// every way.
 func TestStorageErrorsEndTheStreamWithAnActionableCode(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -41,6 +42,12 @@ func TestStorageErrorsEndTheStreamWithAnActionableCode(t *testing.T) {
 			}
 			return nil
 		}, codes.Unavailable},
+		{"storage refuses the credentials", func(loc string, read int64) error {
+			if read < 0 && strings.HasSuffix(loc, ".parquet") {
+				return fmt.Errorf("open %s: bucket b, static keys from s3.access-key-id: %w", loc, fileio.ErrPermissionDenied)
+			}
+			return nil
+		}, codes.PermissionDenied},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -40,9 +40,11 @@ type Service struct {
 	catalog catalog.Catalog
 	planner *planner.Planner
 	reader  *reader.Reader
-	signer  *Signer
-	mem     memory.Allocator
-	log     *slog.Logger
+	// profiles are the readers of the storage profiles tickets name.
+	profiles map[string]*reader.Reader
+	signer   *Signer
+	mem      memory.Allocator
+	log      *slog.Logger
 
 	role      Role
 	workers   *Workers
@@ -95,8 +97,19 @@ func WithLimits(maxStreams, maxPlans int) Option {
 	}
 }
 
+// WithProfileReaders sets the reader of each storage profile, by the name
+// of the mounted catalog (catalog.Registry) whose storage it reads: a
+// ticket of a mounted catalog's table reads its files with that catalog's
+// reader, and one naming a profile this service lacks is refused. The
+// readers of a coordinator and its workers must come from one
+// configuration.
+func WithProfileReaders(readers map[string]*reader.Reader) Option {
+	return func(s *Service) { s.profiles = readers }
+}
+
 // NewService returns a Service that serves cat's tables, reads files with
-// rd and signs tickets with signer.
+// rd (and those of mounted catalogs with their profiles' readers, see
+// WithProfileReaders) and signs tickets with signer.
 func NewService(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...Option) *Service {
 	s := &Service{catalog: cat, reader: rd, signer: signer, planner: planner.New(),
 		mem: memory.DefaultAllocator, log: slog.Default(),
@@ -124,7 +137,14 @@ func (s *Service) loadTable(ctx context.Context, name string) (*catalog.Table, e
 		return nil, s.tableHint(ctx, id, err)
 	}
 	// The caller's view: no file of a table it may not read is opened.
-	return tbl.ForCaller(s.auth.access(ctx)), nil
+	// A mounted catalog names its tables without its own name, which the
+	// caller's grants start with.
+	access := s.auth.access(ctx)
+	if access != nil && tbl.Catalog != "" {
+		grants := access
+		access = func(id catalog.Identifier) bool { return grants(append(catalog.Identifier{tbl.Catalog}, id...)) }
+	}
+	return tbl.ForCaller(access), nil
 }
 
 // authorizeTicket checks that the caller may read a ticket's table.
@@ -216,7 +236,7 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 		call.SetSnapshotID(plan.Snapshot.SnapshotID)
 	}
 	call.SetFiles(plan.Stats.DataFiles)
-	info, err := s.planInfo(desc, plan, tbl.Recorded)
+	info, err := s.planInfo(desc, plan, planSource{recorded: tbl.Recorded, profile: tbl.Catalog})
 	if err != nil {
 		return nil, err
 	}
@@ -224,10 +244,18 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 	return info, nil
 }
 
+// planSource is what a plan's tickets take from the table it was planned
+// on.
+type planSource struct {
+	// recorded names a file as the table's metadata records it.
+	recorded func(string) string
+	// profile is the storage profile that reads the table's files.
+	profile string
+}
+
 // buildInfo builds the FlightInfo of a plan on head (its schema and
-// descriptor) and measures it for planInfo; recorded names files as the
-// table's metadata records them.
-func (s *Service) buildInfo(head *flight.FlightInfo, plan *planner.Plan, schemas ticketSchemas, recorded func(string) string) (*flight.FlightInfo, infoSize, error) {
+// descriptor) and measures it for planInfo.
+func (s *Service) buildInfo(head *flight.FlightInfo, plan *planner.Plan, schemas ticketSchemas, src planSource) (*flight.FlightInfo, infoSize, error) {
 	info := &flight.FlightInfo{
 		Schema:           head.Schema,
 		FlightDescriptor: head.FlightDescriptor,
@@ -246,7 +274,7 @@ func (s *Service) buildInfo(head *flight.FlightInfo, plan *planner.Plan, schemas
 	sizes := make([]endpointSize, len(plan.Endpoints))
 	if plan.Stats.Tasks < parallelEndpointTasks {
 		for i, ep := range plan.Endpoints {
-			if info.Endpoint[i], sizes[i], err = s.endpoint(plan, schemas, ep, recorded); err != nil {
+			if info.Endpoint[i], sizes[i], err = s.endpoint(plan, schemas, ep, src); err != nil {
 				return nil, infoSize{}, err
 			}
 		}
@@ -256,7 +284,7 @@ func (s *Service) buildInfo(head *flight.FlightInfo, plan *planner.Plan, schemas
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, ep := range plan.Endpoints {
 		g.Go(panics.Func("table "+plan.Table+": build endpoint", func() error {
-			fe, size, err := s.endpoint(plan, schemas, ep, recorded)
+			fe, size, err := s.endpoint(plan, schemas, ep, src)
 			info.Endpoint[i], sizes[i] = fe, size
 			return err
 		}))
@@ -310,9 +338,9 @@ func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
 }
 
 // endpoint builds the signed endpoint of ep and measures it. Its
-// app_metadata names files by recorded, as the table's metadata does, never
-// by the server's paths.
-func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, recorded func(string) string) (*flight.FlightEndpoint, endpointSize, error) {
+// app_metadata names files as the table's metadata does, never by the
+// server's paths.
+func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, src planSource) (*flight.FlightEndpoint, endpointSize, error) {
 	t := &iceflightv1.Ticket{
 		Table:              plan.Table,
 		MetadataLocation:   plan.MetadataLocation,
@@ -324,6 +352,7 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		Tasks:              ep.Tasks,
 		FormatVersion:      int32(plan.FormatVersion),
 		Limit:              plan.Limit,
+		StorageProfile:     src.profile,
 	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
 	seen := make(map[string]bool, len(ep.Tasks))
@@ -334,7 +363,7 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		seen[task.Path] = true
 		md.FileCount++
 		if len(md.Files) < maxListedFiles {
-			md.Files = append(md.Files, recorded(task.Path))
+			md.Files = append(md.Files, src.recorded(task.Path))
 		}
 	}
 	appMD, err := json.Marshal(md)
@@ -401,8 +430,10 @@ func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*a
 
 // ListFlights lists every table with its schema and estimated rows. A table
 // whose metadata cannot be read is logged and left out rather than failing
-// the whole listing. It loads every table's metadata, so it takes a
-// planning slot like GetFlightInfo.
+// the whole listing, and so are the tables of a mounted catalog that cannot
+// list them (down, a 500): the stream's trailer says which catalogs failed
+// and why (see listFailures). It loads every table's metadata, so it takes
+// a planning slot like GetFlightInfo.
 func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_ListFlightsServer) (err error) {
 	ctx := stream.Context()
 	defer s.endCall(ctx, &err)
@@ -416,9 +447,12 @@ func (s *Service) ListFlights(_ *flight.Criteria, stream flight.FlightService_Li
 		return err
 	}
 	defer release()
-	ids, err := s.catalog.ListTables(ctx)
+	ids, failed, err := s.listTables(ctx)
 	if err != nil {
 		return err
+	}
+	if len(failed) > 0 {
+		stream.SetTrailer(failedCatalogs(failed))
 	}
 	if ids, err = s.auth.readable(ctx, ids); err != nil {
 		return err
@@ -494,6 +528,10 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	call.SetTable(t.Table)
 	call.SetSnapshotID(t.SnapshotId)
 	call.SetFiles(len(t.Tasks))
+	rd, err := s.readerFor(t)
+	if err != nil {
+		return err
+	}
 	if err := expandTicket(t); err != nil {
 		return err
 	}
@@ -535,7 +573,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		return nil
 	}))
 	for _, task := range t.Tasks {
-		err := s.reader.Read(ctx, scan, task, emit)
+		err := rd.Read(ctx, scan, task, emit)
 		if errors.Is(err, errLimitReached) {
 			break
 		}
@@ -546,6 +584,22 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	}
 	return w.Close()
 }
+
+// readerFor returns the reader of the storage profile ticket t names.
+func (s *Service) readerFor(t *iceflightv1.Ticket) (*reader.Reader, error) {
+	if t.StorageProfile == "" {
+		return s.reader, nil
+	}
+	if rd, ok := s.profiles[t.StorageProfile]; ok {
+		return rd, nil
+	}
+	return nil, fmt.Errorf("%w: table %s: its ticket reads with the storage of catalog %q, which this server is not configured with; "+
+		"start every process with the coordinator's --config", errNoProfile, t.Table, t.StorageProfile)
+}
+
+// errNoProfile is a ticket whose storage profile this server lacks: a
+// deployment whose processes disagree on their configuration.
+var errNoProfile = errors.New("unknown storage profile")
 
 // errLimitReached stops a read once a ticket's row limit is served.
 var errLimitReached = errors.New("row limit reached")

@@ -20,8 +20,10 @@ func (s *Service) tableHint(ctx context.Context, id catalog.Identifier, err erro
 	if !errors.Is(err, catalog.ErrTableNotFound) {
 		return err
 	}
+	// A mounted catalog that cannot list leaves the others' tables to
+	// suggest.
 	ids, lerr := s.catalog.ListTables(ctx)
-	if lerr != nil {
+	if lerr != nil && len(ids) == 0 {
 		return err
 	}
 	if ids, lerr = s.auth.readable(ctx, ids); lerr != nil || len(ids) == 0 {

@@ -42,7 +42,7 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 		key := cacheKey("list", t.Name, mapped, snap.SnapshotID)
 		v, hit, err := p.cache.get(ctx, key, func(ctx context.Context) (any, int64, error) {
 			var mfs []iceberg.ManifestFile
-			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, p.maxManifest, func(data []byte) error {
+			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, -1, p.maxManifest, func(data []byte) error {
 				var err error
 				if mfs, err = iceberg.ReadManifestList(bytes.NewReader(data), t.Metadata.FormatVersion, snap); err != nil {
 					return fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
@@ -187,7 +187,7 @@ func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile
 			cols = prev.(*decodedManifest).metrics.Union(metrics)
 		}
 		var entries []iceberg.ManifestEntry
-		err := readFile(ctx, t.IO, "manifest", mf.Path, p.maxManifest, func(data []byte) error {
+		err := readFile(ctx, t.IO, "manifest", mf.Path, mf.Length, p.maxManifest, func(data []byte) error {
 			var err error
 			if entries, err = iceberg.ReadManifest(bytes.NewReader(data), mf, partitionType(t.Metadata, spec), iceberg.WithMetrics(cols)); err != nil {
 				return fmt.Errorf("manifest %s: %w", mf.Path, err)
@@ -226,19 +226,25 @@ const DefaultMaxManifestBytes = 256 << 20
 func WithMaxManifestBytes(n int64) Option { return func(p *Planner) { p.maxManifest = n } }
 
 // readFile reads a whole manifest or manifest list, of at most limit bytes,
-// and hands its bytes to decode. A plan reads thousands of these files, decoding copies what it
+// and hands its bytes to decode. length is the file's size as the manifest
+// list records it (manifest_length), which spares the store a HEAD or stat
+// request; 0 or less (a v1 list may not record it, and a snapshot does
+// not record its manifest list's) asks the store. A plan reads thousands of these files, decoding copies what it
 // keeps, and a buffer of the file's size is read in one call: the buffers
 // are pooled, which spares a cold plan of a large table tens of megabytes
 // of fresh memory.
 //
 // Errors opening or reading the file are wrapped with kind ("manifest");
 // decode's are returned as they are.
-func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, limit int64, decode func([]byte) error) (err error) {
+func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, length, limit int64, decode func([]byte) error) (err error) {
 	// Cached loads run on the cache's goroutine, beyond the recover of the
 	// planning worker that asked: a panic is caught here, where the file
 	// is named as its table records it.
 	defer panics.Recover(&err, "read "+kind+" "+location)
-	f, err := fio.Open(ctx, location)
+	if length <= 0 {
+		length = -1
+	}
+	f, err := fileio.OpenSized(ctx, fio, location, length)
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
@@ -112,6 +113,13 @@ func oracleScanIn(t *testing.T, dir, table string) (*iceberg.Schema, []string) {
 // returns its canonical rows, the oracle's rows and the tasks read.
 func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*iceflightv1.Task) {
 	t.Helper()
+	return readCorpusTableWith(t, table, func(fio fileio.FileIO) fileio.FileIO { return fio })
+}
+
+// readCorpusTableWith is readCorpusTable with the reader's FileIO the
+// table's, wrapped by wrap.
+func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO) (got, want []string, tasks []*iceflightv1.Task) {
+	t.Helper()
 	wh := corpusWarehouse(t)
 	tbl, err := wh.LoadTable(context.Background(), catalog.Identifier{table})
 	if err != nil {
@@ -124,7 +132,7 @@ func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*i
 	}
 	tasks, eq := corpusTasks(t, tbl, schema)
 	mem := checkedAlloc(t)
-	r := New(tbl.IO, WithAllocator(mem), WithBatchSize(500), WithValidation(true))
+	r := New(wrap(tbl.IO), WithAllocator(mem), WithBatchSize(500), WithValidation(true))
 	scan := Scan{Schema: schema, NameMapping: mapping, EqualitySchema: eq}
 	for _, task := range tasks {
 		err := r.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {

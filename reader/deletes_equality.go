@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
@@ -262,7 +263,7 @@ func (r *Reader) unionSet(ctx context.Context, keys []string, sets []*keySet) (*
 
 // loadEqualitySet reads the key tuples of equality delete file d.
 func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, schema *iceberg.Schema, paths []keyPath) (*keySet, error) {
-	f, err := r.fio.Open(ctx, d.GetPath())
+	f, err := fileio.OpenSized(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()))
 	if err != nil {
 		return nil, fmt.Errorf("open equality delete file %s: %w", d.GetPath(), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
@@ -30,7 +31,7 @@ var positionDeleteSchema = iceberg.NewSchema(0,
 // loadPositionDeletes reads the positions that delete file d deletes from
 // the data file recorded as target.
 func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, target string) (*roaring64.Bitmap, error) {
-	f, err := r.fio.Open(ctx, d.GetPath())
+	f, err := fileio.OpenSized(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()))
 	if err != nil {
 		return nil, fmt.Errorf("open position delete file %s: %w", d.GetPath(), err)
 	}

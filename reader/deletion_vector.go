@@ -47,7 +47,7 @@ func (r *Reader) loadDeletionVector(ctx context.Context, d *iceflightv1.DeleteFi
 	if err := fileio.CheckSize(fmt.Sprintf("deletion vector in %s at offset %d", d.GetPath(), off), size, r.maxRead); err != nil {
 		return nil, err
 	}
-	f, err := r.fio.Open(ctx, d.GetPath())
+	f, err := fileio.OpenSized(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()))
 	if err != nil {
 		return nil, fmt.Errorf("open deletion vector file %s: %w", d.GetPath(), err)
 	}

@@ -165,7 +165,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := r.fio.Open(ctx, task.GetPath())
+	f, err := fileio.OpenSized(ctx, r.fio, task.GetPath(), knownSize(task.GetFileSize()))
 	if err != nil {
 		return fmt.Errorf("open data file %s: %w", task.GetPath(), err)
 	}
@@ -189,6 +189,18 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 	}
 	defer src.close()
 	return r.run(ctx, scan, plan, src, emit)
+}
+
+// knownSize returns a file size recorded in metadata (a manifest's
+// file_size_in_bytes) as fileio.OpenSized takes it: a recorded size saves
+// the HEAD or stat request that would ask the store, and 0, which no data
+// or delete file can be and which an unset ticket field reads as, means
+// the store is asked.
+func knownSize(recorded int64) int64 {
+	if recorded > 0 {
+		return recorded
+	}
+	return -1
 }
 
 // checkFormat rejects a file format that no source reads.

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
+	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,6 +31,7 @@ import (
 
 // serveConfig holds the flags of "flightd serve".
 type serveConfig struct {
+	configFile     string
 	warehouse      string
 	allowRoots     folderList
 	listen         string
@@ -56,10 +60,15 @@ type serveConfig struct {
 	maxRead        int64
 	validate       bool
 	batchRows      int
+
+	// catalogs are the catalogs of --config and the environment, by name;
+	// none when --warehouse serves one directory alone.
+	catalogs map[string]fileio.Properties
 }
 
 func (c *serveConfig) flags(fs *flag.FlagSet) {
-	fs.StringVar(&c.warehouse, "warehouse", "", "`DIR` of the warehouse: every folder below it with a metadata/ folder is a table (required unless --role worker)")
+	fs.StringVar(&c.warehouse, "warehouse", "", "`DIR` of the warehouse: every folder below it with a metadata/ folder is a table (required unless --role worker or --config names catalogs)")
+	fs.StringVar(&c.configFile, "config", "", "`FILE` of catalogs (PyIceberg's property names; tables are named CATALOG.NAMESPACE.TABLE) and serve flags, as the README's Configuration section says; ICEFLIGHT_CATALOG__NAME__PROP variables add to it")
 	fs.Var(&c.allowRoots, "allow-root", "`DIR` beyond the warehouse that tables may read files from (write.data.path elsewhere); repeatable. A worker given it, or --warehouse, reads only below them")
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:8815", "`HOST:PORT` to listen on; a non-loopback address needs --tokens, --users or --insecure-listen")
 	fs.StringVar(&c.role, "role", "all", "`ROLE`: all (plan and stream), coordinator (plan, place endpoints on --workers) or worker (redeem tickets only)")
@@ -99,8 +108,10 @@ func (c *serveConfig) check() (flight.Role, error) {
 		return 0, usageError{"--role: " + err.Error()}
 	}
 	switch {
-	case role != flight.RoleWorker && c.warehouse == "":
-		return 0, usageError{"--warehouse is required"}
+	case role != flight.RoleWorker && c.warehouse == "" && len(c.catalogs) == 0:
+		return 0, usageError{"--warehouse (or --config with catalogs) is required"}
+	case c.warehouse != "" && len(c.catalogs) > 0:
+		return 0, usageError{fmt.Sprintf("give --warehouse or catalogs (%s) in --config or the environment, not both", strings.Join(slices.Sorted(maps.Keys(c.catalogs)), ", "))}
 	case role == flight.RoleCoordinator && c.workers == "":
 		return 0, usageError{"--role coordinator needs --workers"}
 	case role == flight.RoleWorker && c.workers != "":
@@ -163,7 +174,7 @@ func serveUsage(fs *flag.FlagSet) func() {
 			to.Var(f.Value, f.Name, f.Usage)
 			to.Lookup(f.Name).DefValue = f.DefValue // as declared, not as parsed so far
 		})
-		fmt.Fprintln(out, "usage: flightd serve --warehouse DIR [flags]\n\nrequired (unless --role worker):")
+		fmt.Fprintln(out, "usage: flightd serve --warehouse DIR [flags]\n       flightd serve --config FILE [flags]\n\nrequired (unless --role worker, or --config names catalogs):")
 		first.SetOutput(out)
 		first.PrintDefaults()
 		fmt.Fprintln(out, "\nflags:")
@@ -184,6 +195,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
 	}
+	fc, err := loadConfig(cfg.configFile, os.Environ())
+	if err != nil {
+		return err
+	}
+	if err := applyServe(fs, fc.serve); err != nil {
+		return err
+	}
+	cfg.catalogs = fc.catalogs
 	role, err := cfg.check()
 	if err != nil {
 		return err
@@ -219,7 +238,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if role == flight.RoleWorker {
 		fmt.Fprintf(stdout, "iceflight %s worker on %s://%s\n", buildVersion(), scheme, lis.Addr())
 	} else {
-		fmt.Fprintf(stdout, "iceflight %s serving %d tables from %s on %s://%s\n", buildVersion(), p.tables, cfg.warehouse, scheme, lis.Addr())
+		fmt.Fprintf(stdout, "iceflight %s serving %d tables from %s on %s://%s\n", buildVersion(), p.tables, cfg.source(), scheme, lis.Addr())
 		// The command a newcomer can paste needs no pyarrow of their own:
 		// the iceflight CLI comes with it (make run installs it in .venv).
 		fmt.Fprintf(stdout, "list the tables: iceflight --server %s://%s tables   (the CLI of clients/python: pip install ./clients/python; make run puts it in .venv/bin)\n", scheme, lis.Addr())
@@ -280,25 +299,15 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if err != nil {
 		return nil, err
 	}
-	var cat catalog.Catalog
-	if role != flight.RoleWorker {
-		dir, err := catalog.NewDirectory(cfg.warehouse, catalog.WithRefreshInterval(cfg.refresh),
-			catalog.WithMaxMetadataBytes(cfg.maxMetadata), catalog.WithMetadataCacheBytes(cfg.metaCacheBytes),
-			catalog.WithAllowedRoots(cfg.allowRoots...))
-		if err != nil {
-			return nil, fmt.Errorf("warehouse: %w", err)
-		}
-		tables, err := dir.ListTables(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("warehouse: %w", err)
-		}
-		cat, p.tables = dir, len(tables)
-		if len(tables) == 0 {
-			// Not an error (tables may be written later), but most often a
-			// wrong path: say so before the first call finds nothing.
-			log.Warn("the warehouse holds no table: no folder below it has a metadata/ folder", "warehouse", cfg.warehouse)
-		}
+	rdOpts := []reader.Option{reader.WithMaxReadBytes(cfg.maxRead), reader.WithBatchSize(cfg.batchRows)}
+	if cfg.validate {
+		rdOpts = append(rdOpts, reader.WithValidation(true))
 	}
+	src, err := openTables(ctx, cfg, role, log, rdOpts)
+	if err != nil {
+		return nil, err
+	}
+	p.tables = src.tables
 	creds, err := cfg.tls.server()
 	if err != nil {
 		return nil, err
@@ -367,16 +376,10 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		stream = append(stream, auth.StreamInterceptor())
 		opts = append(opts, flight.WithAuthenticator(auth))
 	}
-	dataIO, err := readerIO(cfg)
-	if err != nil {
-		return nil, err
+	if len(src.profiles) > 0 {
+		opts = append(opts, flight.WithProfileReaders(src.profiles))
 	}
-	rdOpts := []reader.Option{reader.WithMaxReadBytes(cfg.maxRead), reader.WithBatchSize(cfg.batchRows)}
-	if cfg.validate {
-		rdOpts = append(rdOpts, reader.WithValidation(true))
-	}
-	rd := reader.New(dataIO, rdOpts...)
-	svc := flight.NewService(cat, rd, signer, opts...)
+	svc := flight.NewService(src.catalog, src.reader, signer, opts...)
 
 	p.draining = make(chan struct{})
 	serverOpts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
@@ -390,30 +393,6 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	p.health.SetServingStatus(flightServiceName, healthpb.HealthCheckResponse_SERVING)
 	reflection.Register(p.grpc)
 	return p, nil
-}
-
-// readerIO returns the FileIO that streams read data and delete files
-// with. The coordinator checked every path of a ticket against the table's
-// roots and the caller's grants before signing it, and a client cannot
-// change a path without breaking the signature, so a worker may trust
-// them; it has no catalog to tell one table's folder from another's
-// anyway. Given the roots (--warehouse, --allow-root) it confines its
-// reads to them all the same, so that a symlink swapped in after the plan,
-// or a leaked ticket key, reaches nothing outside them; --role all always
-// has them.
-func readerIO(cfg serveConfig) (fileio.FileIO, error) {
-	roots := append([]string(nil), cfg.allowRoots...)
-	if cfg.warehouse != "" {
-		roots = append(roots, cfg.warehouse)
-	}
-	if len(roots) == 0 {
-		return fileio.NewResolver(), nil
-	}
-	local, err := fileio.NewLocalWithin(roots...)
-	if err != nil {
-		return nil, usageError{"--allow-root: " + err.Error()}
-	}
-	return fileio.NewResolver(fileio.WithScheme("", local), fileio.WithScheme("file", local)), nil
 }
 
 // folderList is a repeatable flag of folders.

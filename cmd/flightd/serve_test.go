@@ -38,6 +38,7 @@ type server struct {
 	addr   string
 	stop   context.CancelFunc
 	done   chan int
+	stdout *lockedWriter
 	stderr *lockedWriter
 }
 
@@ -49,14 +50,17 @@ func startServe(t *testing.T, args ...string) *server {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	errw := &lockedWriter{w: &strings.Builder{}}
-	s := &server{stop: cancel, done: make(chan int, 1), stderr: errw}
+	outw := &lockedWriter{w: &strings.Builder{}}
+	s := &server{stop: cancel, done: make(chan int, 1), stdout: outw, stderr: errw}
 	go func() {
 		code := run(ctx, append([]string{"serve", "--log-level", "warn"}, args...), pw, errw)
 		pw.Close()
 		s.done <- code
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	go io.Copy(io.Discard, pr)
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	outw.Write([]byte(line))
+	go io.Copy(outw, br)
 	m := addrLine.FindStringSubmatch(line)
 	if m == nil {
 		cancel()

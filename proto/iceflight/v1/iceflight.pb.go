@@ -664,9 +664,15 @@ type Ticket struct {
 	PathPrefix string `protobuf:"bytes,14,opt,name=path_prefix,json=pathPrefix,proto3" json:"path_prefix,omitempty"`
 	// residuals are the distinct residual filters of the tasks, which name
 	// them by residual_index.
-	Residuals     []string `protobuf:"bytes,15,rep,name=residuals,proto3" json:"residuals,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Residuals []string `protobuf:"bytes,15,rep,name=residuals,proto3" json:"residuals,omitempty"`
+	// storage_profile names the storage profile that reads the tasks'
+	// files: the mounted catalog the table came from, whose storage
+	// properties a worker started with the same configuration holds too.
+	// Empty when the server serves one catalog alone (--warehouse). It names
+	// a profile, never holds a credential: a ticket is signed, not secret.
+	StorageProfile string `protobuf:"bytes,16,opt,name=storage_profile,json=storageProfile,proto3" json:"storage_profile,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -797,6 +803,13 @@ func (x *Ticket) GetResiduals() []string {
 	return nil
 }
 
+func (x *Ticket) GetStorageProfile() string {
+	if x != nil {
+		return x.StorageProfile
+	}
+	return ""
+}
+
 // SignedTicket is the ticket bytes a client holds: a serialized Ticket and
 // an HMAC-SHA256 over the key id and the payload.
 type SignedTicket struct {
@@ -922,7 +935,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\x9d\x04\n" +
+	"\r_first_row_id\"\xc6\x04\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -941,7 +954,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJson\x12\x1f\n" +
 	"\vpath_prefix\x18\x0e \x01(\tR\n" +
 	"pathPrefix\x12\x1c\n" +
-	"\tresiduals\x18\x0f \x03(\tR\tresidualsJ\x04\b\x06\x10\a\"Q\n" +
+	"\tresiduals\x18\x0f \x03(\tR\tresiduals\x12'\n" +
+	"\x0fstorage_profile\x18\x10 \x01(\tR\x0estorageProfileJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
