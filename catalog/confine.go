@@ -269,6 +269,17 @@ func (f confinedIO) Open(ctx context.Context, location string) (fileio.File, err
 	return f.base.Open(ctx, location)
 }
 
+// OpenSized opens location with its known size, if the confinement allows
+// it, so that manifests and data files cost no metadata request.
+func (f confinedIO) OpenSized(ctx context.Context, location string, size int64) (fileio.File, error) {
+	if err := f.c.check(location); err != nil {
+		return nil, fmt.Errorf("open %s: %w", location, err)
+	}
+	return fileio.OpenSized(ctx, f.base, location, size)
+}
+
+var _ fileio.SizedOpener = confinedIO{}
+
 // ForCaller returns a copy of t that reads for a caller whose access says
 // which tables it may read: its IO and CheckFile refuse files in the folder
 // of a table the caller may not read. Tables of catalogs without folders

@@ -19,16 +19,16 @@ func openDirectory(ctx context.Context, name string, props fileio.Properties, en
 	if err != nil {
 		return nil, err
 	}
-	root := wh
-	if s := fileio.Scheme(wh); s == "" || s == "file" {
-		if root, err = fileio.LocalPath(wh); err != nil {
-			return nil, fmt.Errorf("warehouse %s: %w", wh, err)
-		}
+	picks, err := catalog.DirectoryOptions(props)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConfig, err)
 	}
-	opts := []catalog.Option{catalog.WithFileIO(fio), catalog.WithAllowedRoots(env.AllowedRoots...),
-		catalog.WithMaxMetadataBytes(env.MaxMetadataBytes), catalog.WithMetadataCacheBytes(env.MetadataCacheBytes)}
+	opts := append([]catalog.Option{catalog.WithAllowedRoots(env.AllowedRoots...),
+		catalog.WithMaxMetadataBytes(env.MaxMetadataBytes), catalog.WithMetadataCacheBytes(env.MetadataCacheBytes)}, picks...)
 	if env.RefreshInterval > 0 {
 		opts = append(opts, catalog.WithRefreshInterval(env.RefreshInterval))
 	}
-	return catalog.NewDirectory(root, opts...)
+	// A local folder is confined by the process (os.Root, symlinks
+	// resolved); a warehouse on other storage by its URI prefix.
+	return catalog.NewDirectoryAt(wh, fio, opts...)
 }

@@ -5,4 +5,5 @@ package catalogs
 // here, such as "rest": openREST for catalog/rest.
 var types = map[string]Opener{
 	"directory": openDirectory,
+	"sql":       openSQL,
 }

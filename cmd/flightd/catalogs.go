@@ -93,7 +93,7 @@ func openTables(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 
 // storageRegistry builds the registry of storage profiles, whose local
 // file system reads only below the local folders the configuration names:
-// --warehouse, --allow-root and every local directory catalog's
+// --warehouse, --allow-root and every local directory or SQL catalog's
 // warehouse. The coordinator checked every path of a ticket against the
 // table's roots and the caller's grants before signing it, and a client
 // cannot change a path without breaking the signature, so a worker may
@@ -109,7 +109,8 @@ func storageRegistry(cfg serveConfig) (*storage.Registry, error) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.catalogs)) {
 		props := cfg.catalogs[name]
 		wh := props.Get("warehouse")
-		if !strings.EqualFold(props.Get("type"), "directory") || wh == "" {
+		// A REST catalog's warehouse is a name the server knows, not a path.
+		if kind := strings.ToLower(props.Get("type")); kind != "directory" && kind != "sql" || wh == "" {
 			continue
 		}
 		if s := fileio.Scheme(wh); s != "" && s != "file" {
