@@ -2,7 +2,7 @@ package io.iceflight.javaref;
 
 import java.util.Arrays;
 
-/** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen> [options]}. */
+/** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen|restserver> [options]}. */
 public final class Main {
   private Main() {}
 
@@ -31,6 +31,9 @@ public final class Main {
       case "fixturegen":
         rc = FixtureGen.run(rest);
         break;
+      case "restserver":
+        rc = RestServer.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -47,5 +50,7 @@ public final class Main {
         "  oracle queries --root DIR --queries FILE --out OUTDIR"
             + " [--match-delete-paths-by-location]");
     System.err.println("  fixturegen --warehouse DIR");
+    System.err.println(
+        "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
   }
 }
