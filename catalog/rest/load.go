@@ -117,16 +117,21 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 		c.cache.put(id, &cacheEntry{table: cached.table, etag: cached.etag, checked: now})
 		return cached.table, nil
 	}
-	var lt loadTableResponse
-	if err := c.decode(cl, resp, &lt); err != nil {
-		return nil, err
-	}
-	t, err := c.table(ctx, cl, id, &lt)
+	t, err := c.parseLoadTable(ctx, cl, id, resp.body)
 	if err != nil {
 		return nil, err
 	}
 	c.cache.put(id, &cacheEntry{table: t, etag: resp.header.Get("ETag"), checked: now})
 	return t, nil
+}
+
+// parseLoadTable decodes a load-table body into a table.
+func (c *Catalog) parseLoadTable(ctx context.Context, cl call, id catalog.Identifier, body []byte) (*catalog.Table, error) {
+	var lt loadTableResponse
+	if err := json.Unmarshal(body, &lt); err != nil {
+		return nil, c.errorf(cl, "%w: malformed body: %v", errProtocol, err)
+	}
+	return c.table(ctx, cl, id, &lt)
 }
 
 // table builds the loaded table: its FileIO (from vended credentials when
