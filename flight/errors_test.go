@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/reader"
 )
@@ -34,6 +35,11 @@ func TestCallErrorCodes(t *testing.T) {
 		{"a panic is Internal", live, panicked, codes.Internal},
 		{"a panic stays Internal after the client left", gone, panicked, codes.Internal},
 		{"an unknown error is Internal", live, errors.New("something"), codes.Internal},
+		{"a catalog that refused its credentials is PermissionDenied", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrCatalogPermissionDenied), codes.PermissionDenied},
+		{"a catalog that is down is Unavailable", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrCatalogUnavailable), codes.Unavailable},
+		{"a catalog outside its protocol is FailedPrecondition", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrCatalogProtocol), codes.FailedPrecondition},
+		{"a missing namespace is NotFound", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrNamespaceNotFound), codes.NotFound},
+		{"a catalog's hanging request past the call's deadline is DeadlineExceeded", live, fmt.Errorf("rest catalog %q: %w", "lake", context.DeadlineExceeded), codes.DeadlineExceeded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
