@@ -94,7 +94,7 @@ func measure(info *flight.FlightInfo, eps []endpointSize) infoSize {
 // table of very many files) is sent over it, with at most as many endpoints
 // as keep the repeated part no larger than the tasks, since only a client
 // with a larger limit can receive it anyway.
-func (s *Service) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, recorded func(string) string) (*flight.FlightInfo, error) {
+func (s *Service) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, recorded func(string) string, storage ticketStorage) (*flight.FlightInfo, error) {
 	schema, err := iceberg.ArrowSchema(plan.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
@@ -103,6 +103,7 @@ func (s *Service) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, re
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
+	schemas.storage = storage
 	head := &flight.FlightInfo{Schema: flight.SerializeSchema(schema, s.mem), FlightDescriptor: desc}
 	budget := s.maxInfoBytes
 	for {

@@ -53,6 +53,9 @@ type Service struct {
 	metrics   *Metrics
 	// maxInfoBytes is the FlightInfo budget; see planInfo.
 	maxInfoBytes int
+	// storage builds the FileIO of tickets with sealed storage properties;
+	// see WithStorage.
+	storage StorageFunc
 }
 
 // Option configures a Service.
@@ -216,7 +219,11 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 		call.SetSnapshotID(plan.Snapshot.SnapshotID)
 	}
 	call.SetFiles(plan.Stats.DataFiles)
-	info, err := s.planInfo(desc, plan, tbl.Recorded)
+	storage, err := s.storageForTickets(plan.Table, tbl.StorageProperties, tbl.CredentialsExpire)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.planInfo(desc, plan, tbl.Recorded, storage)
 	if err != nil {
 		return nil, err
 	}
@@ -286,9 +293,10 @@ const parallelEndpointTasks = 1024
 const maxListedFiles = 100
 
 // ticketSchemas are the schemas every ticket of a plan carries, as JSON
-// encoded once for all of them.
+// encoded once for all of them, and the table's sealed storage.
 type ticketSchemas struct {
 	read, equality, filter string
+	storage                ticketStorage
 }
 
 func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
@@ -324,6 +332,9 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		Tasks:              ep.Tasks,
 		FormatVersion:      int32(plan.FormatVersion),
 		Limit:              plan.Limit,
+
+		SealedStorage:             schemas.storage.sealed,
+		CredentialsExpireAtUnixMs: schemas.storage.expiresMs,
 	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
 	seen := make(map[string]bool, len(ep.Tasks))
@@ -534,8 +545,12 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 		call.AddServed(rec.NumRows(), counted.bytes-before)
 		return nil
 	}))
+	rd, err := s.readerFor(ctx, t)
+	if err != nil {
+		return err
+	}
 	for _, task := range t.Tasks {
-		err := s.reader.Read(ctx, scan, task, emit)
+		err := rd.Read(ctx, scan, task, emit)
 		if errors.Is(err, errLimitReached) {
 			break
 		}

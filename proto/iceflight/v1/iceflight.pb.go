@@ -664,9 +664,17 @@ type Ticket struct {
 	PathPrefix string `protobuf:"bytes,14,opt,name=path_prefix,json=pathPrefix,proto3" json:"path_prefix,omitempty"`
 	// residuals are the distinct residual filters of the tasks, which name
 	// them by residual_index.
-	Residuals     []string `protobuf:"bytes,15,rep,name=residuals,proto3" json:"residuals,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Residuals []string `protobuf:"bytes,15,rep,name=residuals,proto3" json:"residuals,omitempty"`
+	// sealed_storage holds the storage properties a catalog vended for the
+	// table (credentials scoped to it), encrypted and authenticated with
+	// AES-256-GCM under a key derived from a ticket key (flight/ticket_storage.go):
+	// a ticket is signed, not secret. Empty when the table needs none.
+	SealedStorage []byte `protobuf:"bytes,16,opt,name=sealed_storage,json=sealedStorage,proto3" json:"sealed_storage,omitempty"`
+	// credentials_expire_at_unix_ms is when the sealed credentials expire, 0
+	// when they do not say; the ticket expires no later, also when renewed.
+	CredentialsExpireAtUnixMs int64 `protobuf:"varint,17,opt,name=credentials_expire_at_unix_ms,json=credentialsExpireAtUnixMs,proto3" json:"credentials_expire_at_unix_ms,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -797,6 +805,20 @@ func (x *Ticket) GetResiduals() []string {
 	return nil
 }
 
+func (x *Ticket) GetSealedStorage() []byte {
+	if x != nil {
+		return x.SealedStorage
+	}
+	return nil
+}
+
+func (x *Ticket) GetCredentialsExpireAtUnixMs() int64 {
+	if x != nil {
+		return x.CredentialsExpireAtUnixMs
+	}
+	return 0
+}
+
 // SignedTicket is the ticket bytes a client holds: a serialized Ticket and
 // an HMAC-SHA256 over the key id and the payload.
 type SignedTicket struct {
@@ -922,7 +944,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\x9d\x04\n" +
+	"\r_first_row_id\"\x86\x05\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -941,7 +963,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJson\x12\x1f\n" +
 	"\vpath_prefix\x18\x0e \x01(\tR\n" +
 	"pathPrefix\x12\x1c\n" +
-	"\tresiduals\x18\x0f \x03(\tR\tresidualsJ\x04\b\x06\x10\a\"Q\n" +
+	"\tresiduals\x18\x0f \x03(\tR\tresiduals\x12%\n" +
+	"\x0esealed_storage\x18\x10 \x01(\fR\rsealedStorage\x12@\n" +
+	"\x1dcredentials_expire_at_unix_ms\x18\x11 \x01(\x03R\x19credentialsExpireAtUnixMsJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
