@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -28,7 +27,7 @@ type tokenSource struct {
 	audience     string
 	resource     string
 
-	mu      sync.Mutex
+	mu      ctxLock
 	current string
 	expiry  time.Time // zero: no known expiry
 	// margin is how long before expiry the token is renewed:
@@ -41,7 +40,7 @@ type tokenSource struct {
 const refreshMargin = time.Minute
 
 func newTokenSource(c *Catalog, props fileio.Properties) (*tokenSource, error) {
-	ts := &tokenSource{c: c, current: props.Get("token"), scope: props.Get("scope")}
+	ts := &tokenSource{c: c, mu: newCtxLock(), current: props.Get("token"), scope: props.Get("scope")}
 	if ts.scope == "" {
 		ts.scope = "catalog"
 	}
@@ -73,8 +72,10 @@ func (ts *tokenSource) canFetch() bool { return ts.clientSecret != "" }
 // token returns the token to send: the current one, fetched first when
 // there is none yet or it expires within the margin.
 func (ts *tokenSource) token(ctx context.Context) (string, error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
+	if err := ts.mu.lock(ctx); err != nil {
+		return "", ts.c.errorf(call{what: "wait for the OAuth2 token"}, "%w", err)
+	}
+	defer ts.mu.unlock()
 	if !ts.canFetch() || ts.current != "" && !ts.expiring() {
 		return ts.current, nil
 	}
@@ -90,8 +91,10 @@ func (ts *tokenSource) refresh(ctx context.Context) (bool, error) {
 	if !ts.canFetch() {
 		return false, nil
 	}
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
+	if err := ts.mu.lock(ctx); err != nil {
+		return false, ts.c.errorf(call{what: "wait for the OAuth2 token"}, "%w", err)
+	}
+	defer ts.mu.unlock()
 	return true, ts.fetchLocked(ctx)
 }
 

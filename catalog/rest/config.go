@@ -29,8 +29,10 @@ const defaultSeparator = "\x1f"
 // defaults, then the client's, then overrides. The warehouse goes as a
 // query parameter; "prefix" and "uri" may be overridden.
 func (c *Catalog) configure(ctx context.Context) error {
-	c.cfgMu.Lock()
-	defer c.cfgMu.Unlock()
+	if err := c.cfgMu.lock(ctx); err != nil {
+		return fmt.Errorf("rest catalog %q: read config: %w", c.name, err)
+	}
+	defer c.cfgMu.unlock()
 	if c.configured {
 		return nil
 	}

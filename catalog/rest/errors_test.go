@@ -146,3 +146,37 @@ func TestAnUnreachableCatalogIsUnavailable(t *testing.T) {
 		t.Errorf("ListTables = %v, want ErrCatalogUnavailable", err)
 	}
 }
+
+// TestACallBehindAHangingConfigEndsAtItsOwnDeadline: the first call's
+// config request hangs; a second call waiting for the configuration must
+// still end at its own, shorter deadline.
+func TestACallBehindAHangingConfigEndsAtItsOwnDeadline(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	f := newFakeServer(t, map[string]http.HandlerFunc{
+		"GET /v1/config": func(w http.ResponseWriter, r *http.Request) {
+			entered <- struct{}{}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		},
+	})
+	t.Cleanup(func() { close(release) })
+	c := newTestCatalog(t, f.URL, nil)
+	first, cancelFirst := context.WithCancel(context.Background())
+	defer cancelFirst()
+	done := make(chan error, 1)
+	go func() { _, err := c.ListTables(first); done <- err }()
+	<-entered
+	second, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := c.ListTables(second); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `"lake"`) {
+		t.Errorf("second call = %v, want its deadline, naming the catalog", err)
+	}
+	cancelFirst()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("first call = %v, want Canceled", err)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -39,7 +38,7 @@ type Catalog struct {
 
 	// Set once by configure: the merged properties and what follows from
 	// them.
-	cfgMu      sync.Mutex
+	cfgMu      ctxLock
 	configured bool
 	merged     fileio.Properties
 	base       string // "http://host/api/v1/" or ".../v1/{prefix}/", ending in "/"
@@ -125,6 +124,7 @@ func New(ctx context.Context, name string, props fileio.Properties, opts ...Opti
 	}
 	c.auth = auth
 	c.cache.entries = make(map[string]*cacheEntry)
+	c.cfgMu = newCtxLock()
 	return c, nil
 }
 
