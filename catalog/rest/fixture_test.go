@@ -146,6 +146,44 @@ func TestFixtureTablesWrittenByJavaReadEqualToJava(t *testing.T) {
 		}
 	})
 
+	t.Run("listing in pages of one gives the same tables", func(t *testing.T) {
+		paged, err := rest.New(ctx, "lake", fileio.Properties{"uri": srv.URI}, rest.WithPageSize(1), rest.WithFileIO(localIO))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := paged.ListTables(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(ids, want, slices.Equal) {
+			t.Errorf("ListTables = %v, want %v", ids, want)
+		}
+	})
+
+	t.Run("snapshot-loading-mode refs loads the referenced snapshots only", func(t *testing.T) {
+		refs, err := rest.New(ctx, "lake", fileio.Properties{"uri": srv.URI, "snapshot-loading-mode": "refs"}, rest.WithFileIO(localIO))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := catalog.Identifier{"demo", "trips"}
+		full, err := cat.LoadTable(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := refs.LoadTable(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// trips has two snapshots (two appends); main references the second.
+		if len(full.Metadata.Snapshots) != 2 || len(tbl.Metadata.Snapshots) != 1 ||
+			tbl.Metadata.CurrentSnapshot().SnapshotID != full.Metadata.CurrentSnapshot().SnapshotID {
+			t.Errorf("snapshots: %d in full, %d with refs, want 2 and the current one", len(full.Metadata.Snapshots), len(tbl.Metadata.Snapshots))
+		}
+		if diff := testutil.DiffRows(readRows(t, tbl), readRows(t, full)); diff != "" {
+			t.Errorf("refs mode reads other rows: %s", diff)
+		}
+	})
+
 	tests := []struct {
 		name string
 		id   catalog.Identifier

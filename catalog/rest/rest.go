@@ -86,8 +86,9 @@ func withClock(now func() time.Time) Option { return func(c *Catalog) { c.now = 
 // words of PyIceberg's .pyiceberg.yaml: "uri" (required), "warehouse",
 // "prefix", "token", "credential" ("client-id:client-secret" or a secret
 // alone), "oauth2-server-uri", "scope", "audience", "resource",
-// "header.NAME", "snapshot-loading-mode" ("refs" to load only referenced
-// snapshots) and storage properties ("s3.endpoint" ...). It does no I/O:
+// "header.NAME", "snapshot-loading-mode" ("refs" loads only the snapshots
+// branches and tags reference: smaller answers, but a scan of any other
+// snapshot is then not found) and storage properties ("s3.endpoint" ...). It does no I/O:
 // the server's configuration is fetched by the first call, so a catalog
 // that is down fails its own calls and nothing else.
 func New(ctx context.Context, name string, props fileio.Properties, opts ...Option) (*Catalog, error) {
