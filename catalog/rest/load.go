@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -79,7 +80,7 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 		return nil, err
 	}
 	if len(id) < 2 {
-		return nil, catalog.ErrInvalidIdentifier
+		return nil, fmt.Errorf("rest catalog %q: %w %q: a table needs a namespace", c.name, catalog.ErrInvalidIdentifier, id.String())
 	}
 	if err := c.configure(ctx); err != nil {
 		return nil, err
