@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -99,7 +100,7 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 		url:      c.base + "namespaces/" + c.encodeNamespace(id.Namespace()) + "/tables/" + url.PathEscape(id.Name()),
 		what:     "load table " + id.String(),
 		notFound: catalog.ErrTableNotFound,
-		limit:    c.maxMetadata + maxBodyBytes,
+		limit:    c.loadLimit(),
 	}
 	if strings.EqualFold(c.merged.Get("snapshot-loading-mode"), "refs") {
 		cl.query = url.Values{"snapshots": {"refs"}}
@@ -124,6 +125,19 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 	}
 	c.cache.put(id, &cacheEntry{table: t, etag: resp.header.Get("ETag"), checked: now})
 	return t, nil
+}
+
+// loadSlackBytes is what a load-table body may hold besides the metadata:
+// the config, the storage credentials, the field names.
+const loadSlackBytes = 1 << 20
+
+// loadLimit bounds a load-table body: the metadata bound and some slack,
+// or no bound when the metadata has none.
+func (c *Catalog) loadLimit() int64 {
+	if c.maxMetadata <= 0 {
+		return math.MaxInt64 - 1
+	}
+	return c.maxMetadata + loadSlackBytes
 }
 
 // parseLoadTable decodes a load-table body into a table.

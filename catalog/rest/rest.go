@@ -75,8 +75,9 @@ func WithRefreshInterval(d time.Duration) Option { return func(c *Catalog) { c.r
 // server's choice).
 func WithPageSize(n int) Option { return func(c *Catalog) { c.pageSize = n } }
 
-// WithMaxMetadataBytes bounds a load-table response and a metadata file
-// (default catalog.DefaultMaxMetadataBytes).
+// WithMaxMetadataBytes bounds a table's metadata, in a load-table answer
+// or a metadata file (default catalog.DefaultMaxMetadataBytes; 0 or less:
+// no bound).
 func WithMaxMetadataBytes(n int64) Option { return func(c *Catalog) { c.maxMetadata = n } }
 
 // withClock sets the clock, for tests of token and credential expiry.
