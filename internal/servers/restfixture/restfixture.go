@@ -7,10 +7,11 @@ package restfixture
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,7 +35,8 @@ type Options struct {
 	// ("io-impl", "s3.endpoint" ...) it may be s3://bucket/wh.
 	Warehouse string
 	// Props are catalog properties for the backing catalog and the sample
-	// writer alike.
+	// writer alike; "uri" (the backing JdbcCatalog's JDBC URL) defaults to
+	// a SQLite file in the test's temporary folder.
 	Props map[string]string
 	// Samples has the fixture write its sample tables (namespace demo:
 	// trips; demo.nested: events) and their rows as Iceberg Java reads
@@ -73,13 +75,17 @@ func Start(t testing.TB, opts Options) *Server {
 		s.Samples = filepath.Join(dir, "samples")
 		args = append(args, "--samples", s.Samples)
 	}
-	keys := make([]string, 0, len(opts.Props))
-	for k := range opts.Props {
-		keys = append(keys, k)
+	props := maps.Clone(opts.Props)
+	if props == nil {
+		props = make(map[string]string)
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		args = append(args, "--prop", k+"="+opts.Props[k])
+	if _, ok := props["uri"]; !ok {
+		// The backing JdbcCatalog's SQLite file, in the test's folder: the
+		// fixture is killed, so it cannot clean up after itself.
+		props["uri"] = "jdbc:sqlite:" + filepath.Join(dir, "catalog.db")
+	}
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		args = append(args, "--prop", k+"="+props[k])
 	}
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()
