@@ -44,3 +44,30 @@ func FuzzParseLoadTable(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseListPages feeds list bodies to the page parsers: whatever the
+// bytes, every namespace returned is a valid child of its parent and every
+// table identifier is valid.
+func FuzzParseListPages(f *testing.F) {
+	fuzzseed.AddSeeds(f,
+		[]byte(`{"namespaces": [["a", "b"]], "next-page-token": "t"}`),
+		[]byte(`{"identifiers": [{"namespace": ["a"], "name": "t"}], "next-page-token": null}`),
+		[]byte(`{"namespaces": [["a", ".."]], "identifiers": [{"namespace": [], "name": ""}]}`))
+	parent := []string{"a"}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if nss, _, err := parseNamespacesPage(body, parent); err == nil {
+			for _, ns := range nss {
+				if len(ns) != 2 || ns[0] != "a" || catalog.Identifier(ns).Validate() != nil {
+					t.Fatalf("namespace %q accepted under %q", ns, parent)
+				}
+			}
+		}
+		if ids, _, err := parseTablesPage(body); err == nil {
+			for _, id := range ids {
+				if id.Validate() != nil {
+					t.Fatalf("identifier %q accepted", id)
+				}
+			}
+		}
+	})
+}

@@ -50,25 +50,31 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent []string) ([][]stri
 	var out [][]string
 	cl := call{method: http.MethodGet, url: c.base + "namespaces", query: q, what: what, notFound: catalog.ErrNamespaceNotFound}
 	err := c.pages(ctx, cl, func(body []byte) (pageToken, error) {
-		var r listNamespacesResponse
-		if err := json.Unmarshal(body, &r); err != nil {
-			return nil, err
-		}
-		for _, ns := range r.Namespaces {
-			if err := catalog.Identifier(ns).Validate(); err != nil {
-				return nil, fmt.Errorf("namespace %q: %w", ns, err)
-			}
-			// Spec: a namespace listed under parent has the parent's parts
-			// first; a server that lists another tree would send the walk
-			// in circles.
-			if len(ns) != len(parent)+1 || !slices.Equal(ns[:len(parent)], parent) {
-				return nil, fmt.Errorf("namespace %q is not a child of %q", ns, parent)
-			}
-			out = append(out, ns)
-		}
-		return r.NextPageToken, nil
+		page, next, err := parseNamespacesPage(body, parent)
+		out = append(out, page...)
+		return next, err
 	})
 	return out, err
+}
+
+// parseNamespacesPage reads one page of namespaces listed under parent.
+func parseNamespacesPage(body []byte, parent []string) ([][]string, pageToken, error) {
+	var r listNamespacesResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, nil, err
+	}
+	for _, ns := range r.Namespaces {
+		if err := catalog.Identifier(ns).Validate(); err != nil {
+			return nil, nil, fmt.Errorf("namespace %q: %w", ns, err)
+		}
+		// Spec: a namespace listed under parent has the parent's parts
+		// first; a server that lists another tree would send the walk in
+		// circles.
+		if len(ns) != len(parent)+1 || !slices.Equal(ns[:len(parent)], parent) {
+			return nil, nil, fmt.Errorf("namespace %q is not a child of %q", ns, parent)
+		}
+	}
+	return r.Namespaces, r.NextPageToken, nil
 }
 
 // listTablesIn returns the tables of one namespace.
@@ -77,20 +83,28 @@ func (c *Catalog) listTablesIn(ctx context.Context, ns []string) ([]catalog.Iden
 	cl := call{method: http.MethodGet, url: c.base + "namespaces/" + c.encodeNamespace(ns) + "/tables",
 		what: "list tables in " + strings.Join(ns, "."), notFound: catalog.ErrNamespaceNotFound}
 	err := c.pages(ctx, cl, func(body []byte) (pageToken, error) {
-		var r listTablesResponse
-		if err := json.Unmarshal(body, &r); err != nil {
-			return nil, err
-		}
-		for _, t := range r.Identifiers {
-			id := catalog.Identifier(append(slices.Clone(t.Namespace), t.Name))
-			if err := id.Validate(); err != nil {
-				return nil, err
-			}
-			out = append(out, id)
-		}
-		return r.NextPageToken, nil
+		page, next, err := parseTablesPage(body)
+		out = append(out, page...)
+		return next, err
 	})
 	return out, err
+}
+
+// parseTablesPage reads one page of table identifiers.
+func parseTablesPage(body []byte) ([]catalog.Identifier, pageToken, error) {
+	var r listTablesResponse
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, nil, err
+	}
+	out := make([]catalog.Identifier, 0, len(r.Identifiers))
+	for _, t := range r.Identifiers {
+		id := catalog.Identifier(append(slices.Clone(t.Namespace), t.Name))
+		if err := id.Validate(); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, id)
+	}
+	return out, r.NextPageToken, nil
 }
 
 // pages runs a list call page by page. Spec: an empty pageToken asks a
