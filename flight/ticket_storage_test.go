@@ -58,6 +58,23 @@ func (r *storageRecorder) build(_ context.Context, p fileio.Properties) (fileio.
 	return r.io, nil
 }
 
+// checkSealedTickets checks that no ticket of info holds any of secrets in
+// the clear, and that each expires no later than expiresMs, when its
+// sealed credentials do.
+func checkSealedTickets(t *testing.T, info *flight.FlightInfo, expiresMs int64, secrets ...string) {
+	t.Helper()
+	for _, ep := range info.Endpoint {
+		for _, secret := range secrets {
+			if bytes.Contains(ep.Ticket.Ticket, []byte(secret)) {
+				t.Errorf("a ticket holds %q in the clear", secret)
+			}
+		}
+		if got := ep.ExpirationTime.AsTime().UnixMilli(); got > expiresMs {
+			t.Errorf("ticket expires at %d, after its credentials (%d)", got, expiresMs)
+		}
+	}
+}
+
 func newVendingHarness(t *testing.T, expires time.Time, opts ...Option) *harness {
 	t.Helper()
 	dir, err := catalog.NewDirectory(warehouse)
@@ -77,17 +94,7 @@ func TestVendedStorageTravelsSealedInTheTicket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ep := range info.Endpoint {
-		for _, secret := range []string{"vended-secret-value", "vended-session-token", "ASIAVENDEDKEYID", "s3.secret-access-key"} {
-			if bytes.Contains(ep.Ticket.Ticket, []byte(secret)) {
-				t.Errorf("a ticket holds %q in the clear", secret)
-			}
-		}
-		// Spec of the ticket: it expires no later than the credentials in it.
-		if got := ep.ExpirationTime.AsTime(); got.After(expires) {
-			t.Errorf("ticket expires %v, after its credentials (%v)", got, expires)
-		}
-	}
+	checkSealedTickets(t, info, expires.UnixMilli(), "vended-secret-value", "vended-session-token", "ASIAVENDEDKEYID", "s3.secret-access-key")
 	if rows := h.readAll(ctx, t, info); rows != info.TotalRecords || rows == 0 {
 		t.Fatalf("read %d rows, FlightInfo promised %d", rows, info.TotalRecords)
 	}
