@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
@@ -100,6 +101,15 @@ type Table struct {
 	// Location is where the table really is, which may differ from
 	// Metadata.Location, the place it was written.
 	Location string
+	// StorageProperties are the properties IO was built from when the
+	// catalog vended storage credentials for this table (a REST catalog's
+	// X-Iceberg-Access-Delegation), else nil. They hold secrets: never log
+	// them; flight seals them into tickets so that workers can read the
+	// table.
+	StorageProperties fileio.Properties
+	// CredentialsExpire is when those credentials expire; zero when
+	// unknown or never.
+	CredentialsExpire time.Time
 
 	// rules map the table's recorded locations (see Directory.tableRules).
 	rules []fileio.Rule

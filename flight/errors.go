@@ -85,6 +85,18 @@ func codeOf(err error) codes.Code {
 		return codes.Unavailable
 	case errors.Is(err, errWrongRole):
 		return codes.Unimplemented
+	case errors.Is(err, catalog.ErrCatalogPermissionDenied):
+		// A catalog server that refused its credentials: the message names
+		// the catalog, never the token.
+		return codes.PermissionDenied
+	case errors.Is(err, catalog.ErrCatalogUnavailable):
+		return codes.Unavailable
+	case errors.Is(err, catalog.ErrCatalogProtocol):
+		// A catalog that answers outside its protocol will not do better on
+		// retry.
+		return codes.FailedPrecondition
+	case errors.Is(err, catalog.ErrNamespaceNotFound):
+		return codes.NotFound
 	case errors.Is(err, errTicketExpired), errors.Is(err, errUnauthenticated):
 		return codes.Unauthenticated
 	case errors.Is(err, errTicketInvalid), errors.Is(err, errNotAuthorized),

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/reader"
 )
@@ -39,6 +40,11 @@ func TestCallErrorCodes(t *testing.T) {
 		{"a missing object is NotFound", live, fmt.Errorf("table db.t: open s3://b/d.parquet: %w", fileio.ErrNotFound), codes.NotFound},
 		{"a refused read of a corrupt-looking file stays PermissionDenied", live, fmt.Errorf("table db.t: %w", errors.Join(reader.ErrCorruptFile, fileio.ErrPermissionDenied)), codes.PermissionDenied},
 		{"an unknown error is Internal", live, errors.New("something"), codes.Internal},
+		{"a catalog that refused its credentials is PermissionDenied", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrCatalogPermissionDenied), codes.PermissionDenied},
+		{"a catalog that is down is Unavailable", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrCatalogUnavailable), codes.Unavailable},
+		{"a catalog outside its protocol is FailedPrecondition", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrCatalogProtocol), codes.FailedPrecondition},
+		{"a missing namespace is NotFound", live, fmt.Errorf("rest catalog %q: %w", "lake", catalog.ErrNamespaceNotFound), codes.NotFound},
+		{"a catalog's hanging request past the call's deadline is DeadlineExceeded", live, fmt.Errorf("rest catalog %q: %w", "lake", context.DeadlineExceeded), codes.DeadlineExceeded},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

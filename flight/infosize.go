@@ -103,6 +103,7 @@ func (s *Service) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, sr
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
+	schemas.storage = src.storage
 	head := &flight.FlightInfo{Schema: flight.SerializeSchema(schema, s.mem), FlightDescriptor: desc}
 	budget := s.maxInfoBytes
 	for {

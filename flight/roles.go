@@ -108,6 +108,9 @@ func (s *Service) renewEndpoint(ctx context.Context, req *flight.RenewFlightEndp
 	if err := s.authorizeTicket(ctx, t); err != nil {
 		return nil, err
 	}
+	if err := s.signer.reseal(t); err != nil {
+		return nil, err
+	}
 	b, err := s.signer.Sign(t)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Table, err)

@@ -55,6 +55,9 @@ type Service struct {
 	metrics   *Metrics
 	// maxInfoBytes is the FlightInfo budget; see planInfo.
 	maxInfoBytes int
+	// storage builds the FileIO of tickets with sealed storage properties;
+	// see WithStorage.
+	storage StorageFunc
 }
 
 // Option configures a Service.
@@ -236,7 +239,11 @@ func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor)
 		call.SetSnapshotID(plan.Snapshot.SnapshotID)
 	}
 	call.SetFiles(plan.Stats.DataFiles)
-	info, err := s.planInfo(desc, plan, planSource{recorded: tbl.Recorded, profile: tbl.Catalog})
+	storage, err := s.storageForTickets(plan.Table, tbl.StorageProperties, tbl.CredentialsExpire)
+	if err != nil {
+		return nil, err
+	}
+	info, err := s.planInfo(desc, plan, planSource{recorded: tbl.Recorded, profile: tbl.Catalog, storage: storage})
 	if err != nil {
 		return nil, err
 	}
@@ -251,6 +258,8 @@ type planSource struct {
 	recorded func(string) string
 	// profile is the storage profile that reads the table's files.
 	profile string
+	// storage is the table's vended storage, sealed for its tickets.
+	storage ticketStorage
 }
 
 // buildInfo builds the FlightInfo of a plan on head (its schema and
@@ -314,9 +323,10 @@ const parallelEndpointTasks = 1024
 const maxListedFiles = 100
 
 // ticketSchemas are the schemas every ticket of a plan carries, as JSON
-// encoded once for all of them.
+// encoded once for all of them, and the table's sealed storage.
 type ticketSchemas struct {
 	read, equality, filter string
+	storage                ticketStorage
 }
 
 func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
@@ -353,6 +363,9 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		FormatVersion:      int32(plan.FormatVersion),
 		Limit:              plan.Limit,
 		StorageProfile:     src.profile,
+
+		SealedStorage:             schemas.storage.sealed,
+		CredentialsExpireAtUnixMs: schemas.storage.expiresMs,
 	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
 	seen := make(map[string]bool, len(ep.Tasks))
@@ -528,7 +541,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	call.SetTable(t.Table)
 	call.SetSnapshotID(t.SnapshotId)
 	call.SetFiles(len(t.Tasks))
-	rd, err := s.readerFor(t)
+	rd, err := s.readerFor(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -585,8 +598,8 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	return w.Close()
 }
 
-// readerFor returns the reader of the storage profile ticket t names.
-func (s *Service) readerFor(t *iceflightv1.Ticket) (*reader.Reader, error) {
+// profileReader returns the reader of the storage profile ticket t names.
+func (s *Service) profileReader(t *iceflightv1.Ticket) (*reader.Reader, error) {
 	if t.StorageProfile == "" {
 		return s.reader, nil
 	}

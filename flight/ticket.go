@@ -163,6 +163,10 @@ func (s *Signer) Sign(t *iceflightv1.Ticket) ([]byte, error) {
 	now := s.now()
 	t.IssuedAtUnixMs = now.UnixMilli()
 	t.ExpiresAtUnixMs = now.Add(s.ttl).UnixMilli()
+	if c := t.CredentialsExpireAtUnixMs; c > 0 && c < t.ExpiresAtUnixMs {
+		// A ticket whose sealed credentials expire is no use after them.
+		t.ExpiresAtUnixMs = c
+	}
 	payload, err := proto.MarshalOptions{Deterministic: true}.Marshal(t)
 	if err != nil {
 		return nil, fmt.Errorf("encode ticket: %w", err)

@@ -37,7 +37,7 @@ const DefaultBatchSize = 16 * 1024
 // Reader reads scan tasks. It is safe for concurrent use; each Read call
 // keeps its own state.
 type Reader struct {
-	counts     counters
+	counts     *counters // shared by the copies WithFileIO makes
 	fio        fileio.FileIO
 	mem        memory.Allocator
 	batchSize  int
@@ -99,13 +99,22 @@ var defaultAllocator = NewPoolAllocator()
 // Arrow buffers come from a PoolAllocator shared by every Reader unless
 // WithAllocator says otherwise.
 func New(fio fileio.FileIO, opts ...Option) *Reader {
-	r := &Reader{fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes,
+	r := &Reader{counts: new(counters), fio: fio, mem: defaultAllocator, batchSize: DefaultBatchSize, cacheBytes: DefaultDeleteCacheBytes,
 		maxRead: DefaultMaxReadBytes, validate: validationFromEnv()}
 	for _, o := range opts {
 		o(r)
 	}
 	r.deletes = newDeleteCache(r.cacheBytes)
 	return r
+}
+
+// WithFileIO returns a Reader like r (allocator, limits and delete-file
+// cache shared) that opens files through fio: for a ticket whose table
+// has storage credentials of its own.
+func (r *Reader) WithFileIO(fio fileio.FileIO) *Reader {
+	c := *r
+	c.fio = fio
+	return &c
 }
 
 // Scan is what every task of one scan shares: the projected schema, the
@@ -182,7 +191,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 		maxRead:   r.maxRead,
 		mem:       r.mem,
 		prune:     newRowGroupPruner(plan.filter, plan.read),
-		counts:    &r.counts,
+		counts:    r.counts,
 	})
 	if err != nil {
 		return err

@@ -5,5 +5,6 @@ package catalogs
 // here, such as "rest": openREST for catalog/rest.
 var types = map[string]Opener{
 	"directory": openDirectory,
+	"rest":      openREST,
 	"sql":       openSQL,
 }

@@ -29,6 +29,9 @@ type tables struct {
 	// profiles read the files of each configured catalog's tables, by
 	// catalog name, with that catalog's storage properties.
 	profiles map[string]*reader.Reader
+	// storage builds the FileIO of a ticket's sealed storage properties
+	// (credentials a REST catalog vended for its table).
+	storage *storage.Registry
 }
 
 // openTables builds the storage registry once and hands it to the
@@ -45,7 +48,7 @@ func openTables(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if err != nil {
 		return nil, err
 	}
-	out := &tables{reader: reader.New(plain, rdOpts...), profiles: map[string]*reader.Reader{}}
+	out := &tables{reader: reader.New(plain, rdOpts...), profiles: map[string]*reader.Reader{}, storage: reg}
 	for _, name := range slices.Sorted(maps.Keys(cfg.catalogs)) {
 		fio, err := reg.ForProperties(ctx, cfg.catalogs[name])
 		if err != nil {

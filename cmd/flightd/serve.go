@@ -379,6 +379,9 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if len(src.profiles) > 0 {
 		opts = append(opts, flight.WithProfileReaders(src.profiles))
 	}
+	// A worker opens the credentials sealed in a ticket with the same
+	// registry, which keeps one FileIO per credential set.
+	opts = append(opts, flight.WithStorage(src.storage.ForProperties))
 	svc := flight.NewService(src.catalog, src.reader, signer, opts...)
 
 	p.draining = make(chan struct{})

@@ -671,8 +671,16 @@ type Ticket struct {
 	// Empty when the server serves one catalog alone (--warehouse). It names
 	// a profile, never holds a credential: a ticket is signed, not secret.
 	StorageProfile string `protobuf:"bytes,16,opt,name=storage_profile,json=storageProfile,proto3" json:"storage_profile,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// sealed_storage holds the storage properties a catalog vended for the
+	// table (credentials scoped to it), encrypted and authenticated with
+	// AES-256-GCM under a key derived from a ticket key (flight/ticket_storage.go):
+	// a ticket is signed, not secret. Empty when the table needs none.
+	SealedStorage []byte `protobuf:"bytes,17,opt,name=sealed_storage,json=sealedStorage,proto3" json:"sealed_storage,omitempty"`
+	// credentials_expire_at_unix_ms is when the sealed credentials expire, 0
+	// when they do not say; the ticket expires no later, also when renewed.
+	CredentialsExpireAtUnixMs int64 `protobuf:"varint,18,opt,name=credentials_expire_at_unix_ms,json=credentialsExpireAtUnixMs,proto3" json:"credentials_expire_at_unix_ms,omitempty"`
+	unknownFields             protoimpl.UnknownFields
+	sizeCache                 protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -810,6 +818,20 @@ func (x *Ticket) GetStorageProfile() string {
 	return ""
 }
 
+func (x *Ticket) GetSealedStorage() []byte {
+	if x != nil {
+		return x.SealedStorage
+	}
+	return nil
+}
+
+func (x *Ticket) GetCredentialsExpireAtUnixMs() int64 {
+	if x != nil {
+		return x.CredentialsExpireAtUnixMs
+	}
+	return 0
+}
+
 // SignedTicket is the ticket bytes a client holds: a serialized Ticket and
 // an HMAC-SHA256 over the key id and the payload.
 type SignedTicket struct {
@@ -935,7 +957,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\xc6\x04\n" +
+	"\r_first_row_id\"\xaf\x05\n" +
 	"\x06Ticket\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
@@ -955,7 +977,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\vpath_prefix\x18\x0e \x01(\tR\n" +
 	"pathPrefix\x12\x1c\n" +
 	"\tresiduals\x18\x0f \x03(\tR\tresiduals\x12'\n" +
-	"\x0fstorage_profile\x18\x10 \x01(\tR\x0estorageProfileJ\x04\b\x06\x10\a\"Q\n" +
+	"\x0fstorage_profile\x18\x10 \x01(\tR\x0estorageProfile\x12%\n" +
+	"\x0esealed_storage\x18\x11 \x01(\fR\rsealedStorage\x12@\n" +
+	"\x1dcredentials_expire_at_unix_ms\x18\x12 \x01(\x03R\x19credentialsExpireAtUnixMsJ\x04\b\x06\x10\a\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +

@@ -3,6 +3,7 @@ package io.iceflight.javaref;
 import java.util.Arrays;
 
 /** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen|locationgen|writersgen> [options]}. */
+/** Entry point: {@code java -jar javaref.jar <oracle [queries]|fixturegen|restserver> [options]}. */
 public final class Main {
   private Main() {}
 
@@ -40,6 +41,9 @@ public final class Main {
       case "jdbcwrite":
         rc = JdbcWrite.run(rest);
         break;
+      case "restserver":
+        rc = RestServer.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -61,5 +65,7 @@ public final class Main {
     System.err.println(
         "  jdbcwrite --uri JDBC_URL --warehouse DIR --name CATALOG --out DIR"
             + " [--user U --password P] [--schema-version V0|V1]");
+    System.err.println(
+        "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
   }
 }
