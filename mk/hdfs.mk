@@ -1,0 +1,24 @@
+# HDFS: Hadoop's MiniDFSCluster (tools/minidfs, from Maven Central's
+# hadoop-client-minicluster) for the tests of fileio/hdfs. The cluster
+# starts in 15-25 s and the suite needs two of them (one is killed
+# mid-read), so it has its own target, test-hdfs, outside make test.
+
+MINIDFS_DIR := $(TOOLS)/minidfs
+MINIDFS_BIN := $(MINIDFS_DIR)/minidfs
+MINIDFS_SRC := tools/minidfs/pom.xml $(shell find tools/minidfs/src -name '*.java' 2>/dev/null)
+
+.PHONY: servers-hdfs test-hdfs
+
+## servers-hdfs: build tools/minidfs (mvn package) and install it with its Hadoop jars and a launcher under .tools/minidfs.
+servers-hdfs: $(MINIDFS_BIN)
+
+$(MINIDFS_BIN): $(MINIDFS_SRC)
+	mvn -q -B -f tools/minidfs/pom.xml package -DskipTests
+	rm -rf $(MINIDFS_DIR) && mkdir -p $(MINIDFS_DIR)
+	cp -r tools/minidfs/target/minidfs.jar tools/minidfs/target/lib $(MINIDFS_DIR)/
+	printf '#!/bin/sh\n# The heap is small: the cluster holds a few MB of test files.\nexec java -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -jar "$$(dirname "$$0")/minidfs.jar" "$$@"\n' > $@
+	chmod +x $@
+
+## test-hdfs: the HDFS suite (fileio/hdfs) against MiniDFSCluster clusters it starts itself.
+test-hdfs: servers-hdfs
+	HDFS_BIN=$(MINIDFS_BIN) $(GO) test -race -count=1 -v ./fileio/hdfs/... ./internal/servers/minidfs/...
