@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"path"
+	"time"
 
 	hdfsclient "github.com/colinmarc/hdfs/v2"
 )
@@ -85,7 +87,7 @@ func (w *writer) Close() error {
 		return fmt.Errorf("write %s: %w", w.location, err)
 	}
 	w.done = true
-	if err := w.w.Close(); err != nil {
+	if err := w.complete(); err != nil {
 		w.removeTmp()
 		return w.fio.wrap("write", w.location, w.t, err)
 	}
@@ -94,6 +96,28 @@ func (w *writer) Close() error {
 		return w.fio.wrap("rename onto", w.location, w.t, err)
 	}
 	return nil
+}
+
+// complete closes the temporary file. The NameNode answers "not yet"
+// while the DataNode has not reported the last block (ErrReplicating);
+// Hadoop's client then asks again with a growing wait, and so does this,
+// within the FileIO's attempts doubled and the write's context.
+func (w *writer) complete() error {
+	wait := w.fio.cfg.Backoff
+	for attempt := 1; ; attempt++ {
+		err := w.w.Close()
+		if !hdfsclient.IsErrReplicating(err) || attempt >= 2*w.fio.cfg.Attempts+4 {
+			return err
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-w.ctx.Done():
+			timer.Stop()
+			return errors.Join(err, w.ctx.Err())
+		case <-timer.C:
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
 }
 
 // abort ends the write and removes what it wrote.
