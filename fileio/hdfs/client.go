@@ -85,11 +85,12 @@ func (f *FileIO) clientOptions(addrs []string) (hdfsclient.ClientOptions, error)
 // settings from KRB5_CONFIG (default /etc/krb5.conf), and the NameNode's
 // principal and the data transfer protection from the hdfs-site.xml of
 // HADOOP_CONF_DIR (or HADOOP_HOME/etc/hadoop). Errors name files, never
-// ticket contents.
+// ticket contents, and keep their cause's text but not its identity: a
+// missing ticket cache must not read as a missing HDFS file.
 func kerberos(ticket string) (*krb.Client, string, string, error) {
 	cc, err := credentials.LoadCCache(ticket)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("load Kerberos ticket cache %s: %w", ticket, err)
+		return nil, "", "", fmt.Errorf("load Kerberos ticket cache %s: %v", ticket, err)
 	}
 	krb5 := os.Getenv("KRB5_CONFIG")
 	if krb5 == "" {
@@ -97,19 +98,19 @@ func kerberos(ticket string) (*krb.Client, string, string, error) {
 	}
 	kcfg, err := krbconfig.Load(krb5)
 	if err != nil {
-		return nil, "", "", fmt.Errorf("load Kerberos configuration %s: %w", krb5, err)
+		return nil, "", "", fmt.Errorf("load Kerberos configuration %s: %v", krb5, err)
 	}
 	kc, err := krb.NewFromCCache(cc, kcfg, krb.DisablePAFXFAST(true))
 	if err != nil {
-		return nil, "", "", fmt.Errorf("Kerberos client from ticket cache %s: %w", ticket, err)
+		return nil, "", "", fmt.Errorf("kerberos client from ticket cache %s: %v", ticket, err)
 	}
 	conf, err := hadoopconf.LoadFromEnvironment()
 	if err != nil {
-		return nil, "", "", fmt.Errorf("load Hadoop configuration: %w", err)
+		return nil, "", "", fmt.Errorf("load Hadoop configuration: %v", err)
 	}
 	opts := hdfsclient.ClientOptionsFromConf(conf)
 	if opts.KerberosServicePrincipleName == "" {
-		return nil, "", "", fmt.Errorf("Kerberos needs the NameNode's principal: set dfs.namenode.kerberos.principal in the hdfs-site.xml of HADOOP_CONF_DIR")
+		return nil, "", "", fmt.Errorf("kerberos needs the NameNode's principal: set dfs.namenode.kerberos.principal in the hdfs-site.xml of HADOOP_CONF_DIR")
 	}
 	return kc, opts.KerberosServicePrincipleName, opts.DataTransferProtection, nil
 }

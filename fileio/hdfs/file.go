@@ -19,9 +19,11 @@ func (f *FileIO) Open(ctx context.Context, location string) (fileio.File, error)
 		return nil, err
 	}
 	var r *hdfsclient.FileReader
+	var opener *hdfsclient.Client
 	err = f.retry(ctx, t, func(c *hdfsclient.Client) error {
 		var err error
 		r, err = c.Open(t.path)
+		opener = c
 		return err
 	})
 	if err != nil {
@@ -32,7 +34,7 @@ func (f *FileIO) Open(ctx context.Context, location string) (fileio.File, error)
 		return nil, fmt.Errorf("open %s: %w (a folder)", location, fileio.ErrNotRegular)
 	}
 	hf := &file{fio: f, t: t, location: location, size: r.Stat().Size()}
-	hf.idle = append(hf.idle, r)
+	hf.idle = append(hf.idle, pooled{r, opener})
 	return hf, nil
 }
 
@@ -63,8 +65,16 @@ type file struct {
 	size     int64
 
 	mu     sync.Mutex
-	idle   []*hdfsclient.FileReader
+	idle   []pooled
 	closed bool
+}
+
+// pooled is an idle reader and the client that opened it: a reader of a
+// client dropped after a failure is not reused, so that its failure is
+// not blamed on the client that replaced it.
+type pooled struct {
+	r *hdfsclient.FileReader
+	c *hdfsclient.Client
 }
 
 func (h *file) Size() int64 { return h.size }
@@ -107,7 +117,7 @@ func (h *file) readOnce(c *hdfsclient.Client, p []byte, off int64) (int, error) 
 		return 0, err
 	}
 	if got := r.Stat().Size(); off+int64(len(p)) > got {
-		h.put(r)
+		h.put(r, c)
 		// The size the caller trusted is wrong: the file is shorter.
 		return 0, fmt.Errorf("%w: the file has %d bytes, not %d", errShortFile, got, h.size)
 	}
@@ -121,39 +131,43 @@ func (h *file) readOnce(c *hdfsclient.Client, p []byte, off int64) (int, error) 
 		}
 		return n, err
 	}
-	h.put(r)
+	h.put(r, c)
 	return n, nil
 }
 
 // errShortFile marks a file shorter than the size it was opened with.
 var errShortFile = errors.New("file shorter than its recorded size")
 
-// reader takes an idle reader, or opens one with c.
+// reader takes an idle reader opened by c, or opens one with c.
 func (h *file) reader(c *hdfsclient.Client) (*hdfsclient.FileReader, error) {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
 		return nil, fmt.Errorf("%w: the file is closed", io.ErrClosedPipe)
 	}
-	if n := len(h.idle); n > 0 {
-		r := h.idle[n-1]
-		h.idle = h.idle[:n-1]
-		h.mu.Unlock()
-		return r, nil
+	for len(h.idle) > 0 {
+		p := h.idle[len(h.idle)-1]
+		h.idle = h.idle[:len(h.idle)-1]
+		if p.c == c {
+			h.mu.Unlock()
+			return p.r, nil
+		}
+		p.r.Close()
 	}
 	h.mu.Unlock()
 	return c.Open(h.t.path)
 }
 
-// put returns r to the idle readers, or closes it if the file is closed.
-func (h *file) put(r *hdfsclient.FileReader) {
+// put returns r, opened by c, to the idle readers, or closes it if the
+// file is closed.
+func (h *file) put(r *hdfsclient.FileReader, c *hdfsclient.Client) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
 		r.Close()
 		return
 	}
-	h.idle = append(h.idle, r)
+	h.idle = append(h.idle, pooled{r, c})
 }
 
 // Close closes the file's readers.
@@ -162,8 +176,8 @@ func (h *file) Close() error {
 	defer h.mu.Unlock()
 	h.closed = true
 	var errs []error
-	for _, r := range h.idle {
-		errs = append(errs, r.Close())
+	for _, p := range h.idle {
+		errs = append(errs, p.r.Close())
 	}
 	h.idle = nil
 	return errors.Join(errs...)

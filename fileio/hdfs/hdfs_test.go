@@ -118,3 +118,12 @@ func TestWrapMarksTheSentinelAndNamesNoSecret(t *testing.T) {
 		t.Errorf("refusal %q names neither the NameNode nor the credential source", msg)
 	}
 }
+
+func TestKerberosWithoutATicketCacheFailsNamingIt(t *testing.T) {
+	t.Parallel()
+	missing := t.TempDir() + "/krb5cc_none"
+	_, err := New(Config{KerberosTicket: missing}).Open(t.Context(), "hdfs://127.0.0.1:1/x")
+	if err == nil || !strings.Contains(err.Error(), "ticket cache "+missing) {
+		t.Errorf("Open with a missing ticket cache = %v, want an error naming %s", err, missing)
+	}
+}
