@@ -17,26 +17,40 @@ import (
 )
 
 // client returns the client of t's NameNode, connecting on first use.
-// Connecting is a call like any other: it takes a request slot, and a
-// NameNode that is down fails it with an error that classify calls
-// unavailable, so the caller's retry loop covers it.
+// Connecting is a call like any other: a NameNode that is down fails it
+// with an error that transient calls retriable, so the caller's retry
+// loop covers it. The dial happens outside the lock, so a NameNode that
+// is slow to answer holds up no call to another one.
 func (f *FileIO) client(t target) (*hdfsclient.Client, error) {
 	key := strings.Join(t.addrs, ",")
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
+	c, ok := f.clients[key]
+	closed := f.closed
+	f.mu.Unlock()
+	switch {
+	case closed:
 		return nil, errClosed
-	}
-	if c, ok := f.clients[key]; ok {
+	case ok:
 		return c, nil
 	}
 	opts, err := f.clientOptions(t.addrs)
 	if err != nil {
 		return nil, err
 	}
-	c, err := hdfsclient.NewClient(opts)
+	c, err = hdfsclient.NewClient(opts)
 	if err != nil {
 		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		c.Close()
+		return nil, errClosed
+	}
+	if other, ok := f.clients[key]; ok {
+		// Another call connected meanwhile: keep one connection.
+		c.Close()
+		return other, nil
 	}
 	f.clients[key] = c
 	return c, nil

@@ -139,15 +139,15 @@ func (f *FileIO) do(ctx context.Context, t target, call func(c *hdfsclient.Clien
 	return err
 }
 
-// acquire takes one of the FileIO's request slots, waiting until one is
+// acquire takes one of the process's request slots, waiting until one is
 // free or ctx is done.
 func (f *FileIO) acquire(ctx context.Context) error {
 	select {
-	case f.sem <- struct{}{}:
+	case requests <- struct{}{}:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-func (f *FileIO) release() { <-f.sem }
+func (f *FileIO) release() { <-requests }

@@ -42,6 +42,14 @@ const (
 	PropKerberosTicket = "hdfs.kerberos_ticket"
 )
 
+// MaxRequests bounds the calls in flight to HDFS (NameNode RPCs and
+// DataNode reads) in the whole process, across every FileIO: catalogs and
+// the reader may each hold one, and the cluster sees their sum.
+const MaxRequests = 64
+
+// requests holds one token per call in flight, process-wide.
+var requests = make(chan struct{}, MaxRequests)
+
 // DefaultPort is the NameNode's RPC port when neither the location nor
 // hdfs.port names one (Hadoop's dfs.namenode.rpc-address default).
 const DefaultPort = 8020
@@ -64,9 +72,6 @@ type Config struct {
 	// kinit writes); when set, the client authenticates with Kerberos
 	// instead of simple authentication.
 	KerberosTicket string
-	// MaxRequests bounds the calls in flight to HDFS (NameNode RPCs and
-	// DataNode reads) across the FileIO; 0 means 64.
-	MaxRequests int
 	// Attempts is how many times a call that failed for a reason that may
 	// pass (a NameNode or DataNode down, a timeout) is tried in all before
 	// it fails with fileio.ErrUnavailable; 0 means 3.
@@ -108,7 +113,6 @@ func ConfigFromProperties(props fileio.Properties) (Config, error) {
 type FileIO struct {
 	cfg  Config
 	user string
-	sem  chan struct{}
 
 	mu      sync.Mutex
 	clients map[string]*hdfsclient.Client
@@ -120,9 +124,6 @@ type FileIO struct {
 func New(cfg Config) *FileIO {
 	if cfg.Port == 0 {
 		cfg.Port = DefaultPort
-	}
-	if cfg.MaxRequests <= 0 {
-		cfg.MaxRequests = 64
 	}
 	if cfg.Attempts <= 0 {
 		cfg.Attempts = 3
@@ -136,7 +137,6 @@ func New(cfg Config) *FileIO {
 	return &FileIO{
 		cfg:     cfg,
 		user:    hdfsUser(cfg.User),
-		sem:     make(chan struct{}, cfg.MaxRequests),
 		clients: map[string]*hdfsclient.Client{},
 	}
 }

@@ -1,6 +1,7 @@
 package hdfs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/iceflight/iceflight/fileio"
 )
@@ -125,5 +127,25 @@ func TestKerberosWithoutATicketCacheFailsNamingIt(t *testing.T) {
 	_, err := New(Config{KerberosTicket: missing}).Open(t.Context(), "hdfs://127.0.0.1:1/x")
 	if err == nil || !strings.Contains(err.Error(), "ticket cache "+missing) {
 		t.Errorf("Open with a missing ticket cache = %v, want an error naming %s", err, missing)
+	}
+}
+
+// Not parallel: it holds every request slot of the process.
+func TestCallsWaitForARequestSlotWithinTheirContext(t *testing.T) {
+	for range MaxRequests {
+		requests <- struct{}{}
+	}
+	defer func() {
+		for range MaxRequests {
+			<-requests
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	// Port 1 answers nothing: had the call not waited, its one attempt
+	// would fail with a connection refused, not the context's deadline.
+	_, err := New(Config{Attempts: 1}).Open(ctx, "hdfs://127.0.0.1:1/x")
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Open with every slot taken = %v, want the context's deadline", err)
 	}
 }
