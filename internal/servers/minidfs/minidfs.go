@@ -37,9 +37,20 @@ const startTimeout = 180 * time.Second
 type Server struct {
 	// Addr is the NameNode's RPC address, 127.0.0.1:PORT.
 	Addr string
-	// StartUp is how long the cluster took from exec to serving.
+	// StartUp is how long the cluster's last start took from exec to
+	// serving.
 	StartUp time.Duration
 
+	bin  string
+	base string
+	args []string
+
+	mu   sync.Mutex
+	proc *process
+}
+
+// process is one run of the cluster's JVM.
+type process struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	exited chan struct{}
@@ -51,18 +62,33 @@ type Server struct {
 // the HDFS superuser; permissions are checked for everyone else.
 func Start(t testing.TB) *Server {
 	t.Helper()
-	bin := servers.Program(t, Env, "servers-hdfs")
-	base := t.TempDir()
+	s := &Server{bin: servers.Program(t, Env, "servers-hdfs"), base: t.TempDir()}
 	nn := servers.FreePort(t)
-	args := []string{
-		"--base", base,
+	s.args = []string{
+		"--base", s.base,
 		"--nn-port", strconv.Itoa(nn),
 		"--nn-http-port", strconv.Itoa(servers.FreePort(t)),
 		"--dn-port", strconv.Itoa(servers.FreePort(t)),
 		"--dn-http-port", strconv.Itoa(servers.FreePort(t)),
 		"--dn-ipc-port", strconv.Itoa(servers.FreePort(t)),
 	}
-	cmd := exec.Command(bin, args...)
+	t.Cleanup(s.Stop)
+	s.launch(t, "true")
+	return s
+}
+
+// Restart starts the cluster again after Kill, on the same ports and
+// with the files it held, as a machine rebooted after a crash.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.launch(t, "false")
+}
+
+// launch runs the cluster's JVM and waits until it serves; format says
+// whether it starts from an empty file system.
+func (s *Server) launch(t testing.TB, format string) {
+	t.Helper()
+	cmd := exec.Command(s.bin, append(s.args[:len(s.args):len(s.args)], "--format", format)...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +97,7 @@ func Start(t testing.TB) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logPath := filepath.Join(base, "minidfs.log")
+	logPath := filepath.Join(s.base, "minidfs-"+strconv.FormatInt(time.Now().UnixNano(), 36)+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -80,9 +106,12 @@ func Start(t testing.TB) *Server {
 	begin := time.Now()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
-		t.Fatalf("start %s: %v", bin, err)
+		t.Fatalf("start %s: %v", s.bin, err)
 	}
-	s := &Server{cmd: cmd, stdin: stdin, exited: make(chan struct{})}
+	p := &process{cmd: cmd, stdin: stdin, exited: make(chan struct{})}
+	s.mu.Lock()
+	s.proc = p
+	s.mu.Unlock()
 	ready := make(chan string, 1)
 	go func() {
 		// The tool prints one READY line, then only what Hadoop logs to
@@ -97,49 +126,63 @@ func Start(t testing.TB) *Server {
 	go func() {
 		_ = cmd.Wait()
 		logFile.Close()
-		close(s.exited)
+		close(p.exited)
 	}()
-	t.Cleanup(s.Stop)
 	select {
 	case s.Addr = <-ready:
 		s.StartUp = time.Since(begin)
-	case <-s.exited:
+	case <-p.exited:
 		t.Fatalf("MiniDFSCluster exited before serving: %s", tail(logPath))
 	case <-time.After(startTimeout):
-		s.Stop()
+		p.shutdown()
 		t.Fatalf("MiniDFSCluster did not serve within %v: %s", startTimeout, tail(logPath))
 	}
-	return s
 }
 
 // URL returns the location of p (absolute, "/wh/t") on the cluster.
 func (s *Server) URL(p string) string { return "hdfs://" + s.Addr + p }
 
-// Stop shuts the cluster down and waits until its process has ended: the
-// end of its standard input asks it to, SIGTERM follows if it lingers, and
-// SIGKILL after that. Stopping twice is stopping once.
-func (s *Server) Stop() {
-	s.stop.Do(func() {
-		s.stdin.Close()
-		for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
-			select {
-			case <-s.exited:
-				return
-			case <-time.After(15 * time.Second):
-				_ = s.cmd.Process.Signal(sig)
-			}
-		}
-		<-s.exited
-	})
+// current is the cluster's running process, or its last one.
+func (s *Server) current() *process {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc
 }
 
-// Kill ends the cluster at once (SIGKILL, no shutdown), as a crashed
-// machine would, and waits for the process to end.
+// Stop shuts the cluster down and waits until its process has ended.
+// Stopping twice is stopping once.
+func (s *Server) Stop() {
+	if p := s.current(); p != nil {
+		p.shutdown()
+	}
+}
+
+// Kill ends the cluster at once (SIGKILL, no shutdown, its files left as
+// they are), as a crashed machine would, and waits for the process to end.
 func (s *Server) Kill() {
-	s.stop.Do(func() {
-		_ = s.cmd.Process.Kill()
-		<-s.exited
-		s.stdin.Close()
+	if p := s.current(); p != nil {
+		p.stop.Do(func() {
+			_ = p.cmd.Process.Kill()
+			<-p.exited
+			p.stdin.Close()
+		})
+	}
+}
+
+// shutdown asks the process to end, by closing its standard input, then
+// with SIGTERM if it lingers, and SIGKILL after that, and waits for it.
+func (p *process) shutdown() {
+	p.stop.Do(func() {
+		p.stdin.Close()
+		for _, sig := range []os.Signal{syscall.SIGTERM, os.Kill} {
+			select {
+			case <-p.exited:
+				return
+			case <-time.After(15 * time.Second):
+				_ = p.cmd.Process.Signal(sig)
+			}
+		}
+		<-p.exited
 	})
 }
 

@@ -12,8 +12,10 @@ import org.apache.hadoop.hdfs.MiniDFSCluster;
  * standard output once it serves, and shuts it down when standard input
  * reaches EOF (the test that started it ended or died) or on SIGTERM.
  *
- * <p>Usage: minidfs --base DIR --nn-port N [--dn-port N] [--dn-http-port N]
- * [--dn-ipc-port N] [--nn-http-port N] [--superuser NAME]
+ * <p>Usage: minidfs --base DIR --nn-port N [--nn-http-port N] [--dn-port N]
+ * [--dn-http-port N] [--dn-ipc-port N] [--format true|false]. With
+ * "--format false" it serves the file system an earlier run left in DIR
+ * (a restart after a crash).
  */
 public final class Main {
   private Main() {}
@@ -25,6 +27,7 @@ public final class Main {
     int dnPort = 0;
     int dnHttpPort = 0;
     int dnIpcPort = 0;
+    boolean format = true;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
       if (i + 1 >= args.length) {
@@ -38,6 +41,7 @@ public final class Main {
         case "--dn-port" -> dnPort = Integer.parseInt(v);
         case "--dn-http-port" -> dnHttpPort = Integer.parseInt(v);
         case "--dn-ipc-port" -> dnIpcPort = Integer.parseInt(v);
+        case "--format" -> format = Boolean.parseBoolean(v);
         default -> usage("unknown flag " + a);
       }
     }
@@ -60,6 +64,12 @@ public final class Main {
     // One DataNode: a block has one replica, and writes must not wait for
     // a second one that never comes.
     conf.setInt("dfs.replication", 1);
+    // A restart serves as soon as the DataNode has reported its blocks:
+    // no safe-mode grace period, no delay before the first report, and
+    // heartbeats every second.
+    conf.setInt("dfs.namenode.safemode.extension", 0);
+    conf.setInt("dfs.blockreport.initialDelay", 0);
+    conf.setInt("dfs.heartbeat.interval", 1);
     // A small heap and few threads: the machine is shared.
     conf.setInt("dfs.namenode.handler.count", 4);
     conf.setInt("dfs.datanode.handler.count", 4);
@@ -68,7 +78,7 @@ public final class Main {
         .nameNodePort(nnPort)
         .nameNodeHttpPort(nnHttpPort)
         .numDataNodes(1)
-        .format(true)
+        .format(format)
         .manageNameDfsDirs(true)
         .build();
     cluster.waitActive();
@@ -100,7 +110,7 @@ public final class Main {
   private static void usage(String why) {
     System.err.println("minidfs: " + why);
     System.err.println("usage: minidfs --base DIR --nn-port N [--nn-http-port N] "
-        + "[--dn-port N] [--dn-http-port N] [--dn-ipc-port N]");
+        + "[--dn-port N] [--dn-http-port N] [--dn-ipc-port N] [--format true|false]");
     System.exit(2);
   }
 }
