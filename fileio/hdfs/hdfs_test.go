@@ -8,9 +8,12 @@ import (
 	"net"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.uber.org/goleak"
 
 	"github.com/iceflight/iceflight/fileio"
 )
@@ -148,4 +151,47 @@ func TestCallsWaitForARequestSlotWithinTheirContext(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Open with every slot taken = %v, want the context's deadline", err)
 	}
+}
+
+// Not parallel, so that goleak sees only this test's goroutines.
+func TestAServerThatStopsAnsweringIsUnavailableAfterBoundedAttempts(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	// A NameNode that accepts connections and then says nothing, as a
+	// hung JVM does.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns sync.WaitGroup
+	accepted := make(chan int, 16)
+	conns.Go(func() {
+		n := 0
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			n++
+			accepted <- n
+			conns.Go(func() {
+				_, _ = io.Copy(io.Discard, c)
+				c.Close()
+			})
+		}
+	})
+	fio := New(Config{Attempts: 2, Backoff: 10 * time.Millisecond, Timeout: 200 * time.Millisecond})
+	loc := "hdfs://" + l.Addr().String() + "/wh/t/f.parquet"
+	_, err = fio.Open(t.Context(), loc)
+	if !errors.Is(err, fileio.ErrUnavailable) || !strings.Contains(err.Error(), l.Addr().String()) {
+		t.Errorf("Open on a silent NameNode = %v, want ErrUnavailable naming it", err)
+	}
+	if got := len(accepted); got != 2 {
+		t.Errorf("%d connections, want one per attempt (2)", got)
+	}
+	if err := fio.Close(); err != nil {
+		t.Error(err)
+	}
+	l.Close()
+	conns.Wait()
+	goleak.VerifyNone(t, ignore)
 }
