@@ -1,7 +1,7 @@
 # HDFS: Hadoop's MiniDFSCluster (tools/minidfs, from Maven Central's
 # hadoop-client-minicluster) for the tests of fileio/hdfs. The suite starts
 # one cluster (4.5-22 s on the busy 2-core machine, 270 MB resident at its
-# peak), kills and restarts it once, and runs in 23-34 s, so it is part of
+# peak), kills and restarts it once, and runs in 13-34 s, so it is part of
 # make test; test-hdfs runs it alone.
 
 MINIDFS_DIR := $(TOOLS)/minidfs
