@@ -2,6 +2,7 @@ package storage
 
 import (
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/hdfs"
 	"github.com/iceflight/iceflight/fileio/s3"
 )
 
@@ -11,6 +12,7 @@ import (
 // s3.Backend for s3://, s3a:// and s3n://.
 var backends = []fileio.Backend{
 	s3.Backend,
+	hdfs.Backend,
 }
 
 // Backends returns the storage back ends compiled in, in the order listed.
