@@ -110,10 +110,17 @@ func (c *timestampColumn) value(sec, encNanos int64) (arrow.Timestamp, error) {
 		_, off := time.Unix(sec, nanos).In(c.loc).Zone()
 		sec += int64(off)
 	}
-	if sec > math.MaxInt64/1_000_000_000-1 || sec < math.MinInt64/1_000_000_000+1 {
+	// The range check is exact: 2262-04-11 23:47:16.854775807, the last
+	// nanosecond an int64 holds, is a time writers store (Spark writes the
+	// same instant's microsecond into ORC files).
+	if sec > math.MaxInt64/1_000_000_000 || sec < math.MinInt64/1_000_000_000 {
 		return 0, fmt.Errorf("%w: timestamp %d s is outside the nanosecond range", ErrUnsupported, sec)
 	}
-	return arrow.Timestamp(sec*1_000_000_000 + nanos), nil
+	ns := sec * 1_000_000_000
+	if (nanos > 0 && ns > math.MaxInt64-nanos) || (nanos < 0 && ns < math.MinInt64-nanos) {
+		return 0, fmt.Errorf("%w: timestamp %d s %d ns is outside the nanosecond range", ErrUnsupported, sec, nanos)
+	}
+	return arrow.Timestamp(ns + nanos), nil
 }
 
 // decodeNanos undoes the trailing-zero compression of the nanoseconds: the

@@ -3,6 +3,8 @@ package orc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"math"
 	"math/big"
 	"os"
 	"strconv"
@@ -111,6 +113,8 @@ func TestTimestampValues(t *testing.T) {
 		{"truncated seconds before 1970", time.UTC, false, -orcEpoch - 1, 5<<3 | 7, wall("1969-12-31 23:59:58.5")},
 		{"a whole second before 1970", time.UTC, false, -orcEpoch - 1, 0, wall("1969-12-31 23:59:59")},
 		{"negative nanoseconds from Arrow's ORC writer", time.UTC, false, -orcEpoch, -8, wall("1969-12-31 23:59:59.999999999")},
+		{"the last nanosecond an int64 holds", time.UTC, false, math.MaxInt64/1_000_000_000 - orcEpoch, 854_775_807 << 3, math.MaxInt64},
+		{"the first nanosecond an int64 holds", time.UTC, false, math.MinInt64/1_000_000_000 - orcEpoch, -854_775_808 << 3, math.MinInt64},
 	}
 	for _, c := range cases {
 		col := &timestampColumn{instant: c.instant}
@@ -121,6 +125,21 @@ func TestTimestampValues(t *testing.T) {
 		got, err := col.value(c.secs, c.nanos)
 		if err != nil || got != c.want {
 			t.Errorf("%s: got %v (%v), want %v", c.name, time.Unix(0, int64(got)).UTC(), err, time.Unix(0, int64(c.want)).UTC())
+		}
+	}
+	// One nanosecond either side of the int64 range is refused, not wrapped.
+	for _, c := range []struct{ secs, nanos int64 }{
+		{math.MaxInt64/1_000_000_000 - orcEpoch, 854_775_808 << 3},
+		{math.MinInt64/1_000_000_000 - orcEpoch, -854_775_809 << 3},
+		{math.MaxInt64/1_000_000_000 + 1 - orcEpoch, 0},
+	} {
+		col := &timestampColumn{}
+		s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: time.UTC}
+		if err := col.startStripe(s); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := col.value(c.secs, c.nanos); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("value(%d, %d) = %d, %v; want ErrUnsupported", c.secs, c.nanos, got, err)
 		}
 	}
 }
