@@ -60,7 +60,7 @@ test-hostile: build
 
 ## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go), the differential seed set's among them.
 conformance:
-	@$(GO) test -count=1 -v -run 'Conformance|Sample' ./cmd/flightd | grep -E '^(conformance|sample warehouse|diffscan)' ; test $${PIPESTATUS[0]} -eq 0
+	@$(GO) test -count=1 -v -run 'Conformance|Sample|Location' ./cmd/flightd | grep -E '^(conformance|sample warehouse|diffscan|location spellings)' ; test $${PIPESTATUS[0]} -eq 0
 
 # The Java reference jar, rebuilt when its sources change (tools/javaref/README.md).
 JAVAREF_JAR := tools/javaref/target/javaref.jar

@@ -6,9 +6,9 @@ import (
 )
 
 // writers are the folders of testdata/writers: tables written by other
-// writers than iceflight (tools/pywriters/generate.sh), each with the Java
+// writers than iceflight (tools/pywriters/generate.sh, tools/sparkgen/run.sh), each with the Java
 // oracle's rows in testdata/expected-writers.
-var writers = []string{"java", "pyiceberg", "pyarrow-add_files"}
+var writers = []string{"java", "pyiceberg", "pyarrow-add_files", "spark"}
 
 // TestConformanceWritersMatchJavaOracle reads every writer's tables through
 // a real flightd, one warehouse per writer, and prints a tally per writer:

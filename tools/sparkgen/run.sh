@@ -6,7 +6,7 @@
 #      $SPARK_FIXTURES (default /tmp/iceflight-fixtures/spark/warehouse), a fixed path so
 #      the recorded locations never name a checkout;
 #   4. the tables replace testdata/writers/spark/<ns>/<table>;
-#   5. the Java oracle reads them               -> testdata/writers/spark/expected.
+#   5. the Java oracle reads them               -> testdata/expected-writers/spark.
 # Needs Java 17+, Maven, Python 3.10+; the oracle jar must be built (the make target does).
 set -euo pipefail
 
@@ -33,5 +33,5 @@ runtime="$(ls "$tools"/jars/iceberg-spark-runtime-*.jar)"
 find "$out" -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} + 2>/dev/null || true
 mkdir -p "$out"
 cp -R "$fixtures"/. "$out"/
-java -cp "$jar" io.iceflight.javaref.Main oracle --root "$out" --out "$out/expected"
+java -cp "$jar" io.iceflight.javaref.Main oracle --root "$out" --out "$repo/testdata/expected-writers/spark"
 du -sh "$out"
