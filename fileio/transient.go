@@ -1,0 +1,29 @@
+package fileio
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"syscall"
+)
+
+// Transient reports whether err is a failure of the connection to a storage
+// server rather than the server's answer: refused or reset connections, a
+// body cut short, a network timeout. An object-store back end wraps such
+// errors, once its retries are spent, with ErrUnavailable. The caller's own
+// context ending is not transient: that is the caller giving up.
+func Transient(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNABORTED) ||
+		errors.Is(err, syscall.EPIPE) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne)
+}
