@@ -3,6 +3,7 @@ package servers
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"sync"
 	"testing"
@@ -17,6 +18,10 @@ const StartTimeout = 60 * time.Second
 type Process struct {
 	// Addr is the loopback address the server listens on, host:port.
 	Addr string
+	// Stop is the signal Kill sends: SIGKILL, as a crash, unless a server
+	// needs a chance to save what it holds in memory (Azurite's database)
+	// to come back with it.
+	Stop os.Signal
 
 	name string
 	cmd  func() *exec.Cmd
@@ -31,7 +36,7 @@ type Process struct {
 // command cmd makes and listens on addr. Start starts it; it is killed
 // when t ends.
 func NewProcess(t testing.TB, name, addr string, cmd func() *exec.Cmd) *Process {
-	p := &Process{Addr: addr, name: name, cmd: cmd}
+	p := &Process{Addr: addr, Stop: os.Kill, name: name, cmd: cmd}
 	t.Cleanup(p.Kill)
 	return p
 }
@@ -64,16 +69,22 @@ func (p *Process) Start(t testing.TB) {
 	}
 }
 
-// Kill stops the program at once (SIGKILL, as a crash would) and waits for
-// it to end. It does nothing when the program is not running.
+// Kill stops the program with the Stop signal and waits for it to end; a
+// program that outlives the signal by StartTimeout is killed. It does
+// nothing when the program is not running.
 func (p *Process) Kill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.run == nil {
 		return
 	}
-	_ = p.run.Process.Kill()
-	<-p.exited
+	_ = p.run.Process.Signal(p.Stop)
+	select {
+	case <-p.exited:
+	case <-time.After(StartTimeout):
+		_ = p.run.Process.Kill()
+		<-p.exited
+	}
 	p.run = nil
 }
 
