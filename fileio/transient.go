@@ -5,8 +5,25 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"syscall"
 )
+
+// HTTPStatus returns the sentinel an object store's HTTP status code
+// belongs under: 404 ErrNotFound, 401 and 403 ErrPermissionDenied, 408,
+// 429 and 5xx ErrUnavailable (what a store's own retries have not
+// mended); nil for any other code.
+func HTTPStatus(code int) error {
+	switch {
+	case code == http.StatusNotFound:
+		return ErrNotFound
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return ErrPermissionDenied
+	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500:
+		return ErrUnavailable
+	}
+	return nil
+}
 
 // Transient reports whether err is a failure of the connection to a storage
 // server rather than the server's answer: refused or reset connections, a

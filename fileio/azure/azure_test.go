@@ -6,11 +6,11 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 	"github.com/iceflight/iceflight/internal/servers/azurite"
 )
 
@@ -46,7 +46,7 @@ func TestAgainstAzurite(t *testing.T) {
 
 func testEveryCredentialAndEndpointSpellingReads(t *testing.T, s *azurite.Server) {
 	s.CreateContainer(t, "lake0")
-	data := []byte("0123456789abcdefghij")
+	data := []byte(fileiotest.RangeData)
 	s.Put(t, "lake0", "dir/f.bin", data)
 	authority := strings.TrimPrefix(strings.TrimSuffix(s.Endpoint, "/"+azurite.Account), "http://")
 	cases := map[string]fileio.Properties{
@@ -77,41 +77,14 @@ func testEveryCredentialAndEndpointSpellingReads(t *testing.T, s *azurite.Server
 
 func testReadsAreRangedAndClippedToTheSize(t *testing.T, s *azurite.Server) {
 	s.CreateContainer(t, "lake1")
-	s.Put(t, "lake1", "f.bin", []byte("0123456789abcdefghij"))
+	s.Put(t, "lake1", "f.bin", []byte(fileiotest.RangeData))
 	fio := newFileIO(t, s.Props())
 	f, err := fio.Open(context.Background(), azurite.Location("lake1", "f.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if f.Size() != 20 {
-		t.Fatalf("Size = %d, want 20", f.Size())
-	}
-	cases := []struct {
-		name    string
-		off     int64
-		n       int
-		want    string
-		wantEOF bool
-	}{
-		{"a range inside the file", 3, 5, "34567", false},
-		{"a range ending at the end", 15, 5, "fghij", false},
-		{"a range past the end is clipped with io.EOF", 17, 10, "hij", true},
-		{"a range starting at the end is io.EOF", 20, 4, "", true},
-		{"an empty range reads nothing", 4, 0, "", false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := make([]byte, tc.n)
-			n, err := f.ReadAt(p, tc.off)
-			if got := string(p[:n]); got != tc.want {
-				t.Errorf("ReadAt(%d, %d) = %q, want %q", tc.n, tc.off, got, tc.want)
-			}
-			if gotEOF := errors.Is(err, io.EOF); gotEOF != tc.wantEOF || (err != nil && !gotEOF) {
-				t.Errorf("ReadAt(%d, %d) error %v, want EOF %v", tc.n, tc.off, err, tc.wantEOF)
-			}
-		})
-	}
+	fileiotest.CheckRanges(t, f)
 }
 
 func testMissingBlobsAndContainersAreNotFound(t *testing.T, s *azurite.Server) {
@@ -146,83 +119,15 @@ func testMissingBlobsAndContainersAreNotFound(t *testing.T, s *azurite.Server) {
 
 func testReadDirListsOneLevel(t *testing.T, s *azurite.Server) {
 	s.CreateContainer(t, "lake3")
-	for _, k := range []string{"wh/t/metadata/v1.metadata.json", "wh/t/metadata/v2.metadata.json", "wh/t/metadata/snap/x.avro", "wh/t/data/a.parquet", "wh/t2/other"} {
+	for _, k := range fileiotest.ListingKeys {
 		s.Put(t, "lake3", k, []byte(k))
 	}
-	fio := newFileIO(t, s.Props())
-	cases := []struct {
-		dir  string
-		want []string
-	}{
-		{azurite.Location("lake3", "wh/t/metadata"), []string{"snap/", "v1.metadata.json", "v2.metadata.json"}},
-		{azurite.Location("lake3", "wh/t/metadata/"), []string{"snap/", "v1.metadata.json", "v2.metadata.json"}},
-		{azurite.Location("lake3", "wh"), []string{"t/", "t2/"}},
-		{azurite.Location("lake3", ""), []string{"wh/"}},
-		{azurite.Location("lake3", "wh/missing"), nil},
-	}
-	for _, tc := range cases {
-		entries, err := fio.ReadDir(context.Background(), tc.dir)
-		if err != nil {
-			t.Fatalf("ReadDir(%s): %v", tc.dir, err)
-		}
-		var got []string
-		for _, e := range entries {
-			n := e.Name
-			if e.IsDir {
-				n += "/"
-			} else if e.Size == 0 || e.ModTime.IsZero() {
-				t.Errorf("%s: size %d, time %v", e.Name, e.Size, e.ModTime)
-			}
-			got = append(got, n)
-		}
-		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
-			t.Errorf("ReadDir(%s) = %v, want %v", tc.dir, got, tc.want)
-		}
-	}
+	fileiotest.CheckReadDir(t, newFileIO(t, s.Props()), azurite.Location("lake3", ""))
 }
 
 func testCreateCommitsOnCloseAndRemoveDeletes(t *testing.T, s *azurite.Server) {
 	s.CreateContainer(t, "lake4")
-	fio := newFileIO(t, s.Props())
-	ctx := context.Background()
-	loc := azurite.Location("lake4", "out/f.txt")
-
-	w, err := fio.Create(ctx, loc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.WriteString(w, "hello, azure"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := fileio.ReadAll(ctx, fio, loc, 0)
-	if err != nil || string(got) != "hello, azure" {
-		t.Fatalf("read back %q, %v", got, err)
-	}
-	if err := fio.Remove(ctx, loc); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fio.Open(ctx, loc); !errors.Is(err, fileio.ErrNotFound) {
-		t.Fatalf("Open after Remove = %v, want ErrNotFound", err)
-	}
-
-	// A write whose context ends before Close leaves nothing behind.
-	cctx, cancel := context.WithCancel(ctx)
-	cut := azurite.Location("lake4", "out/cut.txt")
-	w, err = fio.Create(cctx, cut)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
-	cancel()
-	if err := w.Close(); err == nil {
-		t.Fatal("Close after the context ended succeeded")
-	}
-	if _, err := fio.Open(ctx, cut); !errors.Is(err, fileio.ErrNotFound) {
-		t.Fatalf("Open of a cut write = %v, want ErrNotFound", err)
-	}
+	fileiotest.CheckCreateRemove(t, newFileIO(t, s.Props()), azurite.Location("lake4", "out/f.txt"), azurite.Location("lake4", "out/cut.txt"))
 }
 
 func TestAStoppedServerIsUnavailableAndARestartedOneServes(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
@@ -34,15 +33,7 @@ func wrap(op, loc string, l location, a *account, err error) error {
 func classify(err error) error {
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
-		switch c := re.StatusCode; {
-		case c == http.StatusNotFound:
-			return fileio.ErrNotFound
-		case c == http.StatusUnauthorized || c == http.StatusForbidden:
-			return fileio.ErrPermissionDenied
-		case c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || c >= 500:
-			return fileio.ErrUnavailable
-		}
-		return nil
+		return fileio.HTTPStatus(re.StatusCode)
 	}
 	if fileio.Transient(err) {
 		return fileio.ErrUnavailable

@@ -2,7 +2,6 @@ package azure
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -76,37 +75,14 @@ type file struct {
 // ReadAt reads len(p) bytes at off with one ranged GET, clipped to the
 // file's size; a read that reaches the end returns io.EOF with the bytes.
 func (f *file) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("read %s: negative offset %d", f.loc, off)
-	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	want := min(int64(len(p)), f.size-off)
-	if want == 0 {
-		return 0, nil
-	}
-	resp, err := f.b.DownloadStream(f.ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: want}})
-	if err != nil {
-		return 0, wrap("read", f.loc, f.l, f.a, err)
-	}
-	defer resp.Body.Close()
-	n, err := io.ReadFull(resp.Body, p[:want])
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			// Shorter than the size the file was opened with: the blob
-			// changed, or the connection broke mid-body.
-			err = fmt.Errorf("%d of %d bytes at %d: %w", n, want, off, io.ErrUnexpectedEOF)
-		}
+	n, err := fileio.ReadRange(p, off, f.size, func(off, n int64) (io.ReadCloser, error) {
+		resp, err := f.b.DownloadStream(f.ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
+		return resp.Body, err
+	})
+	if err != nil && err != io.EOF {
 		return n, wrap("read", f.loc, f.l, f.a, err)
 	}
-	if want < int64(len(p)) {
-		return n, io.EOF
-	}
-	return n, nil
+	return n, err
 }
 
 // Size returns the blob's length in bytes.

@@ -50,15 +50,7 @@ func classify(err error) error {
 	}
 	var ge *googleapi.Error
 	if errors.As(err, &ge) {
-		switch c := ge.Code; {
-		case c == http.StatusNotFound:
-			return fileio.ErrNotFound
-		case c == http.StatusUnauthorized || c == http.StatusForbidden:
-			return fileio.ErrPermissionDenied
-		case c == http.StatusRequestTimeout || c == http.StatusTooManyRequests || c >= 500:
-			return fileio.ErrUnavailable
-		}
-		return nil
+		return fileio.HTTPStatus(ge.Code)
 	}
 	if fileio.Transient(err) {
 		return fileio.ErrUnavailable

@@ -2,7 +2,6 @@ package gcs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -56,37 +55,13 @@ type file struct {
 // ReadAt reads len(p) bytes at off with one ranged GET, clipped to the
 // file's size; a read that reaches the end returns io.EOF with the bytes.
 func (f *file) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, fmt.Errorf("read %s: negative offset %d", f.loc, off)
-	}
-	if off >= f.size {
-		if len(p) == 0 {
-			return 0, nil
-		}
-		return 0, io.EOF
-	}
-	want := min(int64(len(p)), f.size-off)
-	if want == 0 {
-		return 0, nil
-	}
-	r, err := f.obj.NewRangeReader(f.ctx, off, want)
-	if err != nil {
-		return 0, f.fio.wrap("read", f.loc, f.l, err)
-	}
-	defer r.Close()
-	n, err := io.ReadFull(r, p[:want])
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-			// Shorter than the size the file was opened with: the object
-			// changed, or the connection broke and retries did not mend it.
-			err = fmt.Errorf("%d of %d bytes at %d: %w", n, want, off, io.ErrUnexpectedEOF)
-		}
+	n, err := fileio.ReadRange(p, off, f.size, func(off, n int64) (io.ReadCloser, error) {
+		return f.obj.NewRangeReader(f.ctx, off, n)
+	})
+	if err != nil && err != io.EOF {
 		return n, f.fio.wrap("read", f.loc, f.l, err)
 	}
-	if want < int64(len(p)) {
-		return n, io.EOF
-	}
-	return n, nil
+	return n, err
 }
 
 // Size returns the object's length in bytes.

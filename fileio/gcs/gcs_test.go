@@ -1,7 +1,6 @@
 package gcs
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -10,13 +9,13 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 	"github.com/iceflight/iceflight/internal/servers/fakegcs"
 )
 
@@ -39,8 +38,7 @@ func TestReadsAreRangedAndClippedToTheSize(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)
 	s.CreateBucket(t, "lake")
-	data := []byte("0123456789abcdefghij")
-	s.Put(t, "lake", "dir/f.bin", data)
+	s.Put(t, "lake", "dir/f.bin", []byte(fileiotest.RangeData))
 	fio := newFileIO(t, s, nil)
 	ctx := context.Background()
 
@@ -49,34 +47,7 @@ func TestReadsAreRangedAndClippedToTheSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if f.Size() != int64(len(data)) {
-		t.Fatalf("Size = %d, want %d", f.Size(), len(data))
-	}
-	cases := []struct {
-		name    string
-		off     int64
-		n       int
-		want    string
-		wantEOF bool
-	}{
-		{"a range inside the file", 3, 5, "34567", false},
-		{"a range ending at the end", 15, 5, "fghij", false},
-		{"a range past the end is clipped with io.EOF", 17, 10, "hij", true},
-		{"a range starting at the end is io.EOF", 20, 4, "", true},
-		{"an empty range reads nothing", 4, 0, "", false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			p := make([]byte, tc.n)
-			n, err := f.ReadAt(p, tc.off)
-			if got := string(p[:n]); got != tc.want {
-				t.Errorf("ReadAt(%d, %d) = %q, want %q", tc.n, tc.off, got, tc.want)
-			}
-			if gotEOF := errors.Is(err, io.EOF); gotEOF != tc.wantEOF || (err != nil && !gotEOF) {
-				t.Errorf("ReadAt(%d, %d) error %v, want EOF %v", tc.n, tc.off, err, tc.wantEOF)
-			}
-		})
-	}
+	fileiotest.CheckRanges(t, f)
 }
 
 func TestMissingObjectsAndBucketsAreNotFound(t *testing.T) {
@@ -120,41 +91,12 @@ func TestReadDirListsOneLevel(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)
 	s.CreateBucket(t, "lake")
-	for _, k := range []string{"wh/t/metadata/v1.metadata.json", "wh/t/metadata/v2.metadata.json", "wh/t/metadata/snap/x.avro", "wh/t/data/a.parquet", "wh/t2/other"} {
+	for _, k := range fileiotest.ListingKeys {
 		s.Put(t, "lake", k, []byte(k))
 	}
 	fio := newFileIO(t, s, nil)
-	ctx := context.Background()
-	cases := []struct {
-		dir  string
-		want []string
-	}{
-		{"gs://lake/wh/t/metadata", []string{"snap/", "v1.metadata.json", "v2.metadata.json"}},
-		{"gs://lake/wh/t/metadata/", []string{"snap/", "v1.metadata.json", "v2.metadata.json"}},
-		{"gs://lake/wh", []string{"t/", "t2/"}},
-		{"gs://lake/", []string{"wh/"}},
-		{"gs://lake/wh/missing", nil},
-	}
-	for _, tc := range cases {
-		entries, err := fio.ReadDir(ctx, tc.dir)
-		if err != nil {
-			t.Fatalf("ReadDir(%s): %v", tc.dir, err)
-		}
-		var got []string
-		for _, e := range entries {
-			n := e.Name
-			if e.IsDir {
-				n += "/"
-			} else if e.Size != int64(len("wh/t/metadata/")+len(e.Name)) && strings.HasPrefix(tc.dir, "gs://lake/wh/t/metadata") {
-				t.Errorf("%s: size %d", e.Name, e.Size)
-			}
-			got = append(got, n)
-		}
-		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
-			t.Errorf("ReadDir(%s) = %v, want %v", tc.dir, got, tc.want)
-		}
-	}
-	if _, err := fio.ReadDir(ctx, "gs://nobucket/x"); !errors.Is(err, fileio.ErrNotFound) {
+	fileiotest.CheckReadDir(t, fio, "gs://lake/")
+	if _, err := fio.ReadDir(context.Background(), "gs://nobucket/x"); !errors.Is(err, fileio.ErrNotFound) {
 		t.Errorf("ReadDir of a missing bucket = %v, want ErrNotFound", err)
 	}
 }
@@ -163,44 +105,7 @@ func TestCreateCommitsOnCloseAndRemoveDeletes(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)
 	s.CreateBucket(t, "lake")
-	fio := newFileIO(t, s, nil)
-	ctx := context.Background()
-
-	w, err := fio.Create(ctx, "gs://lake/out/f.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.WriteString(w, "hello, gcs"); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := fileio.ReadAll(ctx, fio, "gs://lake/out/f.txt", 0)
-	if err != nil || string(got) != "hello, gcs" {
-		t.Fatalf("read back %q, %v", got, err)
-	}
-	if err := fio.Remove(ctx, "gs://lake/out/f.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fio.Open(ctx, "gs://lake/out/f.txt"); !errors.Is(err, fileio.ErrNotFound) {
-		t.Fatalf("Open after Remove = %v, want ErrNotFound", err)
-	}
-
-	// A write whose context ends before Close leaves nothing behind.
-	cctx, cancel := context.WithCancel(ctx)
-	w, err = fio.Create(cctx, "gs://lake/out/cut.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
-	cancel()
-	if err := w.Close(); err == nil {
-		t.Fatal("Close after the context ended succeeded")
-	}
-	if _, err := fio.Open(ctx, "gs://lake/out/cut.txt"); !errors.Is(err, fileio.ErrNotFound) {
-		t.Fatalf("Open of a cut write = %v, want ErrNotFound", err)
-	}
+	fileiotest.CheckCreateRemove(t, newFileIO(t, s, nil), "gs://lake/out/f.txt", "gs://lake/out/cut.txt")
 }
 
 func TestAStoppedServerIsUnavailableAndARestartedOneServes(t *testing.T) {

@@ -9,11 +9,8 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path"
-	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -161,23 +158,6 @@ func (s *Server) Delete(t testing.TB, container, key string) {
 // paths, and returns the abfss:// location of the copy of dir.
 func (s *Server) Upload(t testing.TB, dir, container, prefix string) string {
 	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s.Put(t, container, path.Join(prefix, filepath.ToSlash(rel)), data)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("upload %s: %v", dir, err)
-	}
+	servers.UploadTree(t, dir, prefix, func(key string, data []byte) { s.Put(t, container, key, data) })
 	return Location(container, prefix)
 }

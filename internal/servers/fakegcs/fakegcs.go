@@ -10,13 +10,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -103,24 +101,7 @@ func (s *Server) Delete(t testing.TB, bucket, key string) {
 // returns the gs:// location of the copy of dir.
 func (s *Server) Upload(t testing.TB, dir, bucket, prefix string) string {
 	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s.Put(t, bucket, path.Join(prefix, filepath.ToSlash(rel)), data)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("upload %s: %v", dir, err)
-	}
+	servers.UploadTree(t, dir, prefix, func(key string, data []byte) { s.Put(t, bucket, key, data) })
 	return "gs://" + path.Join(bucket, prefix)
 }
 
