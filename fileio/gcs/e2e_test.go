@@ -2,8 +2,11 @@ package gcs_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/gcs"
 	"github.com/iceflight/iceflight/internal/servers/fakegcs"
 	"github.com/iceflight/iceflight/internal/servers/tablecheck"
@@ -30,4 +33,38 @@ func TestTablesReadBackFromGCSEqualToTheOracle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart stops
+// fake-gcs-server after the first batch of a planned scan: the read ends
+// with ErrUnavailable (after the client's retries) and releases its
+// memory; with the server back, the same plan reads equal to the oracle.
+func TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart(t *testing.T) {
+	t.Parallel()
+	s := fakegcs.Start(t)
+	s.CreateBucket(t, "warehouse")
+	fio, err := gcs.New(context.Background(), s.Props())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fio.Close()
+	const name = "samples.pos_deletes_rowgroups"
+	tb := tablecheck.Plan(t, fio, "../..", name, s.Upload(t, tablecheck.Dir("../..", name), "warehouse", name))
+	stopped := false
+	_, err = tb.Read(t, fio, func() {
+		if !stopped {
+			s.Kill()
+			stopped = true
+		}
+	})
+	if !errors.Is(err, fileio.ErrUnavailable) || !strings.Contains(err.Error(), "gs://warehouse/") {
+		t.Fatalf("scan with the server stopped = %v, want ErrUnavailable naming a file", err)
+	}
+	t.Logf("the cut scan says: %v", err)
+	s.Restart(t)
+	got, err := tb.Read(t, fio, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.Check(t, got)
 }

@@ -8,6 +8,7 @@ package tablecheck
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,14 +44,28 @@ func Dir(repo, name string) string {
 	return filepath.Join(repo, "testdata", "warehouse", ns, table)
 }
 
-// ReadBack reads the current snapshot of table name, uploaded to root
-// (where the folder Dir names now is) and reached through fio, and fails t
-// unless its rows equal the oracle's. The metadata records the paths the
-// table was written at; a remapping rule points them at root, as flightd's
-// relocation does. It returns the rows read.
-func ReadBack(t *testing.T, fio fileio.FileIO, repo, name, root string) int {
+// Table is a planned full scan of a sample table uploaded to a store,
+// with the oracle's rows of it.
+type Table struct {
+	// Name is the table's name ("samples.trips"); Root is where it was
+	// uploaded to.
+	Name, Root string
+
+	schema iceberg.Schema
+	want   []string
+	plan   *planner.Plan
+	scan   reader.Scan
+}
+
+// Plan reads the metadata of table name, uploaded to root (where the
+// folder Dir names now is) and reached through fio, and plans its current
+// snapshot. The metadata records the paths the table was written at; a
+// remapping rule points them at root, as flightd's relocation does, and
+// Plan fails t if a task names a file elsewhere.
+func Plan(t *testing.T, fio fileio.FileIO, repo, name, root string) *Table {
 	t.Helper()
 	ctx := context.Background()
+	root = strings.TrimSuffix(root, "/")
 	expected := filepath.Join(repo, "testdata", "expected", name)
 	raw, err := os.ReadFile(filepath.Join(expected, "index.json"))
 	if err != nil {
@@ -63,65 +78,97 @@ func ReadBack(t *testing.T, fio fileio.FileIO, repo, name, root string) int {
 	if len(idx.Scans) == 0 || idx.Scans[0].Name != "current" {
 		t.Fatalf("oracle index of %s has no current scan", name)
 	}
-	scan := idx.Scans[0]
-	var schema iceberg.Schema
-	if err := json.Unmarshal(scan.Schema, &schema); err != nil {
+	tb := &Table{Name: name, Root: root}
+	if err := json.Unmarshal(idx.Scans[0].Schema, &tb.schema); err != nil {
 		t.Fatalf("oracle schema of %s: %v", name, err)
 	}
-	want, err := testutil.OracleFile(&schema, filepath.Join(expected, scan.File))
-	if err != nil {
+	if tb.want, err = testutil.OracleFile(&tb.schema, filepath.Join(expected, idx.Scans[0].File)); err != nil {
 		t.Fatal(err)
 	}
 
-	mdLoc := strings.TrimSuffix(root, "/") + "/" + idx.MetadataFile
+	mdLoc := root + "/" + idx.MetadataFile
 	md, _, err := catalog.ReadMetadata(ctx, fio, mdLoc, 0)
 	if err != nil {
 		t.Fatalf("read metadata of %s: %v", name, err)
 	}
-	remapped := fileio.Remap(fio, fileio.Rule{From: md.Location, To: strings.TrimSuffix(root, "/")})
-	plan, err := planner.New().Plan(ctx, planner.Table{Name: name, MetadataLocation: mdLoc, Metadata: md, IO: remapped},
+	remapped := fileio.Remap(fio, fileio.Rule{From: md.Location, To: root})
+	tb.plan, err = planner.New().Plan(ctx, planner.Table{Name: name, MetadataLocation: mdLoc, Metadata: md, IO: remapped},
 		planner.Request{CaseSensitive: true})
 	if err != nil {
 		t.Fatalf("plan %s: %v", name, err)
 	}
-	rs := reader.Scan{Schema: plan.Schema, EqualitySchema: plan.EqualitySchema, FilterSchema: plan.FilterSchema}
-	if plan.NameMappingJSON != "" {
-		if rs.NameMapping, err = iceberg.ParseNameMapping([]byte(plan.NameMappingJSON)); err != nil {
+	tb.scan = reader.Scan{Schema: tb.plan.Schema, EqualitySchema: tb.plan.EqualitySchema, FilterSchema: tb.plan.FilterSchema}
+	if tb.plan.NameMappingJSON != "" {
+		if tb.scan.NameMapping, err = iceberg.ParseNameMapping([]byte(tb.plan.NameMappingJSON)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-	defer mem.AssertSize(t, 0)
-	rd := reader.New(fio, reader.WithAllocator(mem))
-	var got []string
 	tasks := 0
-	for _, ep := range plan.Endpoints {
+	for _, ep := range tb.plan.Endpoints {
 		for _, task := range ep.Tasks {
+			tasks++
 			paths := []string{task.GetPath()}
 			for _, d := range task.GetDeletes() {
 				paths = append(paths, d.GetPath())
 			}
 			for _, p := range paths {
-				if !strings.HasPrefix(p, root) {
+				if !strings.HasPrefix(p, root+"/") {
 					t.Fatalf("task reads %s, not a file below %s", p, root)
 				}
 			}
-			tasks++
-			err := rd.Read(ctx, rs, task, func(b arrow.RecordBatch) error {
-				rows, err := testutil.ArrowRows(&schema, b)
+		}
+	}
+	if tasks == 0 && len(tb.want) > 0 {
+		t.Fatalf("plan of %s has no tasks", name)
+	}
+	return tb
+}
+
+// Read reads every task of the plan through fio, one after the other,
+// calling batch (when not nil) after each batch, and returns the rows in
+// canonical form. The reader's allocator must hold nothing afterwards,
+// whether the read succeeded or not.
+func (tb *Table) Read(t *testing.T, fio fileio.FileIO, batch func()) ([]string, error) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	rd := reader.New(fio, reader.WithAllocator(mem))
+	var got []string
+	for _, ep := range tb.plan.Endpoints {
+		for _, task := range ep.Tasks {
+			err := rd.Read(context.Background(), tb.scan, task, func(b arrow.RecordBatch) error {
+				rows, err := testutil.ArrowRows(&tb.schema, b)
 				got = append(got, rows...)
+				if batch != nil {
+					batch()
+				}
 				return err
 			})
 			if err != nil {
-				t.Fatalf("read %s: %v", name, err)
+				return got, fmt.Errorf("read %s: %w", tb.Name, err)
 			}
 		}
 	}
-	if tasks == 0 && scan.Rows > 0 {
-		t.Fatalf("plan of %s has no tasks", name)
+	return got, nil
+}
+
+// Check fails t unless got holds the oracle's rows.
+func (tb *Table) Check(t *testing.T, got []string) {
+	t.Helper()
+	if d := testutil.DiffRows(got, tb.want); d != "" {
+		t.Fatalf("%s read from %s differs from the oracle: %s", tb.Name, tb.Root, d)
 	}
-	if d := testutil.DiffRows(got, want); d != "" {
-		t.Fatalf("%s read from %s differs from the oracle: %s", name, root, d)
+}
+
+// ReadBack plans table name uploaded to root, reads it through fio and
+// fails t unless its rows equal the oracle's; it returns the rows read.
+func ReadBack(t *testing.T, fio fileio.FileIO, repo, name, root string) int {
+	t.Helper()
+	tb := Plan(t, fio, repo, name, root)
+	got, err := tb.Read(t, fio, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
+	tb.Check(t, got)
 	return len(got)
 }
