@@ -34,11 +34,12 @@ func TestTablesReadBackFromAzureEqualToTheOracle(t *testing.T) {
 	}
 }
 
-// TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart stops
+// TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound stops
 // Azurite after the first batch of a planned scan: the read ends with
 // ErrUnavailable (after the SDK's retries) and releases its memory; with
-// the server back, the same plan reads equal to the oracle.
-func TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart(t *testing.T) {
+// the server back, the same plan reads equal to the oracle, and once a
+// data file is deleted after planning it fails with ErrNotFound.
+func TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound(t *testing.T) {
 	t.Parallel()
 	s := azurite.Start(t)
 	s.CreateContainer(t, "warehouse")
@@ -65,4 +66,13 @@ func TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart(t *testing
 		t.Fatal(err)
 	}
 	tb.Check(t, got)
+
+	// A data file deleted after planning fails the scan as NotFound,
+	// naming the file.
+	files := tb.DataFiles()
+	gone := files[len(files)-1]
+	s.Delete(t, "warehouse", strings.TrimPrefix(gone, azurite.Location("warehouse", "")))
+	if _, err := tb.Read(t, fio, nil); !errors.Is(err, fileio.ErrNotFound) || !strings.Contains(err.Error(), gone) {
+		t.Fatalf("scan with %s deleted = %v, want ErrNotFound naming it", gone, err)
+	}
 }

@@ -35,11 +35,13 @@ func TestTablesReadBackFromGCSEqualToTheOracle(t *testing.T) {
 	}
 }
 
-// TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart stops
+// TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound stops
 // fake-gcs-server after the first batch of a planned scan: the read ends
 // with ErrUnavailable (after the client's retries) and releases its
-// memory; with the server back, the same plan reads equal to the oracle.
-func TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart(t *testing.T) {
+// memory; with the server back, the same plan reads equal to the oracle,
+// and once a data file is deleted after planning it fails with
+// ErrNotFound.
+func TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)
 	s.CreateBucket(t, "warehouse")
@@ -67,4 +69,13 @@ func TestAScanCutByAStoppedServerIsUnavailableAndResumesAfterARestart(t *testing
 		t.Fatal(err)
 	}
 	tb.Check(t, got)
+
+	// A data file deleted after planning fails the scan as NotFound,
+	// naming the file.
+	files := tb.DataFiles()
+	gone := files[len(files)-1]
+	s.Delete(t, "warehouse", strings.TrimPrefix(gone, "gs://warehouse/"))
+	if _, err := tb.Read(t, fio, nil); !errors.Is(err, fileio.ErrNotFound) || !strings.Contains(err.Error(), gone) {
+		t.Fatalf("scan with %s deleted = %v, want ErrNotFound naming it", gone, err)
+	}
 }

@@ -152,6 +152,18 @@ func (tb *Table) Read(t *testing.T, fio fileio.FileIO, batch func()) ([]string, 
 	return got, nil
 }
 
+// DataFiles returns the locations of the data files the plan reads, in
+// plan order.
+func (tb *Table) DataFiles() []string {
+	var out []string
+	for _, ep := range tb.plan.Endpoints {
+		for _, task := range ep.Tasks {
+			out = append(out, task.GetPath())
+		}
+	}
+	return out
+}
+
 // Check fails t unless got holds the oracle's rows.
 func (tb *Table) Check(t *testing.T, got []string) {
 	t.Helper()
