@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"syscall"
 )
 
@@ -40,6 +41,12 @@ func Transient(err error) bool {
 		errors.Is(err, syscall.ECONNABORTED) ||
 		errors.Is(err, syscall.EPIPE) {
 		return true
+	}
+	// *url.Error is a net.Error whatever it wraps (a token source's
+	// refusal too): judge what it wraps.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return Transient(ue.Err)
 	}
 	var ne net.Error
 	return errors.As(err, &ne)

@@ -27,6 +27,7 @@ func TestTransient(t *testing.T) {
 		{"the caller's cancellation is not transient", &url.Error{Op: "Get", URL: "http://x", Err: context.Canceled}, false},
 		{"the caller's deadline is not transient", fmt.Errorf("read: %w", context.DeadlineExceeded), false},
 		{"a server's answer is not transient", errors.New("403 Forbidden"), false},
+		{"a request's error is judged by what it wraps", &url.Error{Op: "Get", URL: "http://x", Err: errors.New("cannot fetch token")}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

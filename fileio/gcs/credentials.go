@@ -42,8 +42,11 @@ func credentialOptions(props fileio.Properties) ([]option.ClientOption, string, 
 	if err != nil {
 		return nil, "", err
 	}
-	return []option.ClientOption{option.WithScopes(scope)}, "application default credentials", nil
+	return []option.ClientOption{option.WithScopes(scope)}, sourceADC, nil
 }
+
+// sourceADC names application default credentials in messages.
+const sourceADC = "application default credentials"
 
 // credentialsJSON reads gcs.credentials-json: JSON, base64 of JSON, or the
 // path of a JSON key file. Only service-account keys and authorized-user

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"cloud.google.com/go/auth"
+	"cloud.google.com/go/compute/metadata"
 	"cloud.google.com/go/storage"
 	"golang.org/x/oauth2"
 	"google.golang.org/api/googleapi"
@@ -46,6 +47,19 @@ func classify(err error) error {
 	}
 	var re *oauth2.RetrieveError
 	if errors.As(err, &re) {
+		return fileio.ErrPermissionDenied
+	}
+	// The metadata server (application default credentials on Google
+	// Cloud) has no token for this machine, or failed to give one.
+	var nd metadata.NotDefinedError
+	if errors.As(err, &nd) {
+		return fileio.ErrPermissionDenied
+	}
+	var me *metadata.Error
+	if errors.As(err, &me) {
+		if me.Code == http.StatusTooManyRequests || me.Code >= 500 {
+			return fileio.ErrUnavailable
+		}
 		return fileio.ErrPermissionDenied
 	}
 	var ge *googleapi.Error

@@ -77,9 +77,9 @@ type FileIO struct {
 
 // New returns a FileIO configured by props. Without credential properties
 // it uses application default credentials (GOOGLE_APPLICATION_CREDENTIALS,
-// gcloud's login, the metadata server), which are looked up lazily: a
-// machine without any fails its first request with an error wrapping
-// fileio.ErrPermissionDenied, not New.
+// gcloud's login, the metadata server), which New looks for, so a machine
+// without any fails New with an error wrapping fileio.ErrPermissionDenied.
+// Nothing is sent to storage until the first call.
 func New(ctx context.Context, props fileio.Properties) (*FileIO, error) {
 	opts, source, err := credentialOptions(props)
 	if err != nil {
@@ -96,6 +96,9 @@ func New(ctx context.Context, props fileio.Properties) (*FileIO, error) {
 	}
 	client, err := storage.NewClient(ctx, opts...)
 	if err != nil {
+		if source == sourceADC {
+			return nil, fmt.Errorf("gcs: %w: no %s: %w", fileio.ErrPermissionDenied, source, err)
+		}
 		return nil, fmt.Errorf("gcs: client with %s: %w", source, err)
 	}
 	client.SetRetry(

@@ -209,3 +209,27 @@ func writeFile(t *testing.T, s string) string {
 	}
 	return p
 }
+
+// TestRefusedApplicationDefaultCredentialsArePermissionDenied runs with no
+// key file and no gcloud login, and GCE_METADATA_HOST pointing at the
+// emulator, so that application default credentials come from a
+// "metadata server" on loopback that has no token to give. (It sets the
+// environment, so it cannot run in parallel.)
+func TestRefusedApplicationDefaultCredentialsArePermissionDenied(t *testing.T) {
+	s := fakegcs.Start(t)
+	s.CreateBucket(t, "lake")
+	s.Put(t, "lake", "t/f.bin", []byte("x"))
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CLOUDSDK_CONFIG", t.TempDir())
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "")
+	t.Setenv("GCE_METADATA_HOST", strings.TrimPrefix(s.Endpoint, "http://"))
+	fio, err := New(context.Background(), fileio.Properties{"gcs.service.host": s.Endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fio.Close()
+	_, err = fio.Open(context.Background(), "gs://lake/t/f.bin")
+	if !errors.Is(err, fileio.ErrPermissionDenied) || !strings.Contains(err.Error(), "application default credentials") {
+		t.Fatalf("Open = %v, want ErrPermissionDenied naming application default credentials", err)
+	}
+}
