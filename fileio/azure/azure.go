@@ -83,6 +83,10 @@ type FileIO struct {
 	// properties choose one.
 	tokens azcore.TokenCredential
 
+	// listPage caps the entries of one list call; 0 leaves it to the
+	// server (5,000). Tests make it small to list many pages.
+	listPage int32
+
 	mu      sync.Mutex
 	clients map[string]*account
 }

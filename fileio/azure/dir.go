@@ -36,9 +36,11 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	pager := a.client.NewContainerClient(l.container).NewListBlobsHierarchyPager("/", &container.ListBlobsHierarchyOptions{
-		Prefix: &prefix, Include: container.ListBlobsInclude{Metadata: true},
-	})
+	opts := &container.ListBlobsHierarchyOptions{Prefix: &prefix, Include: container.ListBlobsInclude{Metadata: true}}
+	if f.listPage > 0 {
+		opts.MaxResults = &f.listPage
+	}
+	pager := a.client.NewContainerClient(l.container).NewListBlobsHierarchyPager("/", opts)
 	var out []fileio.Entry
 	dirs := map[string]bool{}
 	for pager.More() {

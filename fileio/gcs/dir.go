@@ -37,6 +37,7 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 	}
 	var out []fileio.Entry
 	it := b.Objects(ctx, q)
+	it.PageInfo().MaxSize = f.listPage
 	for {
 		a, err := it.Next()
 		if errors.Is(err, iterator.Done) {

@@ -73,6 +73,9 @@ type FileIO struct {
 	userProject string
 	// source names the credentials in messages, never their value.
 	source string
+	// listPage caps the entries of one list call; 0 leaves it to the
+	// server (1,000). Tests make it small to list many pages.
+	listPage int
 }
 
 // New returns a FileIO configured by props. Without credential properties

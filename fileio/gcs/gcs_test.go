@@ -95,6 +95,8 @@ func TestReadDirListsOneLevel(t *testing.T) {
 		s.Put(t, "lake", k, []byte(k))
 	}
 	fio := newFileIO(t, s, nil)
+	// Two entries a page: a folder of three takes two list calls.
+	fio.listPage = 2
 	fileiotest.CheckReadDir(t, fio, "gs://lake/")
 	if _, err := fio.ReadDir(context.Background(), "gs://nobucket/x"); !errors.Is(err, fileio.ErrNotFound) {
 		t.Errorf("ReadDir of a missing bucket = %v, want ErrNotFound", err)
