@@ -139,6 +139,7 @@ func TestAStoppedServerIsUnavailableAndARestartedOneServes(t *testing.T) {
 	s.CreateContainer(t, "lake")
 	s.Put(t, "lake", "t/f.bin", []byte("0123456789"))
 	fio := newFileIO(t, s.Props())
+	sasFIO := newFileIO(t, fileio.Properties{"adls.sas-token": s.SAS(t), "adls.account-host": s.Endpoint})
 	ctx := context.Background()
 	loc := azurite.Location("lake", "t/f.bin")
 	f, err := fio.Open(ctx, loc)
@@ -154,6 +155,12 @@ func TestAStoppedServerIsUnavailableAndARestartedOneServes(t *testing.T) {
 	}
 	if _, err := fio.Open(ctx, loc); !errors.Is(err, fileio.ErrUnavailable) {
 		t.Fatalf("open on a stopped server = %v, want ErrUnavailable", err)
+	}
+	// A SAS token rides in every URL, which transport errors quote: the
+	// message keeps the URL and drops its query.
+	_, err = sasFIO.Open(ctx, loc)
+	if !errors.Is(err, fileio.ErrUnavailable) || strings.Contains(err.Error(), "sig=") || !strings.Contains(err.Error(), "?REDACTED") {
+		t.Fatalf("open with a SAS on a stopped server = %v, want ErrUnavailable without the signature", err)
 	}
 	s.Restart(t)
 	p := make([]byte, 4)

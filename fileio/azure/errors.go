@@ -17,8 +17,10 @@ import (
 // refused credentials ErrPermissionDenied (naming the container, the
 // account and the credential source), and throttling, 5xx answers and
 // broken connections, which the SDK has already retried, ErrUnavailable.
-// The caller's own context ending is returned as it is.
+// The caller's own context ending is returned as it is. No URL in the
+// message keeps its query, where a SAS token's signature is.
 func wrap(op, loc string, l location, a *account, err error) error {
+	err = fileio.RedactQuery(err)
 	switch kind := classify(err); kind {
 	case nil:
 		return fmt.Errorf("%s %s: %w", op, loc, err)

@@ -21,6 +21,7 @@ import (
 // which the client has already retried, ErrUnavailable. The caller's own
 // context ending is returned as it is.
 func (f *FileIO) wrap(op, loc string, l location, err error) error {
+	err = fileio.RedactQuery(err)
 	switch kind := classify(err); kind {
 	case nil:
 		return fmt.Errorf("%s %s: %w", op, loc, err)
