@@ -2,11 +2,9 @@ package azure_test
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 
-	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/azure"
 	"github.com/iceflight/iceflight/internal/servers/azurite"
 	"github.com/iceflight/iceflight/internal/servers/tablecheck"
@@ -49,30 +47,5 @@ func TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound(t *testing
 	}
 	const name = "samples.pos_deletes_rowgroups"
 	tb := tablecheck.Plan(t, fio, "../..", name, s.Upload(t, tablecheck.Dir("../..", name), "warehouse", name))
-	stopped := false
-	_, err = tb.Read(t, fio, func() {
-		if !stopped {
-			s.Kill()
-			stopped = true
-		}
-	})
-	if !errors.Is(err, fileio.ErrUnavailable) || !strings.Contains(err.Error(), "abfss://warehouse@") {
-		t.Fatalf("scan with the server stopped = %v, want ErrUnavailable naming a file", err)
-	}
-	t.Logf("the cut scan says: %v", err)
-	s.Restart(t)
-	got, err := tb.Read(t, fio, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tb.Check(t, got)
-
-	// A data file deleted after planning fails the scan as NotFound,
-	// naming the file.
-	files := tb.DataFiles()
-	gone := files[len(files)-1]
-	s.Delete(t, "warehouse", strings.TrimPrefix(gone, azurite.Location("warehouse", "")))
-	if _, err := tb.Read(t, fio, nil); !errors.Is(err, fileio.ErrNotFound) || !strings.Contains(err.Error(), gone) {
-		t.Fatalf("scan with %s deleted = %v, want ErrNotFound naming it", gone, err)
-	}
+	tablecheck.CheckFaults(t, fio, tb, s, func(loc string) { s.Delete(t, "warehouse", strings.TrimPrefix(loc, azurite.Location("warehouse", ""))) })
 }
