@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -81,5 +82,18 @@ func TestCredentialSourceIsNamedAndBadSettingsAreRefused(t *testing.T) {
 				t.Fatalf("source = %q, %v; want one naming %q", source, err, tc.source)
 			}
 		})
+	}
+}
+
+func TestNewSendsNothingAndCloseOfAnUnusedFileIOMakesNoClient(t *testing.T) {
+	t.Parallel()
+	// Application default credentials would be searched for (the metadata
+	// server asked) by the first call; New and Close make none.
+	fio, err := New(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fio.Close(); err != nil || fio.made.Load() {
+		t.Fatalf("Close = %v, client made %v; want neither", err, fio.made.Load())
 	}
 }

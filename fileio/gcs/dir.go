@@ -27,9 +27,9 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 	if prefix != "" && !strings.HasSuffix(prefix, "/") {
 		prefix += "/"
 	}
-	b := f.client.Bucket(l.bucket)
-	if f.userProject != "" {
-		b = b.UserProject(f.userProject)
+	b, err := f.bucket(l)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
 	q := &storage.Query{Prefix: prefix, Delimiter: "/"}
 	if err := q.SetAttrSelection([]string{"Name", "Size", "Updated"}); err != nil {
@@ -72,8 +72,12 @@ func (f *FileIO) Create(ctx context.Context, loc string) (io.WriteCloser, error)
 	if l.key == "" || strings.HasSuffix(l.key, "/") {
 		return nil, fmt.Errorf("create %s: not an object name", loc)
 	}
+	obj, err := f.object(l)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", loc, err)
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &writer{fio: f, loc: loc, l: l, w: f.object(l).NewWriter(ctx), cancel: cancel}, nil
+	return &writer{fio: f, loc: loc, l: l, w: obj.NewWriter(ctx), cancel: cancel}, nil
 }
 
 // writer is an upload in progress.
@@ -116,7 +120,11 @@ func (f *FileIO) Remove(ctx context.Context, loc string) error {
 	if err != nil {
 		return fmt.Errorf("remove %w", err)
 	}
-	if err := f.object(l).Delete(ctx); err != nil {
+	obj, err := f.object(l)
+	if err != nil {
+		return fmt.Errorf("remove %s: %w", loc, err)
+	}
+	if err := obj.Delete(ctx); err != nil {
 		return f.wrap("remove", loc, l, err)
 	}
 	return nil

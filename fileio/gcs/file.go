@@ -17,7 +17,10 @@ func (f *FileIO) Open(ctx context.Context, loc string) (fileio.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %w", err)
 	}
-	obj := f.object(l)
+	obj, err := f.object(l)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", loc, err)
+	}
 	attrs, err := obj.Attrs(ctx)
 	if err != nil {
 		return nil, f.wrap("open", loc, l, err)
@@ -38,7 +41,11 @@ func (f *FileIO) OpenSized(ctx context.Context, loc string, size int64) (fileio.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
-	return &file{fio: f, ctx: ctx, loc: loc, l: l, obj: f.object(l), size: size}, nil
+	obj, err := f.object(l)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", loc, err)
+	}
+	return &file{fio: f, ctx: ctx, loc: loc, l: l, obj: obj, size: size}, nil
 }
 
 // file is an open GCS object. Reads use the context of the Open that made

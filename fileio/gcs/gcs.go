@@ -7,6 +7,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"cloud.google.com/go/storage"
@@ -69,7 +71,9 @@ var Backend = fileio.Backend{
 // FileIO opens, lists, writes and removes objects in Google Cloud Storage.
 // It is safe for concurrent use.
 type FileIO struct {
-	client      *storage.Client
+	// client makes the client on first use, once; made says it began.
+	client      func() (*storage.Client, error)
+	made        atomic.Bool
 	userProject string
 	// source names the credentials in messages, never their value.
 	source string
@@ -80,9 +84,12 @@ type FileIO struct {
 
 // New returns a FileIO configured by props. Without credential properties
 // it uses application default credentials (GOOGLE_APPLICATION_CREDENTIALS,
-// gcloud's login, the metadata server), which New looks for, so a machine
-// without any fails New with an error wrapping fileio.ErrPermissionDenied.
-// Nothing is sent to storage until the first call.
+// gcloud's login, the metadata server). New sends nothing: the client,
+// and with it the search for application default credentials (which asks
+// the metadata server whether it is there), is made on first use, so a
+// FileIO configured but never used costs nothing. A machine without
+// credentials fails its first call with an error wrapping
+// fileio.ErrPermissionDenied.
 func New(ctx context.Context, props fileio.Properties) (*FileIO, error) {
 	opts, source, err := credentialOptions(props)
 	if err != nil {
@@ -97,26 +104,40 @@ func New(ctx context.Context, props fileio.Properties) (*FileIO, error) {
 		// call; the default XML reads would go to a host of their own.
 		opts = append(opts, option.WithEndpoint(endpoint), storage.WithJSONReads())
 	}
-	client, err := storage.NewClient(ctx, opts...)
-	if err != nil {
-		if source == sourceADC {
-			return nil, fmt.Errorf("gcs: %w: no %s: %w", fileio.ErrPermissionDenied, source, err)
-		}
-		return nil, fmt.Errorf("gcs: client with %s: %w", source, err)
-	}
-	client.SetRetry(
-		storage.WithMaxAttempts(maxAttempts),
-		storage.WithBackoff(gax.Backoff{Initial: initialBackoff, Max: maxBackoff, Multiplier: 2}),
-	)
-	fio := &FileIO{client: client, source: source, userProject: props.Get(PropUserProject)}
+	fio := &FileIO{source: source, userProject: props.Get(PropUserProject)}
 	if fio.userProject == "" && strings.EqualFold(props.Get(PropRequesterPays), "true") {
 		fio.userProject = props.Get(PropProjectID)
 	}
+	fio.client = sync.OnceValues(func() (*storage.Client, error) {
+		fio.made.Store(true)
+		// Not the first caller's context: the client outlives it.
+		client, err := storage.NewClient(context.WithoutCancel(ctx), opts...)
+		if err != nil {
+			if source == sourceADC {
+				return nil, fmt.Errorf("gcs: %w: no %s: %w", fileio.ErrPermissionDenied, source, err)
+			}
+			return nil, fmt.Errorf("gcs: client with %s: %w", source, err)
+		}
+		client.SetRetry(
+			storage.WithMaxAttempts(maxAttempts),
+			storage.WithBackoff(gax.Backoff{Initial: initialBackoff, Max: maxBackoff, Multiplier: 2}),
+		)
+		return client, nil
+	})
 	return fio, nil
 }
 
-// Close releases the client's connections.
-func (f *FileIO) Close() error { return f.client.Close() }
+// Close releases the client's connections, if it was ever made.
+func (f *FileIO) Close() error {
+	if !f.made.Load() {
+		return nil
+	}
+	c, err := f.client()
+	if err != nil {
+		return nil
+	}
+	return c.Close()
+}
 
 // endpointURL turns gcs.service.host ("http://host:port", or a bare
 // "host:port" taken as https) into the JSON API's base URL.
@@ -152,11 +173,24 @@ func parseLocation(loc string) (location, error) {
 	return location{bucket: bucket, key: key}, nil
 }
 
-// object returns the handle of the object at l.
-func (f *FileIO) object(l location) *storage.ObjectHandle {
-	b := f.client.Bucket(l.bucket)
+// bucket returns the handle of l's bucket.
+func (f *FileIO) bucket(l location) (*storage.BucketHandle, error) {
+	c, err := f.client()
+	if err != nil {
+		return nil, err
+	}
+	b := c.Bucket(l.bucket)
 	if f.userProject != "" {
 		b = b.UserProject(f.userProject)
 	}
-	return b.Object(l.key)
+	return b, nil
+}
+
+// object returns the handle of the object at l.
+func (f *FileIO) object(l location) (*storage.ObjectHandle, error) {
+	b, err := f.bucket(l)
+	if err != nil {
+		return nil, err
+	}
+	return b.Object(l.key), nil
 }
