@@ -11,9 +11,11 @@ import (
 )
 
 // TestTablesReadBackFromAzureEqualToTheOracle uploads sample tables (one
-// with equality deletes and schema evolution, one partitioned) to Azurite
-// under a root of their own and reads them through the planner and the
-// reader with the Azure FileIO, at abfss:// locations.
+// with position deletes, one with equality deletes and schema evolution,
+// one partitioned) to Azurite under a root of their own and reads them at
+// abfss:// locations through the planner and the reader with the Azure
+// FileIO. Then it stops the server mid-scan, restarts it and deletes a
+// planned data file (tablecheck.CheckFaults).
 func TestTablesReadBackFromAzureEqualToTheOracle(t *testing.T) {
 	t.Parallel()
 	s := azurite.Start(t)
@@ -22,30 +24,19 @@ func TestTablesReadBackFromAzureEqualToTheOracle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"samples.eq_deletes_evolved", "samples.events_by_day"} {
+	roots := map[string]string{}
+	for _, name := range []string{"samples.pos_deletes_rowgroups", "samples.eq_deletes_evolved", "samples.events_by_day"} {
 		t.Run(name, func(t *testing.T) {
-			root := s.Upload(t, tablecheck.Dir("../..", name), "warehouse", "moved/"+name)
-			if n := tablecheck.ReadBack(t, fio, "../..", name, root); n == 0 {
+			roots[name] = s.Upload(t, tablecheck.Dir("../..", name), "warehouse", "moved/"+name)
+			if n := tablecheck.ReadBack(t, fio, "../..", name, roots[name]); n == 0 {
 				t.Errorf("%s read no rows", name)
 			}
 		})
 	}
-}
-
-// TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound stops
-// Azurite after the first batch of a planned scan: the read ends with
-// ErrUnavailable (after the SDK's retries) and releases its memory; with
-// the server back, the same plan reads equal to the oracle, and once a
-// data file is deleted after planning it fails with ErrNotFound.
-func TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound(t *testing.T) {
-	t.Parallel()
-	s := azurite.Start(t)
-	s.CreateContainer(t, "warehouse")
-	fio, err := azure.New(context.Background(), s.Props())
-	if err != nil {
-		t.Fatal(err)
-	}
-	const name = "samples.pos_deletes_rowgroups"
-	tb := tablecheck.Plan(t, fio, "../..", name, s.Upload(t, tablecheck.Dir("../..", name), "warehouse", name))
-	tablecheck.CheckFaults(t, fio, tb, s, func(loc string) { s.Delete(t, "warehouse", strings.TrimPrefix(loc, azurite.Location("warehouse", ""))) })
+	t.Run("a scan cut by a stopped server is unavailable, a deleted file not found", func(t *testing.T) {
+		const name = "samples.pos_deletes_rowgroups"
+		tb := tablecheck.Plan(t, fio, "../..", name, roots[name])
+		prefix := azurite.Location("warehouse", "")
+		tablecheck.CheckFaults(t, fio, tb, s, func(loc string) { s.Delete(t, "warehouse", strings.TrimPrefix(loc, prefix)) })
+	})
 }

@@ -12,8 +12,9 @@ import (
 
 // TestTablesReadBackFromGCSEqualToTheOracle uploads sample tables (one
 // with position deletes, one partitioned) to fake-gcs-server under a root
-// of its own and reads them through the planner and the reader with the
-// GCS FileIO.
+// of their own and reads them through the planner and the reader with the
+// GCS FileIO. Then it stops the server mid-scan, restarts it and deletes a
+// planned data file (tablecheck.CheckFaults).
 func TestTablesReadBackFromGCSEqualToTheOracle(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)
@@ -23,32 +24,18 @@ func TestTablesReadBackFromGCSEqualToTheOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fio.Close()
+	roots := map[string]string{}
 	for _, name := range []string{"samples.pos_deletes_rowgroups", "samples.events_by_day"} {
 		t.Run(name, func(t *testing.T) {
-			root := s.Upload(t, tablecheck.Dir("../..", name), "warehouse", "moved/"+name)
-			if n := tablecheck.ReadBack(t, fio, "../..", name, root); n == 0 {
+			roots[name] = s.Upload(t, tablecheck.Dir("../..", name), "warehouse", "moved/"+name)
+			if n := tablecheck.ReadBack(t, fio, "../..", name, roots[name]); n == 0 {
 				t.Errorf("%s read no rows", name)
 			}
 		})
 	}
-}
-
-// TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound stops
-// fake-gcs-server after the first batch of a planned scan: the read ends
-// with ErrUnavailable (after the client's retries) and releases its
-// memory; with the server back, the same plan reads equal to the oracle,
-// and once a data file is deleted after planning it fails with
-// ErrNotFound.
-func TestAScanCutByAStoppedServerIsUnavailableAndAMissingFileNotFound(t *testing.T) {
-	t.Parallel()
-	s := fakegcs.Start(t)
-	s.CreateBucket(t, "warehouse")
-	fio, err := gcs.New(context.Background(), s.Props())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fio.Close()
-	const name = "samples.pos_deletes_rowgroups"
-	tb := tablecheck.Plan(t, fio, "../..", name, s.Upload(t, tablecheck.Dir("../..", name), "warehouse", name))
-	tablecheck.CheckFaults(t, fio, tb, s, func(loc string) { s.Delete(t, "warehouse", strings.TrimPrefix(loc, "gs://warehouse/")) })
+	t.Run("a scan cut by a stopped server is unavailable, a deleted file not found", func(t *testing.T) {
+		const name = "samples.pos_deletes_rowgroups"
+		tb := tablecheck.Plan(t, fio, "../..", name, roots[name])
+		tablecheck.CheckFaults(t, fio, tb, s, func(loc string) { s.Delete(t, "warehouse", strings.TrimPrefix(loc, "gs://warehouse/")) })
+	})
 }
