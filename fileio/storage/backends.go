@@ -2,6 +2,8 @@ package storage
 
 import (
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/azure"
+	"github.com/iceflight/iceflight/fileio/gcs"
 	"github.com/iceflight/iceflight/fileio/hdfs"
 	"github.com/iceflight/iceflight/fileio/s3"
 )
@@ -12,6 +14,8 @@ import (
 // s3.Backend for s3://, s3a:// and s3n://.
 var backends = []fileio.Backend{
 	s3.Backend,
+	gcs.Backend,
+	azure.Backend,
 	hdfs.Backend,
 }
 
