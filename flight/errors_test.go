@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/reader"
 )
