@@ -28,7 +28,7 @@ func quirkWarehouse(t *testing.T) (warehouse, expected string, q testutil.QuirkL
 	src := filepath.Join("..", "..", "testdata", "warehouse", ns, name)
 	srcExpected := filepath.Join("..", "..", "testdata", "expected", q.Table)
 	var idx oracleIndex
-	readJSON(t, filepath.Join(srcExpected, "index.json"), &idx)
+	testutil.ReadJSON(t, filepath.Join(srcExpected, "index.json"), &idx)
 	warehouse, expected = filepath.Join(t.TempDir(), "quirks"), t.TempDir()
 	for _, qk := range q.Quirks {
 		testutil.WriteFiles(t, filepath.Join(warehouse, "quirks", qk.Table), testutil.QuirkFiles(t, src, qk.Metadata, qk.Hint))
@@ -38,7 +38,7 @@ func quirkWarehouse(t *testing.T) (warehouse, expected string, q testutil.QuirkL
 				ID int64 `json:"snapshot-id"`
 			} `json:"snapshots"`
 		}
-		readJSON(t, filepath.Join(src, "metadata", "v"+strconv.Itoa(qk.Serves)+".metadata.json"), &served)
+		testutil.ReadJSON(t, filepath.Join(src, "metadata", "v"+strconv.Itoa(qk.Serves)+".metadata.json"), &served)
 		out := oracleIndex{Table: "quirks." + qk.Table, FormatVersion: idx.FormatVersion, CurrentSnapshotID: served.Current}
 		held := map[int64]bool{}
 		for _, s := range served.Snapshots {
@@ -75,17 +75,6 @@ func quirkWarehouse(t *testing.T) (warehouse, expected string, q testutil.QuirkL
 		testutil.WriteFiles(t, dir, files)
 	}
 	return warehouse, expected, q
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // Every metadata quirk of the wild reads through a real flightd as the Java

@@ -35,15 +35,22 @@ type Quirk struct {
 // LoadQuirks reads a QuirkLayouts file.
 func LoadQuirks(t testing.TB, path string) QuirkLayouts {
 	t.Helper()
+	var q QuirkLayouts
+	ReadJSON(t, path, &q)
+	return q
+}
+
+// ReadJSON decodes the JSON file at path into v, failing the test if it
+// cannot.
+func ReadJSON(t testing.TB, path string, v any) {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var q QuirkLayouts
-	if err := json.Unmarshal(b, &q); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return q
 }
 
 // QuirkFiles returns the files of a copy of the table in dir with its

@@ -117,11 +117,7 @@ func TestTimestampValues(t *testing.T) {
 		{"the first nanosecond an int64 holds", time.UTC, false, math.MinInt64/1_000_000_000 - orcEpoch, -854_775_808 << 3, math.MinInt64},
 	}
 	for _, c := range cases {
-		col := &timestampColumn{instant: c.instant, unit: arrow.Nanosecond}
-		s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: c.loc}
-		if err := col.startStripe(s); err != nil {
-			t.Fatal(err)
-		}
+		col := startedTimestampColumn(t, arrow.Nanosecond, c.instant, c.loc)
 		got, err := col.value(c.secs, c.nanos)
 		if err != nil || got != c.want {
 			t.Errorf("%s: got %v (%v), want %v", c.name, time.Unix(0, int64(got)).UTC(), err, time.Unix(0, int64(c.want)).UTC())
@@ -133,15 +129,23 @@ func TestTimestampValues(t *testing.T) {
 		{math.MinInt64/1_000_000_000 - orcEpoch, -854_775_809 << 3},
 		{math.MaxInt64/1_000_000_000 + 1 - orcEpoch, 0},
 	} {
-		col := &timestampColumn{unit: arrow.Nanosecond}
-		s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: time.UTC}
-		if err := col.startStripe(s); err != nil {
-			t.Fatal(err)
-		}
+		col := startedTimestampColumn(t, arrow.Nanosecond, false, time.UTC)
 		if got, err := col.value(c.secs, c.nanos); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("value(%d, %d) = %d, %v; want ErrUnsupported", c.secs, c.nanos, got, err)
 		}
 	}
+}
+
+// startedTimestampColumn returns a timestamp column of unit that has
+// started a stripe written in the zone loc.
+func startedTimestampColumn(t *testing.T, unit arrow.TimeUnit, instant bool, loc *time.Location) *timestampColumn {
+	t.Helper()
+	col := &timestampColumn{unit: unit, instant: instant}
+	s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: loc}
+	if err := col.startStripe(s); err != nil {
+		t.Fatal(err)
+	}
+	return col
 }
 
 func TestTimestampMicrosecondsHoldEveryIcebergTime(t *testing.T) {
@@ -190,11 +194,7 @@ func TestTimestampMicrosecondsHoldEveryIcebergTime(t *testing.T) {
 		{"a second and a half before 1970", time.UTC, "1969-12-31 23:59:58.5"},
 	}
 	for _, c := range cases {
-		col := &timestampColumn{unit: arrow.Microsecond}
-		s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: c.loc}
-		if err := col.startStripe(s); err != nil {
-			t.Fatal(err)
-		}
+		col := startedTimestampColumn(t, arrow.Microsecond, false, c.loc)
 		secs, nanos := encode(c.time, c.loc)
 		if c.time < "1970" && decodeNanos(nanos) > 999_999 {
 			// Writers truncate the milliseconds of a time before 1970
@@ -208,10 +208,7 @@ func TestTimestampMicrosecondsHoldEveryIcebergTime(t *testing.T) {
 	}
 	// Nanoseconds a writer stored below zero (Arrow's ORC writer does, before
 	// 1970) round down to the microsecond, as Iceberg Java's floorDiv does.
-	col := &timestampColumn{unit: arrow.Microsecond}
-	if err := col.startStripe(&stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: time.UTC}); err != nil {
-		t.Fatal(err)
-	}
+	col := startedTimestampColumn(t, arrow.Microsecond, false, time.UTC)
 	if got, err := col.value(-orcEpoch, -1<<3); err != nil || got != -1 {
 		t.Errorf("one nanosecond before 1970 = %d (%v), want -1 µs", got, err)
 	}
