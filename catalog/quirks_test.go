@@ -1,8 +1,6 @@
 package catalog_test
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"os"
 	"path/filepath"
@@ -54,50 +52,13 @@ type quirkLayout struct {
 // files returns the table's files: path below the table folder → bytes.
 func (l quirkLayout) files(t *testing.T) map[string][]byte {
 	t.Helper()
-	out := map[string][]byte{}
-	err := filepath.WalkDir(historyDir, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(historyDir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
-		if strings.HasPrefix(rel, "metadata/v") || strings.HasPrefix(rel, "metadata/version-hint") {
-			return nil
-		}
-		out[rel], err = os.ReadFile(p)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, v := range l.metadata {
-		b, err := os.ReadFile(filepath.Join(historyDir, "metadata", "v"+strconv.Itoa(v)+".metadata.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(name, ".gz.") {
-			var buf bytes.Buffer
-			zw := gzip.NewWriter(&buf)
-			zw.Write(b)
-			if err := zw.Close(); err != nil {
-				t.Fatal(err)
-			}
-			b = buf.Bytes()
-		}
-		out["metadata/"+name] = b
-	}
+	out := testutil.QuirkFiles(t, historyDir, l.metadata, l.hint)
 	for name, other := range l.others {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "warehouse", filepath.FromSlash(other)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		out["metadata/"+name] = b
-	}
-	if l.hint != "" {
-		out["metadata/version-hint.text"] = []byte(l.hint)
 	}
 	return out
 }
@@ -108,15 +69,7 @@ func (l quirkLayout) files(t *testing.T) map[string][]byte {
 var warehouses = map[string]func(t *testing.T, files map[string][]byte, opts ...catalog.Option) (*catalog.Directory, fileio.FileIO){
 	"local": func(t *testing.T, files map[string][]byte, opts ...catalog.Option) (*catalog.Directory, fileio.FileIO) {
 		root := t.TempDir()
-		for rel, b := range files {
-			p := filepath.Join(root, "samples", "history", filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		testutil.WriteFiles(t, filepath.Join(root, "samples", "history"), files)
 		d, err := catalog.NewDirectoryAt(root, nil, opts...)
 		if err != nil {
 			t.Fatal(err)

@@ -162,19 +162,8 @@ type oracleIndex struct {
 func readIndex(t *testing.T, table string) oracleIndex {
 	t.Helper()
 	var idx oracleIndex
-	readJSON(t, filepath.Join(expected, table, "index.json"), &idx)
+	testutil.ReadJSON(t, filepath.Join(expected, table, "index.json"), &idx)
 	return idx
-}
-
-func readJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
 }
 
 // oracleQuery is one entry of testdata/expected-queries/index.json.
@@ -195,7 +184,7 @@ type oracleQuery struct {
 func readQuery(t *testing.T, name string) oracleQuery {
 	t.Helper()
 	var idx struct{ Queries []oracleQuery }
-	readJSON(t, filepath.Join(queries, "index.json"), &idx)
+	testutil.ReadJSON(t, filepath.Join(queries, "index.json"), &idx)
 	for _, q := range idx.Queries {
 		if q.Name == name {
 			return q

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/reader/orc"
 )
 
@@ -33,6 +34,8 @@ func newORCSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (source
 	}
 	roots := arrowTree(schema.Fields())
 	assignIDs(roots, cfg.mapping, cfg.schema)
+	units := map[int]arrow.TimeUnit{}
+	orcTimestampUnits(of.Schema().Children, roots, cfg.schema, units)
 	pl := &planner{path: cfg.path, constants: cfg.constants}
 	plans, err := pl.planFields(cfg.schema.Fields, roots, true)
 	if err != nil {
@@ -60,12 +63,42 @@ func newORCSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (source
 		Columns:   columns,
 		Stripes:   orcStripes(of, cfg),
 		BatchSize: cfg.batchSize,
+		TimestampUnit: func(id int) arrow.TimeUnit {
+			if u, ok := units[id]; ok {
+				return u
+			}
+			return arrow.Microsecond
+		},
 	})
 	if err != nil {
 		releasePlans(plans)
 		return nil, orcError(cfg.path, err)
 	}
 	return &orcSource{cfg: cfg, rr: rr, plans: plans}, nil
+}
+
+// orcTimestampUnits picks the unit each timestamp column of types (whose
+// fileFields are nodes) is decoded into, by ORC column id: nanoseconds for
+// a field read as timestamp_ns or timestamptz_ns, microseconds for every
+// other. Decoding straight into microseconds is what lets Iceberg's
+// timestamps past 2262 read (Spark's end of time is 9999-12-31), where
+// nanoseconds would overflow. The leaf's typ records the unit.
+func orcTimestampUnits(types []*orc.Type, nodes []*fileField, schema *iceberg.Schema, units map[int]arrow.TimeUnit) {
+	for i, t := range types {
+		n := nodes[i]
+		if ts, ok := n.typ.(*arrow.TimestampType); ok {
+			unit := arrow.Microsecond
+			if f, ok := schema.FieldByID(n.id); ok {
+				switch f.Type.(type) {
+				case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
+					unit = arrow.Nanosecond
+				}
+			}
+			units[t.ID] = unit
+			n.typ = &arrow.TimestampType{Unit: unit, TimeZone: ts.TimeZone}
+		}
+		orcTimestampUnits(t.Children, n.children, schema, units)
+	}
 }
 
 // orcStripes returns the stripes of a byte-range split: those that start

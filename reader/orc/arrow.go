@@ -27,22 +27,33 @@ const (
 // other attributes under their own names. All fields are nullable, as
 // every ORC column may have a PRESENT stream.
 func (f *File) ArrowSchema() (*arrow.Schema, error) {
-	return arrowSchema(f.schema.Children)
+	return arrowSchema(f.schema.Children, nil)
 }
 
-func arrowSchema(cols []*Type) (*arrow.Schema, error) {
+// unitFunc picks the unit of a timestamp column by its ORC column id; nil
+// picks nanoseconds for all.
+type unitFunc func(id int) arrow.TimeUnit
+
+func (u unitFunc) of(id int) arrow.TimeUnit {
+	if u == nil {
+		return arrow.Nanosecond
+	}
+	return u(id)
+}
+
+func arrowSchema(cols []*Type, unit unitFunc) (*arrow.Schema, error) {
 	fields := make([]arrow.Field, len(cols))
 	for i, t := range cols {
 		var err error
-		if fields[i], err = arrowField(t); err != nil {
+		if fields[i], err = arrowField(t, unit); err != nil {
 			return nil, err
 		}
 	}
 	return arrow.NewSchema(fields, nil), nil
 }
 
-func arrowField(t *Type) (arrow.Field, error) {
-	dt, err := arrowType(t)
+func arrowField(t *Type, unit unitFunc) (arrow.Field, error) {
+	dt, err := arrowType(t, unit)
 	if err != nil {
 		return arrow.Field{}, err
 	}
@@ -73,12 +84,12 @@ func fieldMetadata(t *Type) arrow.Metadata {
 //	bigint → Int64, float → Float32, double → Float64,
 //	string, varchar, char → String, binary → Binary,
 //	decimal(p,s) → Decimal128(p,s), date → Date32,
-//	timestamp → Timestamp(ns), timestamp with local time zone →
-//	Timestamp(ns, "UTC"), struct → Struct, array → List (element field
+//	timestamp → Timestamp(unit), timestamp with local time zone →
+//	Timestamp(unit, "UTC") with the unit unit picks, struct → Struct, array → List (element field
 //	"element"), map → Map (fields "key" and "value").
 //
 // Union types have no mapping.
-func arrowType(t *Type) (arrow.DataType, error) {
+func arrowType(t *Type, unit unitFunc) (arrow.DataType, error) {
 	switch t.Kind {
 	case Boolean:
 		return arrow.FixedWidthTypes.Boolean, nil
@@ -103,30 +114,30 @@ func arrowType(t *Type) (arrow.DataType, error) {
 	case Date:
 		return arrow.FixedWidthTypes.Date32, nil
 	case Timestamp:
-		return &arrow.TimestampType{Unit: arrow.Nanosecond}, nil
+		return &arrow.TimestampType{Unit: unit.of(t.ID)}, nil
 	case TimestampInstant:
-		return &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}, nil
+		return &arrow.TimestampType{Unit: unit.of(t.ID), TimeZone: "UTC"}, nil
 	case Struct:
 		fields := make([]arrow.Field, len(t.Children))
 		for i, c := range t.Children {
 			var err error
-			if fields[i], err = arrowField(c); err != nil {
+			if fields[i], err = arrowField(c, unit); err != nil {
 				return nil, err
 			}
 		}
 		return arrow.StructOf(fields...), nil
 	case List:
-		elem, err := arrowField(t.Children[0])
+		elem, err := arrowField(t.Children[0], unit)
 		if err != nil {
 			return nil, err
 		}
 		return arrow.ListOfField(elem), nil
 	case Map:
-		key, err := arrowType(t.Children[0])
+		key, err := arrowType(t.Children[0], unit)
 		if err != nil {
 			return nil, err
 		}
-		value, err := arrowType(t.Children[1])
+		value, err := arrowType(t.Children[1], unit)
 		if err != nil {
 			return nil, err
 		}

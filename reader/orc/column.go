@@ -121,7 +121,7 @@ func resize[T any](buf *[]T, n int) []T {
 }
 
 // newColumn makes the decoder of type t, writing into b, a builder of the
-// Arrow type arrowType(t) gives.
+// Arrow type arrowType gives t.
 func newColumn(t *Type, b array.Builder) (column, error) {
 	p := presence{id: t.ID}
 	bad := func() (column, error) {
@@ -178,7 +178,8 @@ func newColumn(t *Type, b array.Builder) (column, error) {
 		}
 	case Timestamp, TimestampInstant:
 		if bb, ok := b.(*array.TimestampBuilder); ok {
-			return &timestampColumn{presence: p, b: bb, instant: t.Kind == TimestampInstant}, nil
+			unit := bb.Type().(*arrow.TimestampType).Unit
+			return &timestampColumn{presence: p, b: bb, unit: unit, instant: t.Kind == TimestampInstant}, nil
 		}
 	case Struct:
 		if bb, ok := b.(*array.StructBuilder); ok {

@@ -14,7 +14,7 @@ import (
 const orcEpoch = 1420070400
 
 // timestampColumn decodes timestamp and timestamp_instant columns into
-// nanoseconds since the Unix epoch.
+// ticks of its builder's unit since the Unix epoch.
 //
 // Spec: Timestamp Columns — DATA holds signed seconds since 2015-01-01
 // 00:00:00, SECONDARY the nanoseconds with their trailing decimal zeros
@@ -28,6 +28,7 @@ const orcEpoch = 1420070400
 type timestampColumn struct {
 	presence
 	b       *array.TimestampBuilder
+	unit    arrow.TimeUnit // the builder's
 	instant bool
 	loc     *time.Location // writer zone of a TIMESTAMP; nil when UTC
 	base    int64          // 2015-01-01 00:00:00 in loc, in Unix seconds
@@ -86,8 +87,8 @@ func (c *timestampColumn) read(n int, parent []bool) error {
 	return nil
 }
 
-// value turns one encoded (seconds, nanoseconds) pair into nanoseconds
-// since the Unix epoch.
+// value turns one encoded (seconds, nanoseconds) pair into ticks of the
+// column's unit since the Unix epoch.
 func (c *timestampColumn) value(sec, encNanos int64) (arrow.Timestamp, error) {
 	// Arrow's ORC writer (pyarrow) stores the nanoseconds of times before
 	// 1970 as negative numbers; ORC's Java and C++ readers add them as they
@@ -110,17 +111,30 @@ func (c *timestampColumn) value(sec, encNanos int64) (arrow.Timestamp, error) {
 		_, off := time.Unix(sec, nanos).In(c.loc).Zone()
 		sec += int64(off)
 	}
-	// The range check is exact: 2262-04-11 23:47:16.854775807, the last
-	// nanosecond an int64 holds, is a time writers store (Spark writes the
-	// same instant's microsecond into ORC files).
-	if sec > math.MaxInt64/1_000_000_000 || sec < math.MinInt64/1_000_000_000 {
-		return 0, fmt.Errorf("%w: timestamp %d s is outside the nanosecond range", ErrUnsupported, sec)
+	return ticks(sec, nanos, c.unit)
+}
+
+// ticks returns sec seconds and nanos nanoseconds (|nanos| < 1e9) as ticks
+// of unit, rounding down as Iceberg Java does (Math.floorDiv), or
+// ErrUnsupported when they do not fit an int64. The check is exact:
+// 2262-04-11 23:47:16.854775807, the last nanosecond an int64 holds, is a
+// time writers store (Spark writes the same instant's microsecond into ORC
+// files), and microseconds reach the year 294247.
+func ticks(sec, nanos int64, unit arrow.TimeUnit) (arrow.Timestamp, error) {
+	tick := int64(unit.Multiplier())
+	perSec := 1_000_000_000 / tick
+	frac := nanos / tick
+	if nanos%tick < 0 {
+		frac--
 	}
-	ns := sec * 1_000_000_000
-	if (nanos > 0 && ns > math.MaxInt64-nanos) || (nanos < 0 && ns < math.MinInt64-nanos) {
-		return 0, fmt.Errorf("%w: timestamp %d s %d ns is outside the nanosecond range", ErrUnsupported, sec, nanos)
+	if sec > math.MaxInt64/perSec || sec < math.MinInt64/perSec {
+		return 0, fmt.Errorf("%w: timestamp %d s is outside the range of %s ticks", ErrUnsupported, sec, unit)
 	}
-	return arrow.Timestamp(ns + nanos), nil
+	t := sec * perSec
+	if (frac > 0 && t > math.MaxInt64-frac) || (frac < 0 && t < math.MinInt64-frac) {
+		return 0, fmt.Errorf("%w: timestamp %d s %d ns is outside the range of %s ticks", ErrUnsupported, sec, nanos, unit)
+	}
+	return arrow.Timestamp(t + frac), nil
 }
 
 // decodeNanos undoes the trailing-zero compression of the nanoseconds: the

@@ -28,6 +28,12 @@ type ReadOptions struct {
 	Stripes []int
 	// BatchSize caps the rows of a batch; 0 means DefaultBatchSize.
 	BatchSize int
+	// TimestampUnit picks the unit each timestamp column (by ORC column
+	// id, at any depth) is decoded into; nil decodes every one into
+	// nanoseconds. Nanoseconds end in 2262; microseconds, Iceberg's unit
+	// for timestamp and timestamptz, reach the year 294247 and so hold
+	// every time Iceberg can.
+	TimestampUnit func(id int) arrow.TimeUnit
 }
 
 // RecordReader streams a file's rows as Arrow record batches. A batch never
@@ -86,7 +92,7 @@ func (f *File) NewRecordReader(ctx context.Context, mem memory.Allocator, opts R
 	if batch <= 0 {
 		batch = DefaultBatchSize
 	}
-	schema, err := arrowSchema(cols)
+	schema, err := arrowSchema(cols, opts.TimestampUnit)
 	if err != nil {
 		return nil, err
 	}

@@ -117,11 +117,7 @@ func TestTimestampValues(t *testing.T) {
 		{"the first nanosecond an int64 holds", time.UTC, false, math.MinInt64/1_000_000_000 - orcEpoch, -854_775_808 << 3, math.MinInt64},
 	}
 	for _, c := range cases {
-		col := &timestampColumn{instant: c.instant}
-		s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: c.loc}
-		if err := col.startStripe(s); err != nil {
-			t.Fatal(err)
-		}
+		col := startedTimestampColumn(t, arrow.Nanosecond, c.instant, c.loc)
 		got, err := col.value(c.secs, c.nanos)
 		if err != nil || got != c.want {
 			t.Errorf("%s: got %v (%v), want %v", c.name, time.Unix(0, int64(got)).UTC(), err, time.Unix(0, int64(c.want)).UTC())
@@ -133,13 +129,93 @@ func TestTimestampValues(t *testing.T) {
 		{math.MinInt64/1_000_000_000 - orcEpoch, -854_775_809 << 3},
 		{math.MaxInt64/1_000_000_000 + 1 - orcEpoch, 0},
 	} {
-		col := &timestampColumn{}
-		s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: time.UTC}
-		if err := col.startStripe(s); err != nil {
-			t.Fatal(err)
-		}
+		col := startedTimestampColumn(t, arrow.Nanosecond, false, time.UTC)
 		if got, err := col.value(c.secs, c.nanos); !errors.Is(err, ErrUnsupported) {
 			t.Errorf("value(%d, %d) = %d, %v; want ErrUnsupported", c.secs, c.nanos, got, err)
+		}
+	}
+}
+
+// startedTimestampColumn returns a timestamp column of unit that has
+// started a stripe written in the zone loc.
+func startedTimestampColumn(t *testing.T, unit arrow.TimeUnit, instant bool, loc *time.Location) *timestampColumn {
+	t.Helper()
+	col := &timestampColumn{unit: unit, instant: instant}
+	s := &stripe{streams: map[streamKey][]byte{}, encodings: []columnEncoding{{kind: encodingDirectV2}}, loc: loc}
+	if err := col.startStripe(s); err != nil {
+		t.Fatal(err)
+	}
+	return col
+}
+
+func TestTimestampMicrosecondsHoldEveryIcebergTime(t *testing.T) {
+	t.Parallel()
+	la, err := time.LoadLocation("America/Los_Angeles")
+	if err != nil {
+		t.Skipf("no time zone database: %v", err)
+	}
+	const layout = "2006-01-02 15:04:05.999999999"
+	// encode gives the ORC (seconds, nanoseconds) pair of a wall-clock time
+	// in loc, the nanoseconds with three trailing zeros dropped when they
+	// have them, as writers store them.
+	encode := func(s string, loc *time.Location) (int64, int64) {
+		tm, err := time.ParseInLocation(layout, s, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := time.Date(2015, 1, 1, 0, 0, 0, 0, loc).Unix()
+		ns := int64(tm.Nanosecond())
+		if ns%1000 == 0 && ns != 0 {
+			return tm.Unix() - base, ns/1000<<3 | 2
+		}
+		return tm.Unix() - base, ns << 3
+	}
+	micros := func(s string) arrow.Timestamp {
+		tm, err := time.Parse(layout, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return arrow.Timestamp(tm.UnixMicro())
+	}
+	cases := []struct {
+		name string
+		loc  *time.Location
+		time string // the wall-clock time written, and read back as UTC
+	}{
+		{"the first day of year 1", time.UTC, "0001-01-01 00:00:00"},
+		{"Spark's end of time, 9999-12-31", time.UTC, "9999-12-31 23:59:59.999999"},
+		{"the end of time in the writer's zone", la, "9999-12-31 23:59:59.999999"},
+		{"year 1 in the writer's zone", la, "0001-01-01 00:00:00.000001"},
+		{"the last microsecond nanoseconds hold", time.UTC, "2262-04-11 23:47:16.854775"},
+		{"the first microsecond past them", time.UTC, "2262-04-11 23:47:16.854776"},
+		{"the first microsecond nanoseconds hold", time.UTC, "1677-09-21 00:12:43.145225"},
+		{"the last microsecond before them", time.UTC, "1677-09-21 00:12:43.145224"},
+		{"a microsecond short of a second before 1970", time.UTC, "1969-12-31 23:59:58.999999"},
+		{"a second and a half before 1970", time.UTC, "1969-12-31 23:59:58.5"},
+	}
+	for _, c := range cases {
+		col := startedTimestampColumn(t, arrow.Microsecond, false, c.loc)
+		secs, nanos := encode(c.time, c.loc)
+		if c.time < "1970" && decodeNanos(nanos) > 999_999 {
+			// Writers truncate the milliseconds of a time before 1970
+			// toward zero: -1.5 s is stored as -1 s and 0.5 s.
+			secs++
+		}
+		got, err := col.value(secs, nanos)
+		if want := micros(c.time); err != nil || got != want {
+			t.Errorf("%s: value(%d, %d) = %v (%v), want %v", c.name, secs, nanos, got.ToTime(arrow.Microsecond), err, want.ToTime(arrow.Microsecond))
+		}
+	}
+	// Nanoseconds a writer stored below zero (Arrow's ORC writer does, before
+	// 1970) round down to the microsecond, as Iceberg Java's floorDiv does.
+	col := startedTimestampColumn(t, arrow.Microsecond, false, time.UTC)
+	if got, err := col.value(-orcEpoch, -1<<3); err != nil || got != -1 {
+		t.Errorf("one nanosecond before 1970 = %d (%v), want -1 µs", got, err)
+	}
+	// Seconds past what microseconds hold are refused, not wrapped.
+	for _, secs := range []int64{math.MaxInt64/1_000_000 + 1 - orcEpoch, math.MinInt64/1_000_000 - 1 - orcEpoch} {
+		if got, err := col.value(secs, 0); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("value(%d, 0) = %d, %v; want ErrUnsupported", secs, got, err)
 		}
 	}
 }

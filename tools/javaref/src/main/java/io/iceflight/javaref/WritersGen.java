@@ -33,7 +33,9 @@ import org.apache.iceberg.types.Types;
 /**
  * Writes the Java part of the writers corpus (testdata/writers/java): one table per data file
  * format Iceberg Java writes (Parquet, ORC, Avro), namespace {@code formats}, each with the same
- * schema of every primitive type and nested ones, nulls included, in two appends. The data is
+ * schema of every primitive type and nested ones, nulls included, in two appends; and one table
+ * per format in namespace {@code timestamps} holding the times at the edges of what readers keep in
+ * int64 nanoseconds (1677 and 2262 both sides, year 1, Spark's end of time 9999-12-31). The data is
  * fixed; snapshot ids, UUIDs and timestamps come from the metadata's own clocks.
  */
 final class WritersGen {
@@ -48,11 +50,12 @@ final class WritersGen {
     try {
       for (FileFormat format : new FileFormat[] {FileFormat.PARQUET, FileFormat.ORC, FileFormat.AVRO}) {
         table(catalog, format);
+        timestamps(catalog, format);
       }
     } finally {
       catalog.close();
     }
-    System.out.println("writersgen: wrote 3 tables under " + warehouse);
+    System.out.println("writersgen: wrote 6 tables under " + warehouse);
     return 0;
   }
 
@@ -117,6 +120,60 @@ final class WritersGen {
       DataFile df = writer.toDataFile();
       table.newAppend().appendFile(df).commit();
     }
+  }
+
+  /**
+   * Times an Iceberg timestamp holds that int64 nanoseconds do not, and their neighbours inside:
+   * Iceberg keeps microseconds, so a reader that goes through nanoseconds refuses or wraps them.
+   */
+  static final LocalDateTime[] EDGE_TIMES = {
+    LocalDateTime.of(1, 1, 1, 0, 0, 0),
+    LocalDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000),
+    LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_775_000),
+    LocalDateTime.of(2262, 4, 11, 23, 47, 16, 854_776_000),
+    LocalDateTime.of(1677, 9, 21, 0, 12, 43, 145_225_000),
+    LocalDateTime.of(1677, 9, 21, 0, 12, 43, 145_224_000),
+    LocalDateTime.of(1969, 12, 31, 23, 59, 58, 999_999_000),
+    LocalDateTime.of(1969, 12, 31, 23, 59, 58, 500_000_000),
+    LocalDateTime.of(1970, 1, 1, 0, 0, 0, 1000),
+    null,
+  };
+
+  /**
+   * Creates timestamps.FORMAT: a row per time of EDGE_TIMES, as a timestamp, as a timestamptz at
+   * UTC and inside a list, in one data file of that format.
+   */
+  static void timestamps(HadoopCatalog catalog, FileFormat format) throws IOException {
+    String name = format.name().toLowerCase(Locale.ROOT);
+    Schema schema = new Schema(
+        Types.NestedField.required(1, "id", Types.IntegerType.get()),
+        Types.NestedField.optional(2, "ts", Types.TimestampType.withoutZone()),
+        Types.NestedField.optional(3, "tstz", Types.TimestampType.withZone()),
+        Types.NestedField.optional(
+            4, "ts_list", Types.ListType.ofOptional(5, Types.TimestampType.withoutZone())));
+    Map<String, String> props = new LinkedHashMap<>();
+    props.put("format-version", "2");
+    props.put(TableProperties.DEFAULT_FILE_FORMAT, name);
+    Table table = catalog.buildTable(TableIdentifier.of(Namespace.of("timestamps"), name), schema)
+        .withPartitionSpec(PartitionSpec.unpartitioned()).withProperties(props).create();
+    GenericFileWriterFactory factory =
+        new GenericFileWriterFactory.Builder(table).dataFileFormat(format).build();
+    String location = table.locationProvider().newDataLocation(name + "-00000." + name);
+    DataWriter<Record> writer = factory.newDataWriter(
+        EncryptedFiles.plainAsEncryptedOutput(table.io().newOutputFile(location)), table.spec(), null);
+    try {
+      for (int i = 0; i < EDGE_TIMES.length; i++) {
+        LocalDateTime t = EDGE_TIMES[i];
+        List<LocalDateTime> list = new ArrayList<>();
+        list.add(t);
+        list.add(EDGE_TIMES[(i + 1) % EDGE_TIMES.length]);
+        writer.write(FixtureGen.record(table.schema(),
+            i, t, t == null ? null : t.atOffset(ZoneOffset.UTC), list));
+      }
+    } finally {
+      writer.close();
+    }
+    table.newAppend().appendFile(writer.toDataFile()).commit();
   }
 
   /** Row i: every fourth value of a column is null, the others vary with i. */
