@@ -1,13 +1,14 @@
 package servers
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // StartTimeout bounds how long a server may take to listen.
@@ -25,7 +26,7 @@ type Process struct {
 
 	name string
 	cmd  func() *exec.Cmd
-	log  lockedBuffer
+	log  testutil.LockedBuffer
 
 	mu     sync.Mutex
 	run    *exec.Cmd
@@ -90,22 +91,3 @@ func (p *Process) Kill() {
 
 // Output returns what the program printed so far, for failure messages.
 func (p *Process) Output() string { return p.log.String() }
-
-// lockedBuffer is a bytes.Buffer the program's output copiers write to
-// while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
