@@ -89,5 +89,13 @@ func (p *Process) Kill() {
 	p.run = nil
 }
 
+// Restart kills the program (Kill) and starts it again (Start) on the
+// same address, as a fault test's server that comes back.
+func (p *Process) Restart(t testing.TB) {
+	t.Helper()
+	p.Kill()
+	p.Start(t)
+}
+
 // Output returns what the program printed so far, for failure messages.
 func (p *Process) Output() string { return p.log.String() }
