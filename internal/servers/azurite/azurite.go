@@ -118,8 +118,7 @@ func (s *Server) Kill() { s.proc.Kill() }
 // Restart starts the server again on the same port over the same blobs.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.proc.Kill()
-	s.proc.Start(t)
+	s.proc.Restart(t)
 }
 
 // CreateContainer creates container.

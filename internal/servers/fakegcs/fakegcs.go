@@ -72,8 +72,7 @@ func (s *Server) Kill() { s.proc.Kill() }
 // Restart starts the server again on the same port over the same objects.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.proc.Kill()
-	s.proc.Start(t)
+	s.proc.Restart(t)
 }
 
 // CreateBucket creates bucket.
