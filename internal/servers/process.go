@@ -42,6 +42,14 @@ func NewProcess(t testing.TB, name, addr string, cmd func() *exec.Cmd) *Process 
 	return p
 }
 
+// ProgramEnv returns the whole environment a server program runs with:
+// PATH, HOME=home and extra. Nothing else of the test's environment (its
+// cloud credentials among it) reaches the server, so its keys come from
+// its flags or extra alone.
+func ProgramEnv(home string, extra ...string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, extra...)
+}
+
 // Start starts the program and waits until it accepts connections on
 // Addr; a program that exits first or never listens fails t with its
 // output.

@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path"
 	"strconv"
@@ -52,7 +51,7 @@ func Start(t testing.TB) *Server {
 		cmd := exec.Command(bin, "-scheme", "http", "-host", "127.0.0.1", "-port", port,
 			"-backend", "filesystem", "-filesystem-root", root,
 			"-public-host", "127.0.0.1:"+port, "-external-url", s.Endpoint, "-log-level", "error")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+		cmd.Env = servers.ProgramEnv(root)
 		return cmd
 	})
 	s.proc.Start(t)

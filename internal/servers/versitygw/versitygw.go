@@ -10,7 +10,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"os/exec"
 	"path"
 	"strconv"
@@ -60,7 +59,7 @@ func Start(t testing.TB) *Server {
 			"--port", addr, "--quiet", "posix", s.root)
 		// Keys come from flags only: the test's own AWS environment must not
 		// reach the server.
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.root}
+		cmd.Env = servers.ProgramEnv(s.root)
 		return cmd
 	})
 	s.proc.Start(t)
