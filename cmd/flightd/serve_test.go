@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,8 +37,8 @@ type server struct {
 	addr   string
 	stop   context.CancelFunc
 	done   chan int
-	stdout *lockedWriter
-	stderr *lockedWriter
+	stdout *testutil.LockedBuffer
+	stderr *testutil.LockedBuffer
 }
 
 var addrLine = regexp.MustCompile(`on grpc(?:\+tls)?://(\S+)`)
@@ -49,8 +48,8 @@ func startServe(t *testing.T, args ...string) *server {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	errw := &lockedWriter{w: &strings.Builder{}}
-	outw := &lockedWriter{w: &strings.Builder{}}
+	errw := &testutil.LockedBuffer{}
+	outw := &testutil.LockedBuffer{}
 	s := &server{stop: cancel, done: make(chan int, 1), stdout: outw, stderr: errw}
 	go func() {
 		code := run(ctx, append([]string{"serve", "--log-level", "warn"}, args...), pw, errw)
@@ -385,24 +384,6 @@ func newPKI(t *testing.T) *pki {
 
 func (p *pki) clientCreds(t *testing.T) credentials.TransportCredentials {
 	return credentials.NewTLS(&tls.Config{RootCAs: p.pool, Certificates: []tls.Certificate{p.pair}})
-}
-
-// lockedWriter lets the server goroutine write while the test reads.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  *strings.Builder
-}
-
-func (w *lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.Write(p)
-}
-
-func (w *lockedWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.w.String()
 }
 
 // TestAuthenticatedServeWithTheGoClient logs in through Handshake and with

@@ -5,9 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
-	"sort"
 	"strings"
+	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
@@ -32,61 +31,45 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
-	prefix := l.blob
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
+	list := fileio.NewListing(l.blob)
+	prefix := list.Prefix()
 	opts := &container.ListBlobsHierarchyOptions{Prefix: &prefix, Include: container.ListBlobsInclude{Metadata: true}}
 	if f.listPage > 0 {
 		opts.MaxResults = &f.listPage
 	}
 	pager := a.client.NewContainerClient(l.container).NewListBlobsHierarchyPager("/", opts)
-	var out []fileio.Entry
-	dirs := map[string]bool{}
 	for pager.More() {
 		page, err := pager.NextPage(ctx)
 		if err != nil {
 			return nil, wrap("list", dir, l, a, err)
 		}
 		for _, p := range page.Segment.BlobPrefixes {
-			if p.Name == nil {
-				continue
-			}
-			name := path.Base(*p.Name)
-			if !dirs[name] {
-				dirs[name] = true
-				out = append(out, fileio.Entry{Name: name, IsDir: true})
+			if p.Name != nil {
+				list.Folder(*p.Name)
 			}
 		}
 		for _, b := range page.Segment.BlobItems {
 			if b.Name == nil {
 				continue
 			}
-			name := strings.TrimPrefix(*b.Name, prefix)
-			if name == "" {
-				continue
-			}
 			if isFolder(b.Metadata) {
-				if !dirs[name] {
-					dirs[name] = true
-					out = append(out, fileio.Entry{Name: name, IsDir: true})
-				}
+				list.Folder(*b.Name)
 				continue
 			}
-			e := fileio.Entry{Name: name}
+			var size int64
+			var mod time.Time
 			if pr := b.Properties; pr != nil {
 				if pr.ContentLength != nil {
-					e.Size = *pr.ContentLength
+					size = *pr.ContentLength
 				}
 				if pr.LastModified != nil {
-					e.ModTime = *pr.LastModified
+					mod = *pr.LastModified
 				}
 			}
-			out = append(out, e)
+			list.File(*b.Name, size, mod)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return list.Entries(), nil
 }
 
 // isFolder reports whether blob metadata marks a Data Lake folder.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
-	"sort"
 	"strings"
 
 	"cloud.google.com/go/storage"
@@ -23,19 +21,15 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 	if err != nil {
 		return nil, fmt.Errorf("list %w", err)
 	}
-	prefix := l.key
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
 	b, err := f.bucket(l)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
-	q := &storage.Query{Prefix: prefix, Delimiter: "/"}
+	list := fileio.NewListing(l.key)
+	q := &storage.Query{Prefix: list.Prefix(), Delimiter: "/"}
 	if err := q.SetAttrSelection([]string{"Name", "Size", "Updated"}); err != nil {
 		return nil, fmt.Errorf("list %s: %w", dir, err)
 	}
-	var out []fileio.Entry
 	it := b.Objects(ctx, q)
 	it.PageInfo().MaxSize = f.listPage
 	for {
@@ -47,18 +41,12 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 			return nil, f.wrap("list", dir, l, err)
 		}
 		if a.Prefix != "" {
-			out = append(out, fileio.Entry{Name: path.Base(a.Prefix), IsDir: true})
+			list.Folder(a.Prefix)
 			continue
 		}
-		name := strings.TrimPrefix(a.Name, prefix)
-		if name == "" {
-			// The placeholder object some tools write for a folder.
-			continue
-		}
-		out = append(out, fileio.Entry{Name: name, Size: a.Size, ModTime: a.Updated})
+		list.File(a.Name, a.Size, a.Updated)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return list.Entries(), nil
 }
 
 // Create starts an upload to loc. The object appears only when Close

@@ -2,7 +2,6 @@ package gcs_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio/gcs"
@@ -24,18 +23,5 @@ func TestTablesReadBackFromGCSEqualToTheOracle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fio.Close()
-	roots := map[string]string{}
-	for _, name := range []string{"samples.pos_deletes_rowgroups", "samples.events_by_day"} {
-		t.Run(name, func(t *testing.T) {
-			roots[name] = s.Upload(t, tablecheck.Dir("../..", name), "warehouse", "moved/"+name)
-			if n := tablecheck.ReadBack(t, fio, "../..", name, roots[name]); n == 0 {
-				t.Errorf("%s read no rows", name)
-			}
-		})
-	}
-	t.Run("a scan cut by a stopped server is unavailable, a deleted file not found", func(t *testing.T) {
-		const name = "samples.pos_deletes_rowgroups"
-		tb := tablecheck.Plan(t, fio, "../..", name, roots[name])
-		tablecheck.CheckFaults(t, fio, tb, s, func(loc string) { s.Delete(t, "warehouse", strings.TrimPrefix(loc, "gs://warehouse/")) })
-	})
+	tablecheck.CheckStore(t, fio, s, "../..", "warehouse", "samples.pos_deletes_rowgroups", "samples.events_by_day")
 }

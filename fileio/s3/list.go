@@ -1,10 +1,7 @@
 package s3
 
 import (
-	"cmp"
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -21,13 +18,9 @@ func (fs *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, erro
 	if err != nil {
 		return nil, err
 	}
-	prefix := o.key
-	if prefix != "" && !strings.HasSuffix(prefix, "/") {
-		prefix += "/"
-	}
-	var entries []fileio.Entry
+	list := fileio.NewListing(o.key)
 	pages := s3.NewListObjectsV2Paginator(fs.client, &s3.ListObjectsV2Input{
-		Bucket: &o.bucket, Prefix: &prefix, Delimiter: aws.String("/"),
+		Bucket: &o.bucket, Prefix: aws.String(list.Prefix()), Delimiter: aws.String("/"),
 	}, func(po *s3.ListObjectsV2PaginatorOptions) {
 		if fs.opts.listPage > 0 {
 			po.Limit = fs.opts.listPage
@@ -39,23 +32,13 @@ func (fs *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, erro
 			return nil, fs.wrapErr(ctx, "list", o, err)
 		}
 		for _, p := range page.CommonPrefixes {
-			name := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(p.Prefix), prefix), "/")
-			if name != "" {
-				entries = append(entries, fileio.Entry{Name: name, IsDir: true})
-			}
+			list.Folder(aws.ToString(p.Prefix))
 		}
 		for _, c := range page.Contents {
-			// The key equal to the prefix is a folder marker some tools
-			// write ("dir/"), not an entry of the folder.
-			name := strings.TrimPrefix(aws.ToString(c.Key), prefix)
-			if name == "" {
-				continue
-			}
-			entries = append(entries, fileio.Entry{Name: name, Size: aws.ToInt64(c.Size), ModTime: aws.ToTime(c.LastModified)})
+			list.File(aws.ToString(c.Key), aws.ToInt64(c.Size), aws.ToTime(c.LastModified))
 		}
 	}
-	slices.SortStableFunc(entries, func(a, b fileio.Entry) int { return cmp.Compare(a.Name, b.Name) })
-	return entries, nil
+	return list.Entries(), nil
 }
 
 // listPage fetches the next page within a request slot.

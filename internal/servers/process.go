@@ -1,13 +1,14 @@
 package servers
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // StartTimeout bounds how long a server may take to listen.
@@ -25,7 +26,7 @@ type Process struct {
 
 	name string
 	cmd  func() *exec.Cmd
-	log  lockedBuffer
+	log  testutil.LockedBuffer
 
 	mu     sync.Mutex
 	run    *exec.Cmd
@@ -39,6 +40,14 @@ func NewProcess(t testing.TB, name, addr string, cmd func() *exec.Cmd) *Process 
 	p := &Process{Addr: addr, Stop: os.Kill, name: name, cmd: cmd}
 	t.Cleanup(p.Kill)
 	return p
+}
+
+// ProgramEnv returns the whole environment a server program runs with:
+// PATH, HOME=home and extra. Nothing else of the test's environment (its
+// cloud credentials among it) reaches the server, so its keys come from
+// its flags or extra alone.
+func ProgramEnv(home string, extra ...string) []string {
+	return append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + home}, extra...)
 }
 
 // Start starts the program and waits until it accepts connections on
@@ -88,24 +97,13 @@ func (p *Process) Kill() {
 	p.run = nil
 }
 
+// Restart kills the program (Kill) and starts it again (Start) on the
+// same address, as a fault test's server that comes back.
+func (p *Process) Restart(t testing.TB) {
+	t.Helper()
+	p.Kill()
+	p.Start(t)
+}
+
 // Output returns what the program printed so far, for failure messages.
 func (p *Process) Output() string { return p.log.String() }
-
-// lockedBuffer is a bytes.Buffer the program's output copiers write to
-// while a test reads it.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}

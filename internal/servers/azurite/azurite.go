@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -62,7 +61,7 @@ func Start(t testing.TB) *Server {
 		cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", port, "--location", root,
 			"--skipApiVersionCheck", "--disableProductStyleUrl", "--disableTelemetry", "--silent")
 		// The account and its key come from AZURITE_ACCOUNTS only.
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root, "AZURITE_ACCOUNTS=" + Account + ":" + s.Key}
+		cmd.Env = servers.ProgramEnv(root, "AZURITE_ACCOUNTS="+Account+":"+s.Key)
 		return cmd
 	})
 	// SIGTERM: Azurite keeps its blob index in memory and saves it on a
@@ -118,8 +117,7 @@ func (s *Server) Kill() { s.proc.Kill() }
 // Restart starts the server again on the same port over the same blobs.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.proc.Kill()
-	s.proc.Start(t)
+	s.proc.Restart(t)
 }
 
 // CreateContainer creates container.

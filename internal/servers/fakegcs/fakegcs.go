@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
 	"path"
 	"strconv"
@@ -52,7 +51,7 @@ func Start(t testing.TB) *Server {
 		cmd := exec.Command(bin, "-scheme", "http", "-host", "127.0.0.1", "-port", port,
 			"-backend", "filesystem", "-filesystem-root", root,
 			"-public-host", "127.0.0.1:"+port, "-external-url", s.Endpoint, "-log-level", "error")
-		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root}
+		cmd.Env = servers.ProgramEnv(root)
 		return cmd
 	})
 	s.proc.Start(t)
@@ -72,8 +71,7 @@ func (s *Server) Kill() { s.proc.Kill() }
 // Restart starts the server again on the same port over the same objects.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.proc.Kill()
-	s.proc.Start(t)
+	s.proc.Restart(t)
 }
 
 // CreateBucket creates bucket.

@@ -10,15 +10,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io/fs"
-	"os"
 	"os/exec"
 	"path"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -41,12 +36,8 @@ type Server struct {
 	// AccessKey and SecretKey are the root account's keys, fresh per server.
 	AccessKey, SecretKey string
 
-	bin, root, addr string
-	log             *output
-
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	exited chan struct{}
+	root string
+	proc *servers.Process
 }
 
 // Start starts a server on a free loopback port over a folder of the
@@ -54,17 +45,24 @@ type Server struct {
 // test is skipped (or fails under ICEFLIGHT_REQUIRE_SERVERS).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	bin := servers.Program(t, Env, "servers-versitygw")
+	addr := "127.0.0.1:" + strconv.Itoa(servers.FreePort(t))
 	s := &Server{
-		bin:       servers.Program(t, Env, "servers-versitygw"),
-		root:      t.TempDir(),
-		addr:      "127.0.0.1:" + strconv.Itoa(servers.FreePort(t)),
+		Endpoint:  "http://" + addr,
 		AccessKey: "iceflight" + randomHex(t, 4),
 		SecretKey: randomHex(t, 20),
-		log:       &output{},
+		root:      t.TempDir(),
 	}
-	s.Endpoint = "http://" + s.addr
-	t.Cleanup(s.Kill)
-	s.start(t)
+	s.proc = servers.NewProcess(t, "versitygw", addr, func() *exec.Cmd {
+		cmd := exec.Command(bin,
+			"--access", s.AccessKey, "--secret", s.SecretKey, "--region", Region,
+			"--port", addr, "--quiet", "posix", s.root)
+		// Keys come from flags only: the test's own AWS environment must not
+		// reach the server.
+		cmd.Env = servers.ProgramEnv(s.root)
+		return cmd
+	})
+	s.proc.Start(t)
 	return s
 }
 
@@ -80,52 +78,15 @@ func StartBucket(t testing.TB, bucket string, objects map[string][]byte) *Server
 	return s
 }
 
-func (s *Server) start(t testing.TB) {
-	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cmd := exec.Command(s.bin,
-		"--access", s.AccessKey, "--secret", s.SecretKey, "--region", Region,
-		"--port", s.addr, "--quiet", "posix", s.root)
-	// Keys come from flags only: the test's own AWS environment must not
-	// reach the server.
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.root}
-	cmd.Stdout, cmd.Stderr = s.log, s.log
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start versitygw: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	s.cmd, s.exited = cmd, exited
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := servers.WaitDial(ctx, s.addr, exited, 30*time.Second); err != nil {
-		t.Fatalf("versitygw on %s: %v; its output:\n%s", s.addr, err, s.log)
-	}
-}
-
 // Kill stops the server at once (SIGKILL, as a crash would) and waits for
 // it; the folder and its objects stay for Restart.
-func (s *Server) Kill() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	<-s.exited
-	s.cmd = nil
-}
+func (s *Server) Kill() { s.proc.Kill() }
 
 // Restart starts the server again, on the same port over the same folder,
 // after Kill.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
-	s.Kill()
-	s.start(t)
+	s.proc.Restart(t)
 }
 
 // Props returns the storage properties, by PyIceberg's names, that reach
@@ -176,24 +137,7 @@ func (s *Server) Put(t testing.TB, bucket, key string, body []byte) {
 // (s3://bucket/prefix).
 func (s *Server) Upload(t testing.TB, dir, bucket, prefix string) string {
 	t.Helper()
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		body, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		s.Put(t, bucket, path.Join(prefix, filepath.ToSlash(rel)), body)
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("upload %s to s3://%s/%s: %v", dir, bucket, prefix, err)
-	}
+	servers.UploadTree(t, dir, prefix, func(key string, body []byte) { s.Put(t, bucket, key, body) })
 	return "s3://" + path.Join(bucket, prefix)
 }
 
@@ -204,25 +148,6 @@ func randomHex(t testing.TB, n int) string {
 		t.Fatal(err)
 	}
 	return hex.EncodeToString(b)
-}
-
-// output collects what the server prints, for the message of a failed
-// start; the process writes while a test may read.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
 }
 
 // String names the server in messages.
