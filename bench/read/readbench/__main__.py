@@ -75,7 +75,9 @@ def main() -> None:
     with ExitStack() as stack:
         gateway = None
         if on_s3:
-            gateway = stack.enter_context(s3.Gateway(args.versitygw, args.root.parent / "read-s3-gw"))
+            gateway = stack.enter_context(
+                s3.Gateway(args.versitygw, args.root.parent / "read-s3-gw")
+            )
             _log(f"versitygw on {gateway.endpoint}")
         _run(args, gateway)
 
@@ -172,7 +174,9 @@ def _run_case(
     else:
         serve += ["--config", str(_flightd_config(args.root, gateway))]
         ice_args = ["--catalog", FLIGHTD_CATALOG]
-    ice = peer("iceflight", childv + ["iceflight", case.name] + common + ice_args, procs.Server(serve))
+    ice = peer(
+        "iceflight", childv + ["iceflight", case.name] + common + ice_args, procs.Server(serve)
+    )
     out.append(ice)
     out.append(peer("pyiceberg", childv + ["pyiceberg", case.name] + common + on_s3))
     out.append(peer("pyarrow", childv + ["pyarrow", case.name] + common + on_s3))
@@ -280,7 +284,9 @@ def _header(
     ]
     return "\n".join(
         [
-            "# Read benchmark on S3 (`make bench-s3`)" if on_s3 else "# Read benchmark (`make bench`)",
+            "# Read benchmark on S3 (`make bench-s3`)"
+            if on_s3
+            else "# Read benchmark (`make bench`)",
             "",
             f"- {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {_machine()}",
             f"- {s.rows:,} rows per table; data files: {files}",

@@ -102,7 +102,11 @@ def render(results: list[Result], case_bytes: dict[str, int], requests: bool = F
                 continue
             line = _line(res, ref, case_bytes.get(case))
             if requests:
-                cells = [res.per_file("GetObject"), res.per_file("HeadObject"), res.other_per_read()]
+                cells = [
+                    res.per_file("GetObject"),
+                    res.per_file("HeadObject"),
+                    res.other_per_read(),
+                ]
                 line += " " + " | ".join(cells) + " |"
             lines.append(line)
             if res.rows is not None and ref_rows is not None and res.rows != ref_rows:

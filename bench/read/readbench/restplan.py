@@ -28,6 +28,13 @@ from collections import Counter
 from pathlib import Path
 from types import TracebackType
 
+#: One request the proxy forwarded: method, path, the answer's status, and whether it
+#: was conditional (carried If-None-Match).
+Exchange = tuple[str, str, int, bool]
+#: One refresh setting's figures: label, the cold call's requests, each warm call's
+#: requests, the warm calls' median seconds.
+Row = tuple[str, list[Exchange], list[list[Exchange]], float]
+
 #: The fixture's sample table planned (Options.Samples of internal/servers/restfixture).
 TABLE = "demo.trips"
 CATALOG = "rest"
@@ -43,7 +50,7 @@ class CountingProxy:
     """A loopback HTTP reverse proxy that forwards to upstream and records each exchange."""
 
     def __init__(self, upstream_port: int) -> None:
-        self.seen: list[tuple[str, str, int, bool]] = []  # method, path, status, conditional
+        self.seen: list[Exchange] = []
         lock = threading.Lock()
         seen = self.seen
 
@@ -153,11 +160,11 @@ class Fixture:
 
 def measure(flightd: Path, program: Path, root: Path, calls: int = 10) -> str:
     """Run both refresh settings and return the Markdown section of the results."""
-    from . import procs
-
     import iceflight
 
-    rows = []
+    from . import procs
+
+    rows: list[Row] = []
     with Fixture(program) as fixture, CountingProxy(fixture.port) as proxy:
         config = root / "flightd-rest.yaml"
         config.write_text(f"catalogs:\n  {CATALOG}:\n    type: rest\n    uri: {proxy.uri}\n")
@@ -172,7 +179,7 @@ def measure(flightd: Path, program: Path, root: Path, calls: int = 10) -> str:
                 before = len(proxy.seen)
                 client.plan(name)
                 cold = proxy.seen[before:]
-                per_call: list[list[tuple[str, str, int, bool]]] = []
+                per_call: list[list[Exchange]] = []
                 elapsed = []
                 for _ in range(calls):
                     before = len(proxy.seen)
@@ -184,17 +191,22 @@ def measure(flightd: Path, program: Path, root: Path, calls: int = 10) -> str:
     return _render(rows, calls)
 
 
-def _describe(exchanges: list[tuple[str, str, int, bool]]) -> str:
+def _last(path: str) -> str:
+    """Return the last segment of a request path, without its query (``trips``, ``config``)."""
+    return path.split("?")[0].rstrip("/").rsplit("/", 1)[-1] or path
+
+
+def _describe(exchanges: list[Exchange]) -> str:
     if not exchanges:
         return "none"
     kinds = Counter(
-        f"{m} {'conditional ' if cond else ''}{path.split('?')[0].rsplit('/', 1)[-1] or path} → {st}"
+        f"{m} {'conditional ' if cond else ''}{_last(path)} → {st}"
         for m, path, st, cond in exchanges
     )
     return ", ".join(f"{n}× {k}" for k, n in sorted(kinds.items()))
 
 
-def _render(rows: list, calls: int) -> str:  # type: ignore[type-arg]
+def _render(rows: list[Row], calls: int) -> str:
     lines = [
         "## Planning through the REST catalog",
         "",
@@ -202,8 +214,8 @@ def _render(rows: list, calls: int) -> str:  # type: ignore[type-arg]
         "requests counted by a reverse proxy in front of it; one cold GetFlightInfo, then "
         f"{calls} warm ones on the unchanged table, one after another.",
         "",
-        "| `--metadata-refresh` | cold call | requests per warm call | warm calls with no request | "
-        "warm call median ms |",
+        "| `--metadata-refresh` | cold call | requests per warm call "
+        "| warm calls with no request | warm call median ms |",
         "| --- | --- | ---: | ---: | ---: |",
     ]
     for label, cold, per_call, median in rows:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
+import pyarrow.fs as pafs
+
 #: The bucket the tables live in.
 BUCKET = "readbench"
 WAREHOUSE = f"s3://{BUCKET}/warehouse"
@@ -47,10 +49,8 @@ def props(endpoint: str) -> dict[str, str]:
     }
 
 
-def filesystem(endpoint: str):  # type: ignore[no-untyped-def]
+def filesystem(endpoint: str) -> pafs.S3FileSystem:
     """Return a pyarrow S3FileSystem of the gateway (paths are ``bucket/key``)."""
-    import pyarrow.fs as pafs
-
     return pafs.S3FileSystem(
         access_key=ACCESS_KEY,
         secret_key=SECRET_KEY,
