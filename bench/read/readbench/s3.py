@@ -16,6 +16,7 @@ The log is the server's own view, so no proxy sits between a peer and the server
 
 from __future__ import annotations
 
+import shutil
 import socket
 import subprocess
 import time
@@ -147,8 +148,20 @@ class Gateway:
         self._proc = None
 
     def empty_bucket(self) -> None:
-        """Delete every object of the bucket (before the tables are generated again)."""
-        filesystem(self.endpoint).delete_dir_contents(BUCKET, missing_dir_ok=True)
+        """Delete every object of the bucket (before the tables are generated again).
+
+        The posix back end keeps a bucket's objects as files of its folder, which this
+        removes directly: a DeleteObjects of pyarrow's ``delete_dir_contents`` names the
+        directory markers too, which versitygw refuses while they hold objects.
+        """
+        bucket = self._root / "objects" / BUCKET
+        for child in bucket.iterdir():
+            if child.name.startswith("."):  # the gateway's own (.sgwtmp: uploads under way)
+                continue
+            if child.is_dir():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
 
     def mark(self) -> int:
         """Return the access log's length now, the start of the next ``requests_since``."""
