@@ -8,6 +8,7 @@ reads a server's just before stopping it; a peer process reports its own as it e
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 from types import TracebackType
@@ -46,15 +47,27 @@ class Server:
         if self._proc is None:
             return
         self.peak_rss_mb = _vm_hwm_mb(self._proc.pid)
-        self._proc.terminate()
-        try:
-            self._proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        stop(self._proc)
         if self._proc.stdout is not None:
             self._proc.stdout.close()
         self._proc = None
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """Stop a child process: SIGTERM, then SIGKILL if it is still running after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def free_port() -> int:
+    """Return a loopback TCP port that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _vm_hwm_mb(pid: int) -> float | None:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import http.client
 import http.server
 import shutil
-import socket
 import subprocess
 import tempfile
 import threading
@@ -27,6 +26,8 @@ import time
 from collections import Counter
 from pathlib import Path
 from types import TracebackType
+
+from . import procs
 
 #: One request the proxy forwarded: method, path, the answer's status, and whether it
 #: was conditional (carried If-None-Match).
@@ -38,12 +39,6 @@ Row = tuple[str, list[Exchange], list[list[Exchange]], float]
 #: The fixture's sample table planned (Options.Samples of internal/servers/restfixture).
 TABLE = "demo.trips"
 CATALOG = "rest"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class CountingProxy:
@@ -109,7 +104,7 @@ class Fixture:
     def __init__(self, program: Path) -> None:
         self._program = program
         self._dir = Path(tempfile.mkdtemp(prefix="readbench-rest-"))
-        self.port = _free_port()
+        self.port = procs.free_port()
         self._proc: subprocess.Popen[str] | None = None
 
     def __enter__(self) -> Fixture:
@@ -152,8 +147,7 @@ class Fixture:
 
     def _stop(self) -> None:
         if self._proc is not None:
-            self._proc.kill()
-            self._proc.wait()
+            procs.stop(self._proc)
             self._proc = None
         shutil.rmtree(self._dir, ignore_errors=True)
 

@@ -27,6 +27,8 @@ from types import TracebackType
 
 import pyarrow.fs as pafs
 
+from . import procs
+
 #: The bucket the tables live in.
 BUCKET = "readbench"
 WAREHOUSE = f"s3://{BUCKET}/warehouse"
@@ -63,12 +65,6 @@ def filesystem(endpoint: str) -> pafs.S3FileSystem:
     )
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Gateway:
     """A versitygw process over ``root`` (objects under root/objects), with an access log.
 
@@ -88,7 +84,7 @@ class Gateway:
     def __enter__(self) -> Gateway:
         objects = self._root / "objects"
         objects.mkdir(parents=True, exist_ok=True)
-        addr = f"127.0.0.1:{_free_port()}"
+        addr = f"127.0.0.1:{procs.free_port()}"
         self.log.unlink(missing_ok=True)
         out = open(self._root / "gateway.out", "wb")  # noqa: SIM115 - the process keeps it
         self._proc = subprocess.Popen(
@@ -137,15 +133,9 @@ class Gateway:
         self._stop()
 
     def _stop(self) -> None:
-        if self._proc is None:
-            return
-        self._proc.terminate()
-        try:
-            self._proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        self._proc = None
+        if self._proc is not None:
+            procs.stop(self._proc)
+            self._proc = None
 
     def empty_bucket(self) -> None:
         """Delete every object of the bucket (before the tables are generated again).
