@@ -15,7 +15,22 @@ from types import TracebackType
 from typing import Any
 
 
-class Server:
+class Stopped:
+    """A context manager that calls ``_stop`` on leaving, whatever ends the block."""
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
+        raise NotImplementedError
+
+
+class Server(Stopped):
     """A server process whose first stdout line ends with `` on grpc://HOST:PORT``."""
 
     def __init__(self, argv: list[str], cwd: Path | None = None) -> None:
@@ -34,14 +49,6 @@ class Server:
             raise RuntimeError(f"{self._argv[0]} did not start: {line.strip() or 'no output'}")
         self.location = "grpc://" + line.rsplit("grpc://", 1)[1].strip()
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop()
 
     def _stop(self) -> None:
         if self._proc is None:

@@ -98,7 +98,7 @@ class CountingProxy:
         self._server.server_close()
 
 
-class Fixture:
+class Fixture(procs.Stopped):
     """The REST fixture over a temporary folder, with its sample tables."""
 
     def __init__(self, program: Path) -> None:
@@ -136,14 +136,6 @@ class Fixture:
         # Keep draining its stdout so that it never blocks on a full pipe.
         threading.Thread(target=self._proc.stdout.read, daemon=True).start()
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop()
 
     def _stop(self) -> None:
         if self._proc is not None:

@@ -23,7 +23,6 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 import pyarrow.fs as pafs
 
@@ -65,7 +64,7 @@ def filesystem(endpoint: str) -> pafs.S3FileSystem:
     )
 
 
-class Gateway:
+class Gateway(procs.Stopped):
     """A versitygw process over ``root`` (objects under root/objects), with an access log.
 
     It runs as internal/servers/versitygw runs it, without ``--keep-alive``: with it,
@@ -123,14 +122,6 @@ class Gateway:
         fs = filesystem(self.endpoint)
         fs.create_dir(BUCKET)
         return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop()
 
     def _stop(self) -> None:
         if self._proc is not None:
