@@ -2,6 +2,9 @@
 // table from its metadata file and times Scan.ToArrowTable, the whole read into memory
 // including planning, as iceberg-go's users call it.
 //
+// With -prop s3.endpoint=... (PyIceberg's property names) it reads s3:// tables through
+// iceberg-go's own S3 io.
+//
 // It prints one JSON object on stdout: {"rows": N, "seconds": [...], "peak_rss_mb": X},
 // one entry per timed run after one untimed warm-up; the harness takes the median.
 package main
@@ -18,6 +21,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/io"
+	_ "github.com/apache/iceberg-go/io/gocloud/s3" // registers s3:// for -prop s3.endpoint=...
 	"github.com/apache/iceberg-go/table"
 )
 
@@ -34,14 +38,23 @@ func main() {
 	from := flag.Int("from-day", 0, "filter: column >= this day (days since 1970-01-01)")
 	to := flag.Int("to-day", 0, "filter: column < this day (days since 1970-01-01)")
 	runs := flag.Int("runs", 3, "timed runs after one warm-up")
+	props := iceberg.Properties{}
+	flag.Func("prop", "`KEY=VALUE` FileIO property (s3.endpoint ...), repeatable", func(kv string) error {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return fmt.Errorf("want KEY=VALUE, got %q", kv)
+		}
+		props[k] = v
+		return nil
+	})
 	flag.Parse()
-	if err := run(context.Background(), *metadata, *column, *from, *to, *runs); err != nil {
+	if err := run(context.Background(), *metadata, props, *column, *from, *to, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "icebergo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, metadata, column string, from, to, runs int) error {
+func run(ctx context.Context, metadata string, props iceberg.Properties, column string, from, to, runs int) error {
 	var filter iceberg.BooleanExpression = iceberg.AlwaysTrue{}
 	if column != "" {
 		ref := iceberg.Reference(column)
@@ -52,7 +65,7 @@ func run(ctx context.Context, metadata, column string, from, to, runs int) error
 	var out result
 	for i := 0; i <= runs; i++ {
 		start := time.Now()
-		rows, err := readOnce(ctx, metadata, filter)
+		rows, err := readOnce(ctx, metadata, props, filter)
 		if err != nil {
 			return err
 		}
@@ -85,10 +98,10 @@ func peakRSSMB() float64 {
 }
 
 // readOnce loads the table afresh (as iceflight and PyIceberg do per read) and reads the
-// scan into one arrow.Table.
-func readOnce(ctx context.Context, metadata string, filter iceberg.BooleanExpression) (int64, error) {
+// scan into one arrow.Table; props configure its FileIO (nil for local files).
+func readOnce(ctx context.Context, metadata string, props iceberg.Properties, filter iceberg.BooleanExpression) (int64, error) {
 	tbl, err := table.NewFromLocation(ctx, table.Identifier{"bench", "t"}, metadata,
-		io.LoadFSFunc(nil, metadata), nil)
+		io.LoadFSFunc(props, metadata), nil)
 	if err != nil {
 		return 0, fmt.Errorf("load table %s: %w", metadata, err)
 	}

@@ -1,6 +1,7 @@
 """One peer's reads of one case, in a process of its own so that its peak RSS is its own.
 
-``python -m readbench.child PEER CASE --root DIR --runs N [--location URL]`` reads the case
+``python -m readbench.child PEER CASE --root DIR --runs N [--location URL] [--s3 ENDPOINT]
+[--catalog NAME]`` reads the case
 once untimed (warm-up), then N timed times, and prints one JSON object on stdout:
 ``{"seconds": [...], "rows": N, "nbytes": N, "endpoints": N, "peak_rss_mb": X}``.
 
@@ -26,34 +27,39 @@ from typing import Any
 
 import pyarrow as pa
 
-from . import cases, dataset
+from . import cases, dataset, s3
 
 
-def data_files(root: Path, case: cases.Case) -> list[str]:
-    """Return the local paths of the data files PyIceberg plans for the case."""
-    table = dataset.catalog(root).load_table(case.table)
+def data_files(root: Path, case: cases.Case, s3_endpoint: str | None = None) -> list[str]:
+    """Return the data files PyIceberg plans for the case: local paths, or ``bucket/key``."""
+    storage = None if s3_endpoint is None else s3.props(s3_endpoint)
+    table = dataset.catalog(root, storage).load_table(case.table)
     tasks = table.scan(row_filter=case.pyiceberg_filter()).plan_files()
-    return [t.file.file_path.removeprefix("file://") for t in tasks]
+    return [t.file.file_path.removeprefix("file://").removeprefix("s3://") for t in tasks]
 
 
-def _reader(peer: str, root: Path, case: cases.Case, location: str | None) -> Callable[[], Any]:
+def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
+    peer, root, location = args.peer, args.root, args.location
     if peer in ("iceflight", "transport"):
         import iceflight
 
         if location is None:
             raise SystemExit("--location is required for " + peer)
         client = iceflight.connect(location)
-        return lambda: client.read(case.table, filter=case.iceflight_filter)
+        name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
+        return lambda: client.read(name, filter=case.iceflight_filter)
     if peer == "pyiceberg":
-        catalog = dataset.catalog(root)
+        storage = None if args.s3 is None else s3.props(args.s3)
+        catalog = dataset.catalog(root, storage)
         row_filter = case.pyiceberg_filter()
         return lambda: catalog.load_table(case.table).scan(row_filter=row_filter).to_arrow()
     if peer == "pyarrow":
         import pyarrow.dataset as ds
 
-        files = data_files(root, case)
+        files = data_files(root, case, args.s3)
+        fs = None if args.s3 is None else s3.filesystem(args.s3)
         expr = case.pyarrow_filter()
-        return lambda: ds.dataset(files, format="parquet").to_table(filter=expr)
+        return lambda: ds.dataset(files, format="parquet", filesystem=fs).to_table(filter=expr)
     raise SystemExit(f"unknown peer {peer}")
 
 
@@ -73,9 +79,11 @@ def main() -> None:
     parser.add_argument("--root", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--location")
+    parser.add_argument("--s3", metavar="ENDPOINT", help="read the copy on this S3 gateway (s3.py)")
+    parser.add_argument("--catalog", help="iceflight's catalog name, prefixed to the table")
     args = parser.parse_args()
     case = cases.by_name(args.case)
-    read = _reader(args.peer, args.root, case, args.location)
+    read = _reader(args, case)
     seconds: list[float] = []
     result: pa.Table | None = None
     endpoints = 0
@@ -89,7 +97,8 @@ def main() -> None:
     if args.peer in ("iceflight", "transport"):
         import iceflight
 
-        plan = iceflight.connect(args.location).plan(case.table, filter=case.iceflight_filter)
+        name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
+        plan = iceflight.connect(args.location).plan(name, filter=case.iceflight_filter)
         endpoints = len(plan.endpoints)
     json.dump(
         {

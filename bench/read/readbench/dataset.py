@@ -18,7 +18,7 @@ import hashlib
 import json
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -127,27 +127,43 @@ def rows(shape: Shape, parts: int) -> Iterator[pa.Table]:
         yield pa.Table.from_batches([_chunk(rng, start, count, shape.rows)])
 
 
-def _fingerprint(shape: Shape) -> str:
+def _fingerprint(shape: Shape, warehouse: str | None) -> str:
     digest = hashlib.sha256(Path(__file__).read_bytes())
     digest.update(json.dumps(asdict(shape), sort_keys=True).encode())
+    if warehouse is not None:
+        digest.update(warehouse.encode())
     return digest.hexdigest()[:16]
 
 
-def catalog(root: Path) -> SqlCatalog:
-    """Return the SqlCatalog (sqlite in root/catalog.db, warehouse root/warehouse)."""
-    return SqlCatalog(
-        "bench",
-        uri=f"sqlite:///{root.resolve() / 'catalog.db'}",
-        warehouse=(root.resolve() / "warehouse").as_uri(),
-    )
+def catalog(root: Path, storage: dict[str, str] | None = None) -> SqlCatalog:
+    """Return the SqlCatalog (sqlite in root/catalog.db, warehouse root/warehouse).
+
+    ``storage`` replaces the warehouse by its ``warehouse`` property and adds the FileIO
+    properties (``s3.endpoint`` ...), as for the copy on S3 (s3.py).
+    """
+    props = {
+        "uri": f"sqlite:///{root.resolve() / 'catalog.db'}",
+        "warehouse": (root.resolve() / "warehouse").as_uri(),
+    }
+    return SqlCatalog("bench", **(props | (storage or {})))
 
 
-def ensure(root: Path, shape: Shape) -> Tables:
-    """Generate the tables under root unless a cached copy of the same shape exists."""
+def ensure(
+    root: Path,
+    shape: Shape,
+    storage: dict[str, str] | None = None,
+    reset: Callable[[], None] | None = None,
+) -> Tables:
+    """Generate the tables under root unless a cached copy of the same shape exists.
+
+    With ``storage`` (catalog(root, storage)) the data and metadata files go to its
+    warehouse; ``reset`` then empties that warehouse before a regeneration.
+    """
     stamp = root / "tables.json"
+    warehouse = None if storage is None else storage["warehouse"]
     if stamp.exists():
         saved = json.loads(stamp.read_text())
-        if saved.get("fingerprint") == _fingerprint(shape):
+        if saved.get("fingerprint") == _fingerprint(shape, warehouse):
             return Tables(
                 root / "warehouse",
                 root / "catalog.db",
@@ -158,19 +174,21 @@ def ensure(root: Path, shape: Shape) -> Tables:
             )
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    seconds, files = _generate(root, shape)
+    if reset is not None:
+        reset()
+    seconds, files = _generate(catalog(root, storage), shape)
     stamp.write_text(
         json.dumps(
-            {"fingerprint": _fingerprint(shape), "seconds": seconds, "files": files}, indent=2
+            {"fingerprint": _fingerprint(shape, warehouse), "seconds": seconds, "files": files},
+            indent=2,
         )
     )
     return Tables(root / "warehouse", root / "catalog.db", shape, seconds, files, generated=True)
 
 
-def _generate(root: Path, shape: Shape) -> tuple[dict[str, float], dict[str, int]]:
+def _generate(cat: SqlCatalog, shape: Shape) -> tuple[dict[str, float], dict[str, int]]:
     from pyiceberg.transforms import DayTransform
 
-    cat = catalog(root)
     cat.create_namespace(NAMESPACE)
     seconds: dict[str, float] = {}
     files: dict[str, int] = {}

@@ -8,13 +8,29 @@ reads a server's just before stopping it; a peer process reports its own as it e
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 
-class Server:
+class Stopped:
+    """A context manager that calls ``_stop`` on leaving, whatever ends the block."""
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop()
+
+    def _stop(self) -> None:
+        raise NotImplementedError
+
+
+class Server(Stopped):
     """A server process whose first stdout line ends with `` on grpc://HOST:PORT``."""
 
     def __init__(self, argv: list[str], cwd: Path | None = None) -> None:
@@ -34,27 +50,31 @@ class Server:
         self.location = "grpc://" + line.rsplit("grpc://", 1)[1].strip()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._stop()
-
     def _stop(self) -> None:
         if self._proc is None:
             return
         self.peak_rss_mb = _vm_hwm_mb(self._proc.pid)
-        self._proc.terminate()
-        try:
-            self._proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
+        stop(self._proc)
         if self._proc.stdout is not None:
             self._proc.stdout.close()
         self._proc = None
+
+
+def stop(proc: subprocess.Popen[Any]) -> None:
+    """Stop a child process: SIGTERM, then SIGKILL if it is still running after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def free_port() -> int:
+    """Return a loopback TCP port that was free a moment ago."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _vm_hwm_mb(pid: int) -> float | None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .s3 import Requests
 
 #: Peers in table order; iceflight is the reference of the ratio column.
 PEERS = ("iceflight", "pyiceberg", "pyarrow", "icebergo", "transport")
@@ -31,6 +34,10 @@ class Result:
     server_rss_mb: float | None = None
     client_rss_mb: float | None = None
     failure: str | None = None
+    #: On S3: the requests the peer sent over ``reads`` reads of a case of ``files`` files.
+    requests: Requests | None = None
+    reads: int | None = None
+    files: int | None = None
 
     @property
     def median(self) -> float | None:
@@ -41,7 +48,25 @@ class Result:
 
     def as_json(self) -> dict[str, Any]:
         """Return the result with its median, for latest.json."""
-        return {**self.__dict__, "median_seconds": self.median}
+        out = {**self.__dict__, "median_seconds": self.median}
+        if self.requests is not None:
+            out["requests"] = {
+                "data": dict(self.requests.data),
+                "other": dict(self.requests.other),
+            }
+        return out
+
+    def per_file(self, op: str) -> str:
+        """Return the data-file requests of operation op per read per file, as a cell."""
+        if self.requests is None or not self.reads or not self.files:
+            return "-"
+        return f"{self.requests.data[op] / self.reads / self.files:.2f}"
+
+    def other_per_read(self) -> str:
+        """Return the other requests (metadata, manifests, listings) per read, as a cell."""
+        if self.requests is None or not self.reads:
+            return "-"
+        return f"{sum(self.requests.other.values()) / self.reads:.1f}"
 
 
 HEADER = (
@@ -51,9 +76,21 @@ HEADER = (
 )
 
 
-def render(results: list[Result], case_bytes: dict[str, int]) -> str:
-    """Render the table; MB/s divides the case's Arrow bytes (pyarrow's result) by time."""
+#: The columns --storage s3 adds: requests at the server, per data file of the case.
+REQUEST_HEADER = (
+    " data GETs / file | data HEADs / file | other requests / read |",
+    " ---: | ---: | ---: |",
+)
+
+
+def render(results: list[Result], case_bytes: dict[str, int], requests: bool = False) -> str:
+    """Render the table; MB/s divides the case's Arrow bytes (pyarrow's result) by time.
+
+    With requests, three columns count the requests each peer sent to the S3 server.
+    """
     lines = list(HEADER)
+    if requests:
+        lines = [h + r for h, r in zip(HEADER, REQUEST_HEADER, strict=True)]
     by_key = {(r.case, r.peer): r for r in results}
     warnings = []
     for case in dict.fromkeys(r.case for r in results):
@@ -63,7 +100,15 @@ def render(results: list[Result], case_bytes: dict[str, int]) -> str:
             res = by_key.get((case, peer))
             if res is None:
                 continue
-            lines.append(_line(res, ref, case_bytes.get(case)))
+            line = _line(res, ref, case_bytes.get(case))
+            if requests:
+                cells = [
+                    res.per_file("GetObject"),
+                    res.per_file("HeadObject"),
+                    res.other_per_read(),
+                ]
+                line += " " + " | ".join(cells) + " |"
+            lines.append(line)
             if res.rows is not None and ref_rows is not None and res.rows != ref_rows:
                 warnings.append(
                     f"WARNING: {case}: {peer} read {res.rows:,} rows, iceflight {ref_rows:,}"
