@@ -230,20 +230,24 @@ func TestACatalogOnAStoppedServerLeavesTheOthersServing(t *testing.T) {
 	azProps["type"], azProps["warehouse"] = "directory", azurite.Location("lake", movedPrefix)
 	client, _ := serveConfigured(t, map[string]fileio.Properties{"gcs": gcsProps, "azure": azProps})
 	az.Kill()
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
-	checkOthersServe(ctx, t, client, "gcs", "azure", codes.Unavailable)
+	checkOthersServe(t, client, "gcs", "azure", codes.Unavailable, callTimeout)
 }
 
 // checkOthersServe checks that, with catalog bad failing, client lists
 // the tables of catalog good with a trailer naming bad, reads one of good
 // equal to the oracle, and that planning a table of bad fails with want
-// naming bad and the table, before ctx's deadline.
-func checkOthersServe(ctx context.Context, t *testing.T, client flight.Client, good, bad string, want codes.Code) {
+// naming bad and the table. Each call has timeout for its deadline and
+// must end with its own answer before it.
+func checkOthersServe(t *testing.T, client flight.Client, good, bad string, want codes.Code, timeout time.Duration) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
 	tables, trailer, err := listFlightsTrailer(ctx, client)
 	if err != nil {
 		t.Fatalf("ListFlights with catalog %s failing: %v", bad, err)
+	}
+	if ctx.Err() != nil {
+		t.Errorf("ListFlights with catalog %s failing ran into its deadline", bad)
 	}
 	if len(tables) < len(storageSample) {
 		t.Errorf("ListFlights listed %v, want the %d tables of catalog %s", tables, len(storageSample), good)
@@ -254,13 +258,15 @@ func checkOthersServe(ctx context.Context, t *testing.T, client flight.Client, g
 	}
 	t.Logf("trailer: %q", failed)
 	table := bad + "." + faultTable
-	_, err = oneEndpoint(ctx, t, client, table)
+	planCtx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	_, err = oneEndpoint(planCtx, t, client, table)
 	if status.Code(err) != want || !strings.Contains(err.Error(), bad) || !strings.Contains(err.Error(), strings.TrimPrefix(table, bad+".")) {
 		t.Errorf("GetFlightInfo %s: %v, want %v naming the catalog and the table", table, err, want)
 	}
 	t.Logf("GetFlightInfo %s: %v", table, err)
-	if ctx.Err() != nil {
-		t.Errorf("the calls of catalog %s ran into the deadline", bad)
+	if planCtx.Err() != nil {
+		t.Errorf("GetFlightInfo %s ran into its deadline", table)
 	}
 	tl := compareServed(t, client, good+".", expectedDir, []string{faultTable})
 	if tl.scans == 0 || tl.scansEqual != tl.scans {
@@ -311,9 +317,7 @@ func TestAFailingRESTCatalogLeavesTheOthersServing(t *testing.T) {
 				"local": {"type": "directory", "warehouse": wh},
 				"rest":  {"type": "rest", "uri": rest.URL},
 			})
-			ctx, cancel := context.WithTimeout(context.Background(), tc.timeout)
-			defer cancel()
-			checkOthersServe(ctx, t, client, "local", "rest", tc.want)
+			checkOthersServe(t, client, "local", "rest", tc.want, tc.timeout)
 		})
 	}
 }
