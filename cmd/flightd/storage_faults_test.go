@@ -32,24 +32,23 @@ const faultTable = "samples.pos_deletes_rowgroups"
 // must end a call with its own error well before it.
 const callTimeout = 30 * time.Second
 
-// gcsLake starts fake-gcs-server with the storage sample in bucket "lake"
-// and returns it with the properties of a directory catalog on it.
-func gcsLake(t *testing.T) (*fakegcs.Server, fileio.Properties) {
-	t.Helper()
-	s := fakegcs.Start(t)
-	s.CreateBucket(t, "lake")
-	uploadSample(func(dir, prefix string) { s.Upload(t, dir, "lake", prefix) })
-	props := s.Props()
-	props["type"], props["warehouse"] = "directory", "gs://lake/"+movedPrefix
-	return s, props
-}
-
 // oneEndpoint plans table as one endpoint, so that one stream reads every
 // file of it.
 func oneEndpoint(ctx context.Context, t *testing.T, c flight.Client, table string) (*flight.FlightInfo, error) {
 	t.Helper()
 	return c.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorCMD,
 		Cmd: []byte(`{"table": "` + table + `", "max_endpoints": 1}`)})
+}
+
+// planFaultTable plans faultTable of catalog cat as one endpoint, failing
+// t if it cannot.
+func planFaultTable(ctx context.Context, t *testing.T, c flight.Client, cat string) *flight.FlightInfo {
+	t.Helper()
+	info, err := oneEndpoint(ctx, t, c, cat+"."+faultTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info
 }
 
 // drain reads a stream to its end and returns how many record batches it
@@ -83,10 +82,7 @@ func TestAStorageServerStoppedMidStreamEndsItUnavailable(t *testing.T) {
 		client, _ := serveConfigured(t, map[string]fileio.Properties{"gcs": props})
 		ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 		defer cancel()
-		info, err := oneEndpoint(ctx, t, client, "gcs."+faultTable)
-		if err != nil {
-			t.Fatal(err)
-		}
+		info := planFaultTable(ctx, t, client, "gcs")
 		stream, err := client.DoGet(ctx, info.Endpoint[0].Ticket)
 		if err != nil {
 			t.Fatal(err)
@@ -195,10 +191,7 @@ func TestAFileDeletedAfterPlanningIsNotFound(t *testing.T) {
 	client, _ := serveConfigured(t, map[string]fileio.Properties{"gcs": props})
 	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
 	defer cancel()
-	info, err := oneEndpoint(ctx, t, client, "gcs."+faultTable)
-	if err != nil {
-		t.Fatal(err)
-	}
+	info := planFaultTable(ctx, t, client, "gcs")
 	ns, table, _ := strings.Cut(faultTable, ".")
 	data, err := filepath.Glob(filepath.Join(sampleWarehouse, ns, table, "data", "*.parquet"))
 	if err != nil || len(data) == 0 {

@@ -100,16 +100,24 @@ func uploadSample(upload func(dir, prefix string)) {
 	}
 }
 
-// TestGCSSampleMatchesJavaOracle serves the storage sample from
-// fake-gcs-server through a directory catalog on gs://, configured by
-// PyIceberg's gcs.* properties.
-func TestGCSSampleMatchesJavaOracle(t *testing.T) {
-	t.Parallel()
+// gcsLake starts fake-gcs-server with the storage sample in bucket "lake"
+// and returns it with the properties of a directory catalog on it.
+func gcsLake(t *testing.T) (*fakegcs.Server, fileio.Properties) {
+	t.Helper()
 	s := fakegcs.Start(t)
 	s.CreateBucket(t, "lake")
 	uploadSample(func(dir, prefix string) { s.Upload(t, dir, "lake", prefix) })
 	props := s.Props()
 	props["type"], props["warehouse"] = "directory", "gs://lake/"+movedPrefix
+	return s, props
+}
+
+// TestGCSSampleMatchesJavaOracle serves the storage sample from
+// fake-gcs-server through a directory catalog on gs://, configured by
+// PyIceberg's gcs.* properties.
+func TestGCSSampleMatchesJavaOracle(t *testing.T) {
+	t.Parallel()
+	_, props := gcsLake(t)
 	client, _ := serveConfigured(t, map[string]fileio.Properties{"gcs": props})
 	compareCatalogs(t, client, "conformance gcs sample", "gcs")
 }
