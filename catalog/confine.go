@@ -242,10 +242,14 @@ func (c *confinement) tableFolder(real string) string {
 		if !ok {
 			// CheckFile has no context; the FileIO below a table bounds
 			// each request itself.
-			is = c.dir.isTable(context.Background(), cur)
-			c.mu.Lock()
-			c.tables[cur] = is
-			c.mu.Unlock()
+			var err error
+			// Storage that fails says nothing of the folder: not
+			// remembered, and the read that follows reports it.
+			if is, err = c.dir.isTable(context.Background(), cur); err == nil {
+				c.mu.Lock()
+				c.tables[cur] = is
+				c.mu.Unlock()
+			}
 		}
 		if is {
 			return cur

@@ -239,7 +239,11 @@ func (d *Directory) listTables(ctx context.Context) ([]Identifier, error) {
 				continue
 			}
 			p := d.tree.join(dir, e.Name)
-			if !d.isTable(ctx, p) {
+			is, err := d.isTable(ctx, p)
+			if err != nil {
+				return err
+			}
+			if !is {
 				if err := walk(p); err != nil {
 					return err
 				}
@@ -343,8 +347,17 @@ func (d *Directory) locate(ctx context.Context, id Identifier) (folder, rel, met
 	if len(parts) > maxIdentifierParts {
 		return "", "", "", fmt.Errorf("%w %q: more than %d parts", ErrInvalidIdentifier, id.String(), maxIdentifierParts)
 	}
-	folder, rel, ok := d.find(ctx, d.root, "", parts)
+	folder, rel, ok, err := d.find(ctx, d.root, "", parts)
+	if err != nil {
+		return "", "", "", fmt.Errorf("table %s: %w", id, err)
+	}
 	if !ok {
+		// The search takes a folder it cannot read for one that is not a
+		// table; storage that fails (down, refusing the credentials, a
+		// missing bucket) must say so, not that the table is missing.
+		if err := d.tree.scan(ctx, d.root, func(string, bool) bool { return false }); err != nil {
+			return "", "", "", fmt.Errorf("table %s: list the warehouse: %w", id, err)
+		}
 		return "", "", "", fmt.Errorf("table %s: %w", id, ErrTableNotFound)
 	}
 	metaDir, ok := d.tree.inside(d.tree.join(folder, "metadata"))
@@ -432,35 +445,50 @@ func (d *Directory) tableRules(ctx context.Context, location, folder string) []f
 // namespace folder may carry the ".db" suffix. The literal folder name is
 // tried before its ".db" form, and fewer parts per folder before more. It
 // returns the real folder and its path relative to the root, with "/"
-// between segments.
-func (d *Directory) find(ctx context.Context, dir, rel string, parts []string) (string, string, bool) {
+// between segments; storage that fails on the way ends the search with
+// its error.
+func (d *Directory) find(ctx context.Context, dir, rel string, parts []string) (string, string, bool, error) {
 	for j := 1; j <= len(parts); j++ {
 		name := strings.Join(parts[:j], ".")
 		if j == len(parts) {
 			real, ok := d.tree.inside(d.tree.join(dir, name))
-			if ok && d.isTable(ctx, real) {
-				return real, path.Join(rel, name), true
+			if !ok {
+				continue
+			}
+			is, err := d.isTable(ctx, real)
+			if err != nil || is {
+				return real, path.Join(rel, name), is, err
 			}
 			continue
 		}
 		for _, ns := range []string{name, name + ".db"} {
 			real, ok := d.tree.inside(d.tree.join(dir, ns))
-			if !ok || d.isTable(ctx, real) || !d.tree.maybeFolder(ctx, real) {
+			if !ok {
 				continue
 			}
-			if f, r, ok := d.find(ctx, real, path.Join(rel, ns), parts[j:]); ok {
-				return f, r, true
+			is, err := d.isTable(ctx, real)
+			if err != nil {
+				return "", "", false, err
+			}
+			if is || !d.tree.maybeFolder(ctx, real) {
+				continue
+			}
+			if f, r, ok, err := d.find(ctx, real, path.Join(rel, ns), parts[j:]); ok || err != nil {
+				return f, r, ok, err
 			}
 		}
 	}
-	return "", "", false
+	return "", "", false, nil
 }
 
 // isTable reports whether folder has a metadata/ subfolder, within the
 // root, that holds metadata files.
-func (d *Directory) isTable(ctx context.Context, folder string) bool {
+func (d *Directory) isTable(ctx context.Context, folder string) (bool, error) {
 	meta, ok := d.tree.inside(d.tree.join(folder, "metadata"))
-	return ok && hasMetadata(ctx, d.tree, meta)
+	if !ok {
+		return false, nil
+	}
+	return hasMetadata(ctx, d.tree, meta)
 }
 
 // identifierFor names the table at rel, a path below the root: its folders

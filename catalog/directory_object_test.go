@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -221,5 +222,31 @@ func TestMetadataSelectionRefusals(t *testing.T) {
 				t.Errorf("%s: %s: read %q", where, tc.name, tbl.Metadata.Properties["tag"])
 			}
 		}
+	}
+}
+
+// failingStore is an object store that fails every call with err.
+type failingStore struct{ err error }
+
+func (f failingStore) Open(context.Context, string) (fileio.File, error) { return nil, f.err }
+
+func (f failingStore) ReadDir(_ context.Context, dir string) ([]fileio.Entry, error) {
+	return nil, fmt.Errorf("list %s: %w", dir, f.err)
+}
+
+func TestFailingStorageIsNoMissingTable(t *testing.T) {
+	t.Parallel()
+	for _, want := range []error{fileio.ErrUnavailable, fileio.ErrPermissionDenied, fileio.ErrNotFound} {
+		t.Run(want.Error(), func(t *testing.T) {
+			t.Parallel()
+			d, err := NewDirectoryAt("mem://bucket/wh", failingStore{err: want})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = d.LoadTable(context.Background(), Identifier{"sales", "orders"})
+			if !errors.Is(err, want) || errors.Is(err, ErrTableNotFound) || !strings.Contains(err.Error(), "mem://bucket/wh") {
+				t.Errorf("LoadTable with storage failing: %v, want %v naming the warehouse", err, want)
+			}
+		})
 	}
 }

@@ -167,20 +167,31 @@ func versionFile(ctx context.Context, t tree, dir string, n int64) (string, bool
 // A table's metadata folder also holds its manifests and manifest lists,
 // thousands in a table that commits often, so the common case is answered
 // without listing it: a hint naming a version file that exists. Otherwise
-// the folder is scanned up to the first metadata file.
-func hasMetadata(ctx context.Context, t tree, dir string) bool {
+// the folder is scanned up to the first metadata file. Storage that
+// fails the scan (down, refusing the credentials) is an error, not a
+// folder without metadata.
+func hasMetadata(ctx context.Context, t tree, dir string) (bool, error) {
 	if n, ok := readHint(ctx, t, dir); ok {
 		if _, ok := versionFile(ctx, t, dir, n); ok {
-			return true
+			return true, nil
 		}
 	}
 	found := false
-	t.scan(ctx, dir, func(name string, isDir bool) bool {
+	err := t.scan(ctx, dir, func(name string, isDir bool) bool {
 		_, ok := metadataVersion(name)
 		found = ok && !isDir
 		return !found
 	})
-	return found
+	if !found && storageFailed(err) {
+		return false, err
+	}
+	return found, nil
+}
+
+// storageFailed reports whether err is the storage failing (unreachable,
+// or refusing the credentials) rather than an answer about a name.
+func storageFailed(err error) bool {
+	return errors.Is(err, fileio.ErrUnavailable) || errors.Is(err, fileio.ErrPermissionDenied)
 }
 
 // DefaultMaxMetadataBytes bounds a table's metadata file by default, after

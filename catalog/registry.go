@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Registry mounts several catalogs at once, each under its own name: the
@@ -58,17 +59,38 @@ func (e *MountError) Error() string { return "catalog " + e.Catalog + ": " + e.E
 
 func (e *MountError) Unwrap() error { return e.Err }
 
+// maxDeadlineMargin bounds how much earlier than its caller a mounted
+// catalog's call ends (see mountContext).
+const maxDeadlineMargin = 2 * time.Second
+
+// mountContext is the context of one mounted catalog's part of a call: it
+// ends a tenth of the time left (at most maxDeadlineMargin) before ctx's
+// deadline, so that a catalog that hangs fails with an error naming it
+// while the caller still waits, and the other catalogs' answers reach the
+// caller instead of its deadline. Without a deadline it is ctx.
+func mountContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	left := time.Until(deadline)
+	return context.WithTimeout(ctx, left-min(left/10, maxDeadlineMargin))
+}
+
 // ListTables lists the tables of every mounted catalog, in parallel, each
 // name led by its catalog's. A catalog that fails (down, a 500) leaves the
 // others listed: the identifiers returned are those of every catalog that
 // answered, sorted, and the error joins a *MountError for each one that
-// did not.
+// did not. Each catalog has until shortly before ctx's deadline
+// (mountContext).
 func (r *Registry) ListTables(ctx context.Context) ([]Identifier, error) {
 	lists := make([][]Identifier, len(r.names))
 	errs := make([]error, len(r.names))
 	var wg sync.WaitGroup
 	for i, name := range r.names {
 		wg.Go(func() {
+			ctx, cancel := mountContext(ctx)
+			defer cancel()
 			ids, err := r.byName[name].ListTables(ctx)
 			if err != nil {
 				errs[i] = &MountError{Catalog: name, Err: err}
@@ -91,13 +113,16 @@ func (r *Registry) ListTables(ctx context.Context) ([]Identifier, error) {
 
 // LoadTable loads id's table from the catalog its first part names. The
 // table's Identifier is id, with its catalog's name, and its Catalog that
-// name.
+// name. The catalog has until shortly before ctx's deadline
+// (mountContext).
 func (r *Registry) LoadTable(ctx context.Context, id Identifier) (*Table, error) {
 	cat, inner, err := r.resolve(id)
 	if err != nil {
 		return nil, err
 	}
-	t, err := cat.LoadTable(ctx, inner)
+	mctx, cancel := mountContext(ctx)
+	defer cancel()
+	t, err := cat.LoadTable(mctx, inner)
 	if err != nil {
 		return nil, &MountError{Catalog: id[0], Err: err}
 	}

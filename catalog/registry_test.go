@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
@@ -175,5 +176,61 @@ func TestAConfinedTableOpensWithTheKnownSize(t *testing.T) {
 	}
 	if _, err := cio.OpenSized(context.Background(), "/etc/passwd", 10); !errors.Is(err, ErrOutsideWarehouse) {
 		t.Errorf("a sized open outside the warehouse: %v", err)
+	}
+}
+
+// hangingCatalog is a catalog whose server never answers: its calls end
+// only with their context.
+type hangingCatalog struct{}
+
+func (hangingCatalog) ListTables(ctx context.Context) ([]Identifier, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (hangingCatalog) LoadTable(ctx context.Context, _ Identifier) (*Table, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func TestAHangingCatalogFailsBeforeTheCallersDeadline(t *testing.T) {
+	t.Parallel()
+	lake, err := NewDirectory(warehouse(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := registry(t, map[string]Catalog{"lake": lake, "slow": hangingCatalog{}})
+	// Each call has a deadline of its own, whose last tenth (0.5 s) the
+	// registry keeps for the caller.
+	calls := []struct {
+		name string
+		call func(context.Context) error
+	}{
+		{"ListTables", func(ctx context.Context) error {
+			ids, err := r.ListTables(ctx)
+			if len(ids) != 6 {
+				t.Errorf("ListTables beside a hanging catalog = %v, want lake's 6 tables", names(ids))
+			}
+			return err
+		}},
+		{"LoadTable", func(ctx context.Context) error {
+			_, err := r.LoadTable(ctx, Identifier{"slow", "db", "t"})
+			return err
+		}},
+	}
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			err := c.call(ctx)
+			if ctx.Err() != nil {
+				t.Error("the hanging catalog's call ended with the caller's deadline, not before it")
+			}
+			var me *MountError
+			if !errors.As(err, &me) || me.Catalog != "slow" || !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("%s error %v, want one naming catalog slow past its deadline", c.name, err)
+			}
+		})
 	}
 }

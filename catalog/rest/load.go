@@ -84,7 +84,7 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 		return nil, fmt.Errorf("rest catalog %q: %w %q: a table needs a namespace", c.name, catalog.ErrInvalidIdentifier, id.String())
 	}
 	if err := c.configure(ctx); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("table %s: %w", id, err)
 	}
 	now := c.now()
 	cached := c.cache.get(id)

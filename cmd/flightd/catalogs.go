@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/catalog/catalogs"
@@ -33,6 +34,11 @@ type tables struct {
 	// (credentials a REST catalog vended for its table).
 	storage *storage.Registry
 }
+
+// startupListTimeout bounds the listing of the mounted catalogs at
+// start-up, which counts their tables; a catalog that has not answered by
+// then is logged as failed and served all the same.
+const startupListTimeout = 10 * time.Second
 
 // openTables builds the storage registry once and hands it to the
 // catalogs and the readers alike: --warehouse's directory, or every
@@ -66,7 +72,12 @@ func openTables(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		if err != nil {
 			return nil, err
 		}
-		ids, err := mounted.ListTables(ctx)
+		// The count is only for the start-up line: a catalog that hangs
+		// (a REST server that never answers) must not hold the start for
+		// its whole request timeout.
+		lctx, cancel := context.WithTimeout(ctx, startupListTimeout)
+		ids, err := mounted.ListTables(lctx)
+		cancel()
 		if err != nil {
 			// One catalog down keeps none of the others from serving; it
 			// is tried again by every call.

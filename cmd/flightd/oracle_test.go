@@ -192,24 +192,34 @@ func compareWithOracle(t *testing.T, warehouse, expectedDir string) *tally {
 	if err != nil {
 		t.Fatalf("oracle output: %v", err)
 	}
-	client := startFlightd(t, warehouse)
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return compareServed(t, startFlightd(t, warehouse), "", expectedDir, names)
+}
+
+// compareServed checks every scan the oracle recorded under expectedDir
+// for each of the tables names (folders of expectedDir) against what
+// client serves, each table named with prefix before it (a mounted
+// catalog's name and a dot, or "" for --warehouse).
+func compareServed(t *testing.T, client flight.Client, prefix, expectedDir string, names []string) *tally {
+	t.Helper()
 	tl := &tally{unsupportedWhy: map[string]int{}}
 	t.Run("tables", func(t *testing.T) {
-		for _, e := range entries {
-			if !e.IsDir() {
-				continue
-			}
-			name := e.Name()
+		for _, name := range names {
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				checkTable(t, client, filepath.Join(expectedDir, name), tl)
+				checkTable(t, client, prefix, filepath.Join(expectedDir, name), tl)
 			})
 		}
 	})
 	return tl
 }
 
-func checkTable(t *testing.T, client flight.Client, dir string, tl *tally) {
+func checkTable(t *testing.T, client flight.Client, prefix, dir string, tl *tally) {
 	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -233,9 +243,10 @@ func checkTable(t *testing.T, client flight.Client, dir string, tl *tally) {
 		if err := json.Unmarshal(sc.Schema, &schema); err != nil {
 			t.Fatalf("%s: oracle schema: %v", sc.Name, err)
 		}
-		desc := &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{idx.Table}}
+		table := prefix + idx.Table
+		desc := &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{table}}
 		if sc.Name != "current" {
-			cmd, _ := json.Marshal(map[string]any{"table": idx.Table, "snapshot_id": *sc.SnapshotID})
+			cmd, _ := json.Marshal(map[string]any{"table": table, "snapshot_id": *sc.SnapshotID})
 			desc = &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd}
 		}
 		got, err := scanRows(ctx, client, desc, &schema)
