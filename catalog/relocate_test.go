@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -54,7 +55,7 @@ func TestRelocateReadsRecordedFilesBesideTheMetadataFile(t *testing.T) {
 		IO:               mem,
 		Location:         "/home/u/wh/t",
 	}
-	Relocate(tbl)
+	Relocate(context.Background(), tbl)
 	if tbl.Location != "mem://lake/elsewhere/t" {
 		t.Errorf("Location = %s, want the metadata file's table folder", tbl.Location)
 	}
@@ -86,9 +87,34 @@ func TestRelocateLeavesTablesInPlaceAlone(t *testing.T) {
 	mem := fileio.NewMem()
 	for _, md := range []*iceberg.TableMetadata{nil, {}, {Location: "mem://b/wh/t"}} {
 		tbl := &Table{MetadataLocation: "mem://b/wh/t/metadata/v1.metadata.json", Metadata: md, IO: mem, Location: "mem://b/wh/t"}
-		Relocate(tbl)
+		Relocate(context.Background(), tbl)
 		if tbl.IO != fileio.FileIO(mem) || tbl.Location != "mem://b/wh/t" || tbl.rules != nil {
 			t.Errorf("metadata %+v: table relocated to %s", md, tbl.Location)
 		}
 	}
+}
+
+func TestRelocateMapsSiblingRootsCopiedBesideTheTable(t *testing.T) {
+	t.Parallel()
+	mem := fileio.NewMem()
+	mem.Put("mem://lake/t/metadata/v1.metadata.json", []byte("{}"))
+	mem.Put("mem://lake/t/_siblings/t_data2/a.parquet", []byte("s"))
+	tbl := &Table{
+		MetadataLocation: "mem://lake/t/metadata/v1.metadata.json",
+		Metadata:         &iceberg.TableMetadata{Location: "hdfs://nn/wh/t"},
+		IO:               mem,
+	}
+	Relocate(context.Background(), tbl)
+	want := []fileio.Rule{
+		{From: "hdfs://nn/wh/t", To: "mem://lake/t"},
+		{From: "hdfs://nn/wh/t_data2", To: "mem://lake/t/_siblings/t_data2"},
+	}
+	if !slices.Equal(tbl.rules, want) {
+		t.Fatalf("rules = %+v, want %+v", tbl.rules, want)
+	}
+	f, err := tbl.IO.Open(context.Background(), "hdfs://nn/wh/t_data2/a.parquet")
+	if err != nil {
+		t.Fatalf("open a file of a sibling root: %v", err)
+	}
+	f.Close()
 }

@@ -219,7 +219,7 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 		}
 		// A table registered away from where it was written records its
 		// old location: read it beside its metadata file.
-		catalog.Relocate(t)
+		catalog.Relocate(ctx, t)
 		return t, n, nil
 	}
 	return c.cache.Load(ctx, id.String(), locate, read)
