@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -37,6 +39,15 @@ const (
 // takes about two minutes on the shared 2-core machine, too long for make
 // test.
 const s3ConformanceEnv = "ICEFLIGHT_S3_CONFORMANCE"
+
+// misrecorded are the corpus's data and delete files whose manifests
+// record a size other than their length (the corpus's README lists them):
+// the one HEAD each costs is the reader asking the store for the real
+// length after the first GET showed the mismatch.
+var misrecorded = map[string]bool{
+	"00191-4-6e780302-527b-4911-8c6e-88d416adac57-00001.parquet":      true,
+	"delete-494fbbd4b792bdd2-aabb8e2000000000_1239775374_data.0.parq": true,
+}
 
 // restNamespace holds the corpus's tables in the REST catalog, which keeps
 // no table outside a namespace.
@@ -71,8 +82,10 @@ func TestConformanceCorpusFromS3MatchesJavaOracle(t *testing.T) {
 		printTally("conformance s3 directory", tl)
 		t.Logf("directory mode read the corpus in %s", time.Since(began).Round(time.Millisecond))
 		proxy.report(t, "conformance s3 directory requests")
-		if n := proxy.dataHeads(); n != 0 {
-			t.Errorf("%d HEAD requests for data files: a task knows its file's size, so a read needs none", n)
+		for _, key := range proxy.headed() {
+			if !misrecorded[path.Base(key)] {
+				t.Errorf("HEAD of data file %s: a task knows its file's size, so a read needs none", key)
+			}
 		}
 	})
 	t.Run("rest", func(t *testing.T) {
@@ -252,15 +265,11 @@ func (p *countingProxy) count(r *http.Request) {
 	}
 }
 
-// dataHeads is how many HEAD requests asked for data files.
-func (p *countingProxy) dataHeads() int {
+// headed returns the data files a HEAD request asked for.
+func (p *countingProxy) headed() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := 0
-	for _, c := range p.data[http.MethodHead] {
-		n += c
-	}
-	return n
+	return slices.Sorted(maps.Keys(p.data[http.MethodHead]))
 }
 
 // report prints the counts on a line make's tally filter keeps.
