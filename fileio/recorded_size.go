@@ -28,20 +28,32 @@ func OpenRecorded[T any](ctx context.Context, fio FileIO, location string, size 
 	if err != nil {
 		return nil, zero, err
 	}
-	v, err := start(f)
+	v, err := startOrClose(f, start)
 	if err == nil {
 		return f, v, nil
 	}
-	f.Close()
 	if !errors.Is(err, ErrSizeMismatch) || size < 0 {
 		return nil, zero, err
 	}
 	if f, err = fio.Open(ctx, location); err != nil {
 		return nil, zero, err
 	}
-	if v, err = start(f); err != nil {
-		f.Close()
+	if v, err = startOrClose(f, start); err != nil {
 		return nil, zero, err
 	}
 	return f, v, nil
+}
+
+// startOrClose runs start on f and closes f unless start succeeded; a
+// panic in start (a decoder bug met by a hostile file) closes it too.
+func startOrClose[T any](f File, start func(File) (T, error)) (v T, err error) {
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+		}
+	}()
+	v, err = start(f)
+	ok = err == nil
+	return v, err
 }

@@ -79,3 +79,42 @@ func TestOpenRecordedReturnsOtherFailuresAsTheyAre(t *testing.T) {
 		t.Errorf("missing file: %v, want ErrNotFound", err)
 	}
 }
+
+func TestOpenRecordedClosesTheFileWhenStartPanics(t *testing.T) {
+	t.Parallel()
+	store := &closeCounting{Mem: fileio.NewMem()}
+	store.Put("mem://b/f", []byte("hello"))
+	func() {
+		defer func() { _ = recover() }()
+		_, _, _ = fileio.OpenRecorded(context.Background(), store, "mem://b/f", 5, func(fileio.File) (int, error) { panic("decoder bug") })
+	}()
+	if store.open != 0 {
+		t.Errorf("%d files left open after start panicked", store.open)
+	}
+}
+
+// closeCounting counts the files it opened that are not closed yet.
+type closeCounting struct {
+	*fileio.Mem
+	open int
+}
+
+func (c *closeCounting) Open(ctx context.Context, location string) (fileio.File, error) {
+	f, err := c.Mem.Open(ctx, location)
+	if err == nil {
+		c.open++
+		f = closing{f, c}
+	}
+	return f, err
+}
+
+type closing struct {
+	fileio.File
+	c *closeCounting
+}
+
+func (f closing) Close() error { f.c.open--; return f.File.Close() }
+
+func (c *closeCounting) OpenSized(ctx context.Context, location string, _ int64) (fileio.File, error) {
+	return c.Open(ctx, location)
+}
