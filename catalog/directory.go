@@ -410,34 +410,15 @@ func (d *Directory) load(ctx context.Context, id Identifier, folder, rel, metaFi
 }
 
 // tableRules returns the remapping rules of a table found in folder whose
-// metadata records location: the user's rules, then location → folder, then
-// for every folder <folder>/_siblings/<X>, <parent of location>/<X> →
-// <folder>/_siblings/<X>, for tables that wrote data under sibling roots
-// (write.data.path) that were copied next to the table.
+// metadata records location: the user's rules, then those that map the
+// recorded location and its sibling roots into folder (folderRules).
 func (d *Directory) tableRules(ctx context.Context, location, folder string) []fileio.Rule {
 	rules := append([]fileio.Rule(nil), d.rules...)
 	if location == "" {
 		return rules
 	}
-	rules = append(rules, fileio.Rule{From: location, To: folder})
-	parent, ok := parentLocation(location)
-	if !ok {
-		return rules
-	}
-	siblings := d.tree.join(folder, "_siblings")
-	entries, err := listAll(ctx, d.tree, siblings)
-	if err != nil {
-		return rules
-	}
-	for _, e := range entries {
-		if e.IsDir {
-			rules = append(rules, fileio.Rule{
-				From: strings.TrimRight(parent, "/") + "/" + e.Name,
-				To:   d.tree.join(siblings, e.Name),
-			})
-		}
-	}
-	return rules
+	list := func(ctx context.Context, dir string) ([]fileio.Entry, error) { return listAll(ctx, d.tree, dir) }
+	return append(rules, folderRules(ctx, location, folder, d.tree.join, list)...)
 }
 
 // find looks below dir for the table named by parts, where each folder on

@@ -244,29 +244,36 @@ func readFile(ctx context.Context, fio fileio.FileIO, kind, location string, len
 	if length <= 0 {
 		length = -1
 	}
-	f, err := fileio.OpenSized(ctx, fio, location, length)
+	// A list may record a wrong length: the file is then read again with
+	// the length the store reports (fileio.OpenRecorded).
+	var bp *[]byte
+	f, data, err := fileio.OpenRecorded(ctx, fio, location, length, func(f fileio.File) ([]byte, error) {
+		size := f.Size()
+		if err := fileio.CheckSize(kind+" "+location, size, limit); err != nil {
+			return nil, err
+		}
+		bp, _ = readBuffers.Get().(*[]byte)
+		if bp == nil || int64(cap(*bp)) < size {
+			b := make([]byte, size)
+			bp = &b
+		}
+		data := (*bp)[:size]
+		if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
+			return nil, fmt.Errorf("read %s: %w", location, err)
+		}
+		return data, nil
+	})
+	if bp != nil {
+		defer func() {
+			if cap(*bp) <= maxPooledRead {
+				readBuffers.Put(bp)
+			}
+		}()
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", kind, err)
 	}
 	defer f.Close()
-	size := f.Size()
-	if err := fileio.CheckSize(kind+" "+location, size, limit); err != nil {
-		return err
-	}
-	bp, _ := readBuffers.Get().(*[]byte)
-	if bp == nil || int64(cap(*bp)) < size {
-		b := make([]byte, size)
-		bp = &b
-	}
-	data := (*bp)[:size]
-	defer func() {
-		if cap(data) <= maxPooledRead {
-			readBuffers.Put(bp)
-		}
-	}()
-	if _, err := io.ReadFull(io.NewSectionReader(f, 0, size), data); err != nil {
-		return fmt.Errorf("%s: read %s: %w", kind, location, err)
-	}
 	return decode(data)
 }
 

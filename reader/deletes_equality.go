@@ -263,22 +263,20 @@ func (r *Reader) unionSet(ctx context.Context, keys []string, sets []*keySet) (*
 
 // loadEqualitySet reads the key tuples of equality delete file d.
 func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, schema *iceberg.Schema, paths []keyPath) (*keySet, error) {
-	f, err := fileio.OpenSized(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()))
-	if err != nil {
-		return nil, fmt.Errorf("open equality delete file %s: %w", d.GetPath(), err)
-	}
-	defer f.Close()
-	src, err := openSource(ctx, f, d.GetFormat(), &sourceConfig{
-		path:      d.GetPath(),
-		schema:    schema,
-		mapping:   scan.NameMapping,
-		batchSize: r.batchSize,
-		maxRead:   r.maxRead,
-		mem:       r.mem,
+	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (source, error) {
+		return openSource(ctx, f, d.GetFormat(), &sourceConfig{
+			path:      d.GetPath(),
+			schema:    schema,
+			mapping:   scan.NameMapping,
+			batchSize: r.batchSize,
+			maxRead:   r.maxRead,
+			mem:       r.mem,
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read equality delete file %s: %w", d.GetPath(), err)
 	}
+	defer f.Close()
 	defer src.close()
 	set := &keySet{keys: make(map[string]struct{})}
 	var buf []byte

@@ -31,23 +31,21 @@ var positionDeleteSchema = iceberg.NewSchema(0,
 // loadPositionDeletes reads the positions that delete file d deletes from
 // the data file recorded as target.
 func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, target string) (*roaring64.Bitmap, error) {
-	f, err := fileio.OpenSized(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()))
-	if err != nil {
-		return nil, fmt.Errorf("open position delete file %s: %w", d.GetPath(), err)
-	}
-	defer f.Close()
-	src, err := openSource(ctx, f, d.GetFormat(), &sourceConfig{
-		path:      d.GetPath(),
-		schema:    positionDeleteSchema,
-		mapping:   scan.NameMapping,
-		pathStats: target,
-		batchSize: r.batchSize,
-		maxRead:   r.maxRead,
-		mem:       r.mem,
+	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (source, error) {
+		return openSource(ctx, f, d.GetFormat(), &sourceConfig{
+			path:      d.GetPath(),
+			schema:    positionDeleteSchema,
+			mapping:   scan.NameMapping,
+			pathStats: target,
+			batchSize: r.batchSize,
+			maxRead:   r.maxRead,
+			mem:       r.mem,
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read position delete file %s: %w", d.GetPath(), err)
 	}
+	defer f.Close()
 	defer src.close()
 	bm := roaring64.New()
 	for {

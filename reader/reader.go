@@ -174,28 +174,26 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, em
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, err := fileio.OpenSized(ctx, r.fio, task.GetPath(), knownSize(task.GetFileSize()))
+	f, src, err := fileio.OpenRecorded(ctx, r.fio, task.GetPath(), knownSize(task.GetFileSize()), func(f fileio.File) (source, error) {
+		return openSource(ctx, f, task.GetFormat(), &sourceConfig{
+			path:      task.GetPath(),
+			schema:    plan.read,
+			mapping:   scan.NameMapping,
+			constants: constants,
+			rowGroups: task.GetRowGroups(),
+			start:     task.GetStart(),
+			length:    task.GetLength(),
+			batchSize: r.batchSize,
+			maxRead:   r.maxRead,
+			mem:       r.mem,
+			prune:     newRowGroupPruner(plan.filter, plan.read),
+			counts:    r.counts,
+		})
+	})
 	if err != nil {
 		return fmt.Errorf("open data file %s: %w", task.GetPath(), err)
 	}
 	defer f.Close()
-	src, err := openSource(ctx, f, task.GetFormat(), &sourceConfig{
-		path:      task.GetPath(),
-		schema:    plan.read,
-		mapping:   scan.NameMapping,
-		constants: constants,
-		rowGroups: task.GetRowGroups(),
-		start:     task.GetStart(),
-		length:    task.GetLength(),
-		batchSize: r.batchSize,
-		maxRead:   r.maxRead,
-		mem:       r.mem,
-		prune:     newRowGroupPruner(plan.filter, plan.read),
-		counts:    r.counts,
-	})
-	if err != nil {
-		return err
-	}
 	defer src.close()
 	return r.run(ctx, scan, plan, src, emit)
 }

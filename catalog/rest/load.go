@@ -185,6 +185,9 @@ func (c *Catalog) table(ctx context.Context, cl call, id catalog.Identifier, lt 
 		}
 	}
 	t.Metadata, t.Location = md, md.Location
+	// A table registered away from where it was written records its old
+	// location: read it beside its metadata file.
+	catalog.Relocate(ctx, t)
 	return t, nil
 }
 

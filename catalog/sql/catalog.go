@@ -210,13 +210,17 @@ func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalo
 		if err != nil {
 			return nil, 0, fmt.Errorf("catalog %s: table %s: %w", c.name, id, err)
 		}
-		return &catalog.Table{
+		t := &catalog.Table{
 			Identifier:       id,
 			MetadataLocation: location,
 			Metadata:         md,
 			IO:               c.io,
 			Location:         md.Location,
-		}, n, nil
+		}
+		// A table registered away from where it was written records its
+		// old location: read it beside its metadata file.
+		catalog.Relocate(ctx, t)
+		return t, n, nil
 	}
 	return c.cache.Load(ctx, id.String(), locate, read)
 }

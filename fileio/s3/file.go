@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/smithy-go"
 	smithytime "github.com/aws/smithy-go/time"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -118,9 +120,22 @@ func (f *file) get(ctx context.Context, p []byte, off int64) (n int, cut bool, e
 	rng := "bytes=" + strconv.FormatInt(off, 10) + "-" + strconv.FormatInt(off+int64(len(p))-1, 10)
 	out, err := f.fs.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: &f.key, Range: &rng})
 	if err != nil {
+		var api smithy.APIError
+		if errors.As(err, &api) && api.ErrorCode() == "InvalidRange" {
+			// off is below the size the file was opened with: the object
+			// is shorter than that.
+			return 0, false, fmt.Errorf("read %s: %w: the object ends before byte %d of the %d recorded",
+				f.location, fileio.ErrSizeMismatch, off, f.size)
+		}
 		return 0, false, f.fs.wrapErr(ctx, "read", f.object, err)
 	}
 	defer out.Body.Close()
+	// Every ranged answer names the object's length: a recorded size that
+	// is wrong shows on the first read, before anything was handed on.
+	if total, ok := rangeTotal(aws.ToString(out.ContentRange)); ok && total != f.size {
+		return 0, false, fmt.Errorf("read %s: %w: the object has %d bytes, %d were recorded",
+			f.location, fileio.ErrSizeMismatch, total, f.size)
+	}
 	n, err = io.ReadFull(out.Body, p)
 	switch {
 	case err == nil:
@@ -134,4 +149,15 @@ func (f *file) get(ctx context.Context, p []byte, off int64) (n int, cut bool, e
 			f.location, off+int64(n), f.size, io.ErrUnexpectedEOF)
 	}
 	return n, true, err
+}
+
+// rangeTotal returns the object's length from a Content-Range answer
+// ("bytes 0-99/1581"), or false when the answer gives none ("*").
+func rangeTotal(contentRange string) (int64, bool) {
+	_, total, ok := strings.Cut(contentRange, "/")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(total, 10, 64)
+	return n, err == nil && n >= 0
 }
