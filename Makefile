@@ -32,7 +32,7 @@ run: build $(VENV)/.installed $(VENV)/.client-installed
 	./$(BIN) serve --warehouse $(WAREHOUSE) --listen $(LISTEN)
 
 ## test: vet, staticcheck, the Go suite with the race detector, the pyarrow end-to-end tests, the nginx cluster test and a short load test.
-test: vet staticcheck lint-docker test-go test-hostile conformance test-python test-cluster loadtest-check
+test: vet staticcheck lint-docker test-go test-hostile conformance test-s3conf test-python test-cluster loadtest-check
 
 vet:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1)
