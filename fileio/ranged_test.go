@@ -19,13 +19,13 @@ type rangeFile struct {
 }
 
 func (f *rangeFile) ReadAt(p []byte, off int64) (int, error) {
-	return fileio.ReadRange(p, off, int64(len(f.data)), func(off, n int64) (io.ReadCloser, error) {
+	return fileio.ReadRange(p, off, int64(len(f.data)), func(off, n int64) (io.ReadCloser, int64, error) {
 		f.gets++
 		s := f.data[off : off+n]
 		if f.body != nil {
-			return io.NopCloser(f.body(s)), nil
+			return io.NopCloser(f.body(s)), -1, nil
 		}
-		return io.NopCloser(strings.NewReader(s)), nil
+		return io.NopCloser(strings.NewReader(s)), int64(len(f.data)), nil
 	})
 }
 func (f *rangeFile) Size() int64  { return int64(len(f.data)) }
@@ -60,10 +60,34 @@ func TestHTTPStatus(t *testing.T) {
 	for code, want := range map[int]error{
 		404: fileio.ErrNotFound, 401: fileio.ErrPermissionDenied, 403: fileio.ErrPermissionDenied,
 		408: fileio.ErrUnavailable, 429: fileio.ErrUnavailable, 500: fileio.ErrUnavailable, 503: fileio.ErrUnavailable,
-		400: nil, 412: nil,
+		416: fileio.ErrSizeMismatch, 400: nil, 412: nil,
 	} {
 		if got := fileio.HTTPStatus(code); got != want {
 			t.Errorf("HTTPStatus(%d) = %v, want %v", code, got, want)
+		}
+	}
+}
+
+func TestReadRangeFailsWhenTheStoreStatesAnotherLength(t *testing.T) {
+	t.Parallel()
+	data := fileiotest.RangeData
+	for _, total := range []int64{int64(len(data)) - 1, int64(len(data)) + 1} {
+		n, err := fileio.ReadRange(make([]byte, 4), 0, int64(len(data)), func(off, n int64) (io.ReadCloser, int64, error) {
+			return io.NopCloser(strings.NewReader(data[off : off+n])), total, nil
+		})
+		if !errors.Is(err, fileio.ErrSizeMismatch) || n != 0 {
+			t.Errorf("ReadRange with the store stating %d bytes of %d = %d, %v; want 0 bytes and ErrSizeMismatch", total, len(data), n, err)
+		}
+	}
+}
+
+func TestRangeTotal(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]int64{
+		"bytes 0-99/1581": 1581, "bytes 0-0/1": 1, "bytes 0-99/*": -1, "": -1, "bytes 0-9/-3": -1,
+	} {
+		if got := fileio.RangeTotal(in); got != want {
+			t.Errorf("RangeTotal(%q) = %d, want %d", in, got, want)
 		}
 	}
 }

@@ -13,11 +13,16 @@ import (
 // HTTPStatus returns the sentinel an object store's HTTP status code
 // belongs under: 404 ErrNotFound, 401 and 403 ErrPermissionDenied, 408,
 // 429 and 5xx ErrUnavailable (what a store's own retries have not
-// mended); nil for any other code.
+// mended), 416 ErrSizeMismatch; nil for any other code. A store answers
+// 416 to a range that starts past the object's end, and ranged reads ask
+// only for bytes below the size the file was opened with: the object is
+// shorter than that size.
 func HTTPStatus(code int) error {
 	switch {
 	case code == http.StatusNotFound:
 		return ErrNotFound
+	case code == http.StatusRequestedRangeNotSatisfiable:
+		return ErrSizeMismatch
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
 		return ErrPermissionDenied
 	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500:

@@ -33,6 +33,7 @@ func TestAgainstAzurite(t *testing.T) {
 		"every credential and endpoint spelling reads":         testEveryCredentialAndEndpointSpellingReads,
 		"reads are ranged and clipped to the size":             testReadsAreRangedAndClippedToTheSize,
 		"missing blobs and containers are not found":           testMissingBlobsAndContainersAreNotFound,
+		"a wrong recorded size is a size mismatch":             testAWrongRecordedSizeIsASizeMismatch,
 		"ReadDir lists one level":                              testReadDirListsOneLevel,
 		"Create commits on Close and Remove deletes":           testCreateCommitsOnCloseAndRemoveDeletes,
 		"refused credentials are permission denied, no secret": testRefusedCredentialsArePermissionDeniedWithoutTheSecret,
@@ -115,6 +116,13 @@ func testMissingBlobsAndContainersAreNotFound(t *testing.T, s *azurite.Server) {
 	if _, err := f.ReadAt(make([]byte, 4), 0); !errors.Is(err, fileio.ErrNotFound) || !strings.Contains(err.Error(), loc) {
 		t.Fatalf("read of a deleted blob = %v, want ErrNotFound naming it", err)
 	}
+}
+
+func testAWrongRecordedSizeIsASizeMismatch(t *testing.T, s *azurite.Server) {
+	s.CreateContainer(t, "lake6")
+	data := bytes.Repeat([]byte("iceberg!"), 125)
+	s.Put(t, "lake6", "t/data/f.parquet", data)
+	fileiotest.CheckRecordedSizes(t, newFileIO(t, s.Props()), azurite.Location("lake6", "t/data/f.parquet"), data)
 }
 
 func testReadDirListsOneLevel(t *testing.T, s *azurite.Server) {

@@ -74,10 +74,20 @@ type file struct {
 
 // ReadAt reads len(p) bytes at off with one ranged GET, clipped to the
 // file's size; a read that reaches the end returns io.EOF with the bytes.
+//
+// The answer's Content-Range carries the blob's length, so a size given to
+// OpenSized that is wrong fails the read with fileio.ErrSizeMismatch.
 func (f *file) ReadAt(p []byte, off int64) (int, error) {
-	n, err := fileio.ReadRange(p, off, f.size, func(off, n int64) (io.ReadCloser, error) {
+	n, err := fileio.ReadRange(p, off, f.size, func(off, n int64) (io.ReadCloser, int64, error) {
 		resp, err := f.b.DownloadStream(f.ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: off, Count: n}})
-		return resp.Body, err
+		if err != nil {
+			return nil, 0, err
+		}
+		total := int64(-1)
+		if resp.ContentRange != nil {
+			total = fileio.RangeTotal(*resp.ContentRange)
+		}
+		return resp.Body, total, nil
 	})
 	if err != nil && err != io.EOF {
 		return n, wrap("read", f.loc, f.l, f.a, err)

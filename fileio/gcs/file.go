@@ -61,9 +61,16 @@ type file struct {
 
 // ReadAt reads len(p) bytes at off with one ranged GET, clipped to the
 // file's size; a read that reaches the end returns io.EOF with the bytes.
+// The reader's attributes carry the object's length from the answer, so a
+// size given to OpenSized that is wrong fails the read with
+// fileio.ErrSizeMismatch.
 func (f *file) ReadAt(p []byte, off int64) (int, error) {
-	n, err := fileio.ReadRange(p, off, f.size, func(off, n int64) (io.ReadCloser, error) {
-		return f.obj.NewRangeReader(f.ctx, off, n)
+	n, err := fileio.ReadRange(p, off, f.size, func(off, n int64) (io.ReadCloser, int64, error) {
+		r, err := f.obj.NewRangeReader(f.ctx, off, n)
+		if err != nil {
+			return nil, 0, err
+		}
+		return r, r.Attrs.Size, nil
 	})
 	if err != nil && err != io.EOF {
 		return n, f.fio.wrap("read", f.loc, f.l, err)

@@ -1,6 +1,7 @@
 package gcs
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
@@ -85,6 +86,15 @@ func TestOpenSizedAsksNothingAndAMissingObjectFailsItsRead(t *testing.T) {
 	if !errors.Is(err, fileio.ErrNotFound) || !strings.Contains(err.Error(), "gs://lake/t/data/a.parquet") {
 		t.Fatalf("read of a deleted object = %v, want ErrNotFound naming it", err)
 	}
+}
+
+func TestAWrongRecordedSizeIsASizeMismatch(t *testing.T) {
+	t.Parallel()
+	s := fakegcs.Start(t)
+	s.CreateBucket(t, "lake")
+	data := bytes.Repeat([]byte("iceberg!"), 125)
+	s.Put(t, "lake", "t/data/f.parquet", data)
+	fileiotest.CheckRecordedSizes(t, newFileIO(t, s, nil), "gs://lake/t/data/f.parquet", data)
 }
 
 func TestReadDirListsOneLevel(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 	"github.com/iceflight/iceflight/fileio/hdfs"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/servers/minidfs"
@@ -94,6 +95,23 @@ func liveRules(t *testing.T, srv *minidfs.Server, fio *hdfs.FileIO) {
 		if !bytes.Equal(got, local) {
 			t.Errorf("version hint = %q, want %q", got, local)
 		}
+	})
+
+	t.Run("a wrong recorded size is a size mismatch, and OpenRecorded reads the file", func(t *testing.T) {
+		t.Parallel()
+		loc := srv.URL("/sizes/f.bin")
+		data := bytes.Repeat([]byte("iceberg!"), 125)
+		w, err := fio.Create(ctx, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fileiotest.CheckRecordedSizes(t, fio, loc, data)
 	})
 
 	t.Run("a missing file is NotFound", func(t *testing.T) {

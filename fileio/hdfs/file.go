@@ -116,10 +116,12 @@ func (h *file) readOnce(c *hdfsclient.Client, p []byte, off int64) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	if got := r.Stat().Size(); off+int64(len(p)) > got {
+	// The reader holds the file status the NameNode sent when it was
+	// opened: a size given to OpenSized that is wrong shows on the first
+	// read, before any byte is handed on.
+	if got := r.Stat().Size(); got != h.size {
 		h.put(r, c)
-		// The size the caller trusted is wrong: the file is shorter.
-		return 0, fmt.Errorf("%w: the file has %d bytes, not %d", errShortFile, got, h.size)
+		return 0, fmt.Errorf("%w: the file has %d bytes, %d were recorded", fileio.ErrSizeMismatch, got, h.size)
 	}
 	n, err := r.ReadAt(p, off)
 	if err != nil {
@@ -134,9 +136,6 @@ func (h *file) readOnce(c *hdfsclient.Client, p []byte, off int64) (int, error) 
 	h.put(r, c)
 	return n, nil
 }
-
-// errShortFile marks a file shorter than the size it was opened with.
-var errShortFile = errors.New("file shorter than its recorded size")
 
 // reader takes an idle reader opened by c, or opens one with c.
 func (h *file) reader(c *hdfsclient.Client) (*hdfsclient.FileReader, error) {

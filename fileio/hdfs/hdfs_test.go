@@ -87,7 +87,7 @@ func TestTransientErrorsAreTheOnesThatMayPass(t *testing.T) {
 		{errors.New("no available namenodes: dial tcp 127.0.0.1:1: connect: connection refused"), true},
 		{os.ErrNotExist, false},
 		{os.ErrPermission, false},
-		{errShortFile, false},
+		{fileio.ErrSizeMismatch, false},
 		{nil, false},
 	}
 	for _, c := range cases {

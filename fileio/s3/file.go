@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -132,7 +131,7 @@ func (f *file) get(ctx context.Context, p []byte, off int64) (n int, cut bool, e
 	defer out.Body.Close()
 	// Every ranged answer names the object's length: a recorded size that
 	// is wrong shows on the first read, before anything was handed on.
-	if total, ok := rangeTotal(aws.ToString(out.ContentRange)); ok && total != f.size {
+	if total := fileio.RangeTotal(aws.ToString(out.ContentRange)); total >= 0 && total != f.size {
 		return 0, false, fmt.Errorf("read %s: %w: the object has %d bytes, %d were recorded",
 			f.location, fileio.ErrSizeMismatch, total, f.size)
 	}
@@ -149,15 +148,4 @@ func (f *file) get(ctx context.Context, p []byte, off int64) (n int, cut bool, e
 			f.location, off+int64(n), f.size, io.ErrUnexpectedEOF)
 	}
 	return n, true, err
-}
-
-// rangeTotal returns the object's length from a Content-Range answer
-// ("bytes 0-99/1581"), or false when the answer gives none ("*").
-func rangeTotal(contentRange string) (int64, bool) {
-	_, total, ok := strings.Cut(contentRange, "/")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(total, 10, 64)
-	return n, err == nil && n >= 0
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/fileio/fileiotest"
 	"github.com/iceflight/iceflight/internal/servers/versitygw"
 )
 
@@ -680,32 +681,5 @@ func TestAWrongRecordedSizeIsASizeMismatch(t *testing.T) {
 	t.Parallel()
 	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"f": body(1000)})
 	fs, _ := testIO(t, srv, nil)
-	ctx := context.Background()
-	for _, tt := range []struct {
-		name     string
-		recorded int64
-		off      int64
-	}{
-		{"recorded longer, read inside the object", 1017, 990},
-		{"recorded longer, read past its end", 4000, 3000},
-		{"recorded shorter", 950, 900},
-	} {
-		f, err := fs.OpenSized(ctx, "s3://lake/f", tt.recorded)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = f.ReadAt(make([]byte, 20), tt.off)
-		f.Close()
-		if !errors.Is(err, fileio.ErrSizeMismatch) {
-			t.Errorf("%s: ReadAt = %v, want ErrSizeMismatch", tt.name, err)
-		}
-	}
-	// The size the store reports reads the object as it is.
-	f, data, err := fileio.OpenRecorded(ctx, fs, "s3://lake/f", 1017, func(f fileio.File) ([]byte, error) {
-		return io.ReadAll(io.NewSectionReader(f, 0, f.Size()))
-	})
-	if err != nil || !bytes.Equal(data, body(1000)) {
-		t.Fatalf("OpenRecorded = %d bytes, %v; want the 1000 of the object", len(data), err)
-	}
-	f.Close()
+	fileiotest.CheckRecordedSizes(t, fs, "s3://lake/f", body(1000))
 }
