@@ -47,19 +47,29 @@ func (r *Reader) loadDeletionVector(ctx context.Context, d *iceflightv1.DeleteFi
 	if err := fileio.CheckSize(fmt.Sprintf("deletion vector in %s at offset %d", d.GetPath(), off), size, r.maxRead); err != nil {
 		return nil, err
 	}
-	f, err := fileio.OpenSized(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()))
+	// Like every other file, a Puffin file may record a wrong size: the
+	// read of the blob is what finds out, and is done again at the
+	// store's length (fileio.OpenRecorded).
+	var readErr error // the blob's read failed, not the opening
+	f, blob, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (b []byte, err error) {
+		defer func() { readErr = err }()
+		if off+size > f.Size() {
+			return nil, fmt.Errorf("%w: deletion vector at %d+%d lies beyond the end of %s (%d bytes)",
+				ErrCorruptDeletionVector, off, size, d.GetPath(), f.Size())
+		}
+		blob := make([]byte, size)
+		if _, err := f.ReadAt(blob, off); err != nil && !(errors.Is(err, io.EOF)) {
+			return nil, fmt.Errorf("read deletion vector from %s: %w", d.GetPath(), err)
+		}
+		return blob, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("open deletion vector file %s: %w", d.GetPath(), err)
+		if err != readErr {
+			err = fmt.Errorf("open deletion vector file %s: %w", d.GetPath(), err)
+		}
+		return nil, err
 	}
 	defer f.Close()
-	if off+size > f.Size() {
-		return nil, fmt.Errorf("%w: deletion vector at %d+%d lies beyond the end of %s (%d bytes)",
-			ErrCorruptDeletionVector, off, size, d.GetPath(), f.Size())
-	}
-	blob := make([]byte, size)
-	if _, err := f.ReadAt(blob, off); err != nil && !(errors.Is(err, io.EOF)) {
-		return nil, fmt.Errorf("read deletion vector from %s: %w", d.GetPath(), err)
-	}
 	bm, err := parseDeletionVector(blob)
 	if err != nil {
 		return nil, fmt.Errorf("deletion vector in %s at offset %d: %w", d.GetPath(), off, err)
