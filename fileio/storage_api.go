@@ -125,3 +125,29 @@ type Backend struct {
 	// fail on a store that is down: the first Open reports that.
 	New func(ctx context.Context, props Properties) (FileIO, error)
 }
+
+// ExclusiveCreator is a Creator that can also create a file only where none
+// exists: the atomic step of a directory catalog's commit (two writers
+// racing for vN+1.metadata.json, one wins). Local disks use a hard link,
+// object stores a conditional write (S3 If-None-Match: *, GCS
+// DoesNotExist, Azure If-None-Match: *), HDFS a rename that refuses to
+// replace.
+type ExclusiveCreator interface {
+	// CreateExclusive starts a new file at location. Close publishes it
+	// only if nothing is at location by then, and otherwise fails with an
+	// error wrapping ErrExist, leaving the other file in place.
+	CreateExclusive(ctx context.Context, location string) (io.WriteCloser, error)
+}
+
+// ErrExist marks a file that CreateExclusive found already there.
+var ErrExist = errors.New("file already exists")
+
+// CreateExclusive starts a file at location with fio, which must be an
+// ExclusiveCreator; otherwise the error wraps ErrUnsupportedScheme.
+func CreateExclusive(ctx context.Context, fio FileIO, location string) (io.WriteCloser, error) {
+	c, ok := fio.(ExclusiveCreator)
+	if !ok {
+		return nil, fmt.Errorf("create %s: %w: the storage cannot create files exclusively", location, ErrUnsupportedScheme)
+	}
+	return c.CreateExclusive(ctx, location)
+}

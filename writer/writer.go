@@ -1,0 +1,292 @@
+// Package writer changes Iceberg tables: it creates them, appends and
+// overwrites rows from Arrow streams, deletes rows, evolves schemas and
+// partition specs, and keeps tables healthy (snapshot expiry, orphan
+// files, compaction, manifest rewrites). Every change is one atomic commit
+// through the table's catalog, retried on fresh metadata when another
+// writer commits first; files written by a failed attempt are removed.
+package writer
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/planner"
+	"github.com/iceflight/iceflight/reader"
+)
+
+// Catalog is what the writer needs of a catalog: loading tables and
+// committing changes to them. A catalog.Registry is one.
+type Catalog interface {
+	catalog.Catalog
+	catalog.Committer
+}
+
+// Writer changes the tables of one catalog.
+type Writer struct {
+	cat     Catalog
+	mem     memory.Allocator
+	planner *planner.Planner
+	reader  *reader.Reader
+	now     func() time.Time
+	// hook, when set, runs at named points of a commit (tests inject
+	// faults and crashes there).
+	hook func(point string) error
+}
+
+// Option sets an optional Writer setting.
+type Option func(*Writer)
+
+// WithAllocator sets the Arrow allocator (default memory.DefaultAllocator).
+func WithAllocator(mem memory.Allocator) Option { return func(w *Writer) { w.mem = mem } }
+
+// WithPlanner sets the planner deletes, overwrites and compaction plan
+// with (default planner.New()).
+func WithPlanner(p *planner.Planner) Option { return func(w *Writer) { w.planner = p } }
+
+// WithReader sets the reader that reads the rows deletes and compaction
+// rewrite (default reader.New with the table's FileIO).
+func WithReader(r *reader.Reader) Option { return func(w *Writer) { w.reader = r } }
+
+// WithClock sets the clock of snapshot timestamps and maintenance ages.
+func WithClock(now func() time.Time) Option { return func(w *Writer) { w.now = now } }
+
+// WithHook runs hook at named points of every commit ("data-written",
+// "manifests-written", "metadata-written", "committed"); an error from it
+// fails the commit there, as a crash would.
+func WithHook(hook func(point string) error) Option { return func(w *Writer) { w.hook = hook } }
+
+// New returns a writer of cat's tables.
+func New(cat Catalog, opts ...Option) *Writer {
+	w := &Writer{cat: cat, mem: memory.DefaultAllocator, now: time.Now}
+	for _, o := range opts {
+		o(w)
+	}
+	if w.planner == nil {
+		w.planner = planner.New()
+	}
+	return w
+}
+
+// PartitionField is one field of a new table's partition spec.
+type PartitionField struct {
+	// Source is the source column's name (dotted for nested fields).
+	Source string `json:"source"`
+	// Transform is identity, bucket[N], truncate[W], year, month, day,
+	// hour or void.
+	Transform string `json:"transform"`
+	// Name is the partition field's name; "" derives it as Iceberg does
+	// ("ts_day", "id_bucket").
+	Name string `json:"name,omitempty"`
+}
+
+// SortField is one field of a new table's sort order.
+type SortField struct {
+	Source    string `json:"source"`
+	Transform string `json:"transform,omitempty"` // default identity
+	// Direction is "asc" (default) or "desc"; NullOrder "nulls-first"
+	// (default for asc) or "nulls-last".
+	Direction string `json:"direction,omitempty"`
+	NullOrder string `json:"null_order,omitempty"`
+}
+
+// CreateTable describes a new table.
+type CreateTable struct {
+	// Schema is the table's columns; field ids in it are ignored and
+	// assigned afresh, nullability and nesting are kept.
+	Schema      *arrow.Schema
+	PartitionBy []PartitionField
+	SortBy      []SortField
+	Properties  map[string]string
+	// FormatVersion is 2 (default) or 3 (or 1).
+	FormatVersion int
+	// Location overrides the catalog's default table location.
+	Location string
+	// IfNotExists returns the existing table instead of ErrTableExists.
+	IfNotExists bool
+}
+
+// Mode is how Write changes the table.
+type Mode int
+
+// Write modes.
+const (
+	// Append adds the rows.
+	Append Mode = iota
+	// Overwrite replaces the rows that match Filter (every row with no
+	// filter) by the stream's rows, in one commit.
+	Overwrite
+)
+
+// WriteRequest is one Write call.
+type WriteRequest struct {
+	Mode Mode
+	// Filter is the overwrite filter in the filter grammar; "" is all rows.
+	Filter string
+	// Branch is the branch written (default "main").
+	Branch string
+	// SnapshotProperties are added to the snapshot summary.
+	SnapshotProperties map[string]string
+}
+
+// DeleteRequest is one Delete call.
+type DeleteRequest struct {
+	// Filter selects the rows to delete; it must be given ("true" deletes
+	// every row).
+	Filter string
+	Branch string
+	// CopyOnWrite rewrites data files without the deleted rows instead of
+	// writing position deletes or deletion vectors.
+	CopyOnWrite bool
+	// DryRun reports what would be deleted without committing.
+	DryRun bool
+}
+
+// Result is what a commit did.
+type Result struct {
+	// SnapshotID is the new snapshot (0 for a dry run or a no-op).
+	SnapshotID       int64  `json:"snapshot_id"`
+	SequenceNumber   int64  `json:"sequence_number"`
+	Operation        string `json:"operation"`
+	MetadataLocation string `json:"metadata_location"`
+	AddedDataFiles   int64  `json:"added_data_files"`
+	AddedRecords     int64  `json:"added_records"`
+	AddedDeleteFiles int64  `json:"added_delete_files"`
+	DeletedDataFiles int64  `json:"deleted_data_files"`
+	// DeletedRecords counts rows removed (whole files and positions).
+	DeletedRecords int64 `json:"deleted_records"`
+	AddedBytes     int64 `json:"added_bytes"`
+	// Attempts is how many commit attempts it took (1 without conflict).
+	Attempts int  `json:"attempts"`
+	DryRun   bool `json:"dry_run,omitempty"`
+}
+
+// AlterRequest is one alter_table call, committed as one change.
+type AlterRequest struct {
+	Schema           []SchemaChange    `json:"schema,omitempty"`
+	PartitionSpec    []SpecChange      `json:"partition_spec,omitempty"`
+	SortOrder        []SortField       `json:"sort_order,omitempty"`
+	SetProperties    map[string]string `json:"set_properties,omitempty"`
+	RemoveProperties []string          `json:"remove_properties,omitempty"`
+	Refs             []RefChange       `json:"refs,omitempty"`
+	// FormatVersion upgrades the table (never downgrades).
+	FormatVersion int `json:"format_version,omitempty"`
+}
+
+// SchemaChange is one schema change. Op is add_column, drop_column,
+// rename_column, update_type, make_optional, make_required (only for a
+// column without nulls... refused unless allow_incompatible), update_doc,
+// move_first, move_before, move_after, set_identifier_fields. Path is the
+// column's dotted name ("a.b" for a nested field); for add_column it is
+// the new column's full path (its parent must exist).
+type SchemaChange struct {
+	Op   string `json:"op"`
+	Path string `json:"path,omitempty"`
+	// Name is the new name (rename_column).
+	Name string `json:"name,omitempty"`
+	// Type is an Iceberg type in the spec's JSON form ("long",
+	// {"type":"struct",...}), for add_column and update_type.
+	Type     json.RawMessage `json:"type,omitempty"`
+	Required bool            `json:"required,omitempty"`
+	Doc      string          `json:"doc,omitempty"`
+	// Default is the v3 initial and write default in JSON single-value
+	// form (add_column).
+	Default json.RawMessage `json:"default,omitempty"`
+	// Ref is the column to move before or after.
+	Ref string `json:"ref,omitempty"`
+	// Fields are the identifier fields (set_identifier_fields).
+	Fields []string `json:"fields,omitempty"`
+}
+
+// SpecChange is one partition spec change: Op add_field, remove_field or
+// rename_field.
+type SpecChange struct {
+	Op        string `json:"op"`
+	Source    string `json:"source,omitempty"`
+	Transform string `json:"transform,omitempty"`
+	Name      string `json:"name,omitempty"`
+	NewName   string `json:"new_name,omitempty"`
+}
+
+// RefChange is one branch or tag change: Op create_branch, create_tag,
+// replace_branch, replace_tag, remove_ref, fast_forward (Name to Target).
+type RefChange struct {
+	Op   string `json:"op"`
+	Name string `json:"name"`
+	// SnapshotID is the snapshot pointed at (default: current).
+	SnapshotID *int64 `json:"snapshot_id,omitempty"`
+	// Target is the branch fast_forward moves Name to.
+	Target             string `json:"target,omitempty"`
+	MaxRefAgeMs        *int64 `json:"max_ref_age_ms,omitempty"`
+	MaxSnapshotAgeMs   *int64 `json:"max_snapshot_age_ms,omitempty"`
+	MinSnapshotsToKeep *int   `json:"min_snapshots_to_keep,omitempty"`
+}
+
+// ExpireRequest is one expire_snapshots call.
+type ExpireRequest struct {
+	// OlderThan expires snapshots older than this (default: now minus
+	// history.expire.max-snapshot-age-ms, 5 days). A time in the future is
+	// an error.
+	OlderThan time.Time
+	// RetainLast keeps at least this many ancestors of each branch
+	// (default history.expire.min-snapshots-to-keep, 1).
+	RetainLast int
+	// SnapshotIDs expires these snapshots too (never a ref's head).
+	SnapshotIDs []int64
+	DryRun      bool
+}
+
+// OrphanRequest is one remove_orphan_files call.
+type OrphanRequest struct {
+	// OlderThan only removes files older than this (default 3 days ago).
+	OlderThan time.Time
+	// Location is the folder to clean (default: the table location).
+	Location string
+	DryRun   bool
+}
+
+// CompactRequest is one rewrite_data_files call.
+type CompactRequest struct {
+	// Filter limits compaction to matching files ("" all).
+	Filter string
+	// TargetFileSize defaults to write.target-file-size-bytes.
+	TargetFileSize int64
+	// MinInputFiles is how many files a partition needs before it is
+	// rewritten (default 5); files with deletes are always rewritten.
+	MinInputFiles int
+	DryRun        bool
+}
+
+// RewriteManifestsRequest is one rewrite_manifests call.
+type RewriteManifestsRequest struct {
+	// TargetManifestSize defaults to commit.manifest.target-size-bytes
+	// (8 MiB).
+	TargetManifestSize int64
+	DryRun             bool
+}
+
+// RemovedFile is a file maintenance removed, or would remove.
+type RemovedFile struct {
+	Location string `json:"location"`
+	// Kind is data, position-deletes, equality-deletes, manifest,
+	// manifest-list, metadata, statistics or other.
+	Kind string `json:"kind"`
+	Size int64  `json:"size,omitempty"`
+}
+
+// MaintenanceResult is what a maintenance action did, or would do.
+type MaintenanceResult struct {
+	DryRun bool `json:"dry_run"`
+	// SnapshotID is the commit made (0 for none).
+	SnapshotID       int64          `json:"snapshot_id,omitempty"`
+	ExpiredSnapshots []int64        `json:"expired_snapshots,omitempty"`
+	Removed          []RemovedFile  `json:"removed"`
+	Counts           map[string]int `json:"counts"`
+	// Rewritten counts input and output files of compaction and manifest
+	// rewrites.
+	RewrittenFiles int64 `json:"rewritten_files,omitempty"`
+	AddedFiles     int64 `json:"added_files,omitempty"`
+}
