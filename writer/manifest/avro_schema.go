@@ -18,9 +18,11 @@ import (
 // Java and PyIceberg resolve fields by these ids, so they are what matter;
 // the names follow Java so that files look alike.
 
-// avroConverter turns Iceberg types into Avro schemas (as JSON values),
-// naming each named type once: Avro forbids redefining a name, so a second
-// decimal(9,2) refers to the first by name.
+// avroConverter turns Iceberg types into Avro schemas (as JSON values).
+// Avro forbids defining a name twice; where Java would refer to an earlier
+// decimal(9,2) by its name, a second one is defined here under a name of
+// its own (typeName), because PyIceberg 0.12 cannot resolve a reference to
+// a named type. Readers match fields by id, so the name is only a label.
 type avroConverter struct {
 	defined map[string]bool
 	// plainDecimals leaves the decimal logical type off fixed types, for
@@ -54,15 +56,22 @@ func (c *avroConverter) record(name string, t *iceberg.StructType) (map[string]a
 	return map[string]any{"type": "record", "name": name, "fields": fields}, nil
 }
 
-// named returns a named type's definition the first time and its name
-// after.
-func (c *avroConverter) named(name string, def map[string]any) any {
-	if c.defined[name] {
-		return name
-	}
+// named returns a named type's definition, under the name typeName gives
+// it.
+func (c *avroConverter) named(base string, id int, def map[string]any) any {
+	name := typeName(base, id, c.defined)
 	c.defined[name] = true
 	def["name"] = name
 	return def
+}
+
+// typeName names a fixed type of the field with the given id: Java's name
+// for it (base), or when that is taken, base and the field id.
+func typeName(base string, id int, defined map[string]bool) string {
+	if !defined[base] {
+		return base
+	}
+	return base + "_" + strconv.Itoa(id)
 }
 
 // typ converts a type; id is the field id of the field holding it, which
@@ -96,14 +105,14 @@ func (c *avroConverter) typ(t iceberg.Type, id int) (any, error) {
 	case iceberg.TimestampTzNsType:
 		return map[string]any{"type": "long", "logicalType": "timestamp-nanos", "adjust-to-utc": true}, nil
 	case iceberg.UUIDType:
-		return c.named("uuid_fixed", map[string]any{"type": "fixed", "size": 16, "logicalType": "uuid"}), nil
+		return c.named("uuid_fixed", id, map[string]any{"type": "fixed", "size": 16, "logicalType": "uuid"}), nil
 	case iceberg.FixedType:
-		return c.named("fixed_"+strconv.Itoa(t.Length), map[string]any{"type": "fixed", "size": t.Length}), nil
+		return c.named("fixed_"+strconv.Itoa(t.Length), id, map[string]any{"type": "fixed", "size": t.Length}), nil
 	case iceberg.DecimalType:
 		if c.plainDecimals {
-			return c.named(decimalName(t), map[string]any{"type": "fixed", "size": decimalSize(t.Precision)}), nil
+			return c.named(decimalName(t), id, map[string]any{"type": "fixed", "size": decimalSize(t.Precision)}), nil
 		}
-		return c.named(decimalName(t), map[string]any{"type": "fixed", "size": decimalSize(t.Precision),
+		return c.named(decimalName(t), id, map[string]any{"type": "fixed", "size": decimalSize(t.Precision),
 			"logicalType": "decimal", "precision": t.Precision, "scale": t.Scale}), nil
 	case *iceberg.StructType:
 		return c.record("r"+strconv.Itoa(id), t)
@@ -128,9 +137,28 @@ func (c *avroConverter) typ(t iceberg.Type, id int) (any, error) {
 	return nil, fmt.Errorf("type %v has no Avro form in a manifest", t)
 }
 
+// partitionBranches returns the union branch name of each partition
+// field, naming fixed types as avroConverter does (the partition tuple is
+// the only place of fixed types in a manifest).
+func partitionBranches(part *iceberg.StructType) []string {
+	defined := map[string]bool{}
+	out := make([]string, len(part.Fields))
+	for i, f := range part.Fields {
+		b := branch(f.Type)
+		switch f.Type.(type) {
+		case iceberg.UUIDType, iceberg.FixedType, iceberg.DecimalType:
+			b = typeName(b, f.ID, defined)
+			defined[b] = true
+		}
+		out[i] = b
+	}
+	return out
+}
+
 // branch is the name goavro gives a type's member of a union, the key of
-// the map that encodes a non-null union value: a named type's name, a
-// logical type goavro knows as "type.logical", and otherwise the type.
+// the map that encodes a non-null union value: a named type's name (as
+// first defined), a logical type goavro knows as "type.logical", and
+// otherwise the type.
 func branch(t iceberg.Type) string {
 	switch t := t.(type) {
 	case iceberg.BooleanType:
@@ -196,9 +224,9 @@ func schemaJSON(rec map[string]any) (string, error) {
 
 // optional encodes a value of an optional field: nil, or a one-entry map
 // from the union branch name.
-func optional(t iceberg.Type, v any) any {
+func optional(branch string, v any) any {
 	if v == nil {
 		return nil
 	}
-	return map[string]any{branch(t): v}
+	return map[string]any{branch: v}
 }

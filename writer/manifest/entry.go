@@ -46,7 +46,7 @@ func (m *writerImpl) entryRecord(e iceberg.ManifestEntry) (map[string]any, error
 		if err != nil {
 			return nil, fmt.Errorf("partition field %s: %w", pf.Name, err)
 		}
-		part[pf.Name] = optional(pf.Type, av)
+		part[pf.Name] = optional(m.branches[i], av)
 	}
 	df := map[string]any{
 		"file_path":          f.Path,

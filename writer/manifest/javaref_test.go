@@ -123,82 +123,10 @@ func boundMapOf(b iceberg.ColumnBounds) map[string]string {
 // snapshot ids, sequence numbers and first row ids applied by Java.
 func TestJavaReadsManifests(t *testing.T) {
 	t.Parallel()
-	const snap, oldSnap, seq, firstRow = int64(77), int64(55), int64(9), int64(1000)
 	for _, version := range []int{1, 2, 3} {
 		t.Run("v"+strconv.Itoa(version), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
-			type written struct {
-				entries []iceberg.ManifestEntry
-				spec    iceberg.PartitionSpec
-			}
-			var mfs []iceberg.ManifestFile
-			var all []written
-			write := func(name string, content iceberg.ManifestContent, fc iceberg.FileContent, pc int) {
-				sp, vals := withoutFixed(pc)
-				existing := dataFile(fc, "/data/"+name+"-old.parquet", vals[1], 30)
-				if version == 3 && fc == iceberg.FileContentData {
-					existing.FirstRowID = i64(500)
-				}
-				entries := []iceberg.ManifestEntry{
-					{Status: iceberg.EntryAdded, DataFile: dataFile(fc, "/data/"+name+"-new.parquet", vals[0], 10)},
-					{Status: iceberg.EntryExisting, SnapshotID: oldSnap, SequenceNumber: 3, FileSequenceNumber: 4, DataFile: existing},
-					{Status: iceberg.EntryDeleted, SnapshotID: oldSnap, SequenceNumber: 2, FileSequenceNumber: 2,
-						DataFile: dataFile(fc, "/data/"+name+"-gone.parquet", vals[1], 5)},
-					{Status: iceberg.EntryAdded, DataFile: dataFile(fc, "/data/"+name+"-new2.parquet", vals[1], 7)},
-				}
-				if version == 1 {
-					entries[1].SequenceNumber, entries[1].FileSequenceNumber = 0, 0
-					entries[2].SequenceNumber, entries[2].FileSequenceNumber = 0, 0
-				}
-				loc := filepath.Join(dir, name+".avro")
-				f, err := os.Create(loc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				w, err := NewWriter(f, Options{FormatVersion: version, Content: content, Schema: testSchema, Spec: sp, SnapshotID: snap})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, e := range entries {
-					if err := w.Add(e); err != nil {
-						t.Fatal(err)
-					}
-				}
-				mf, err := w.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := f.Close(); err != nil {
-					t.Fatal(err)
-				}
-				mf.Path = loc
-				mfs = append(mfs, mf)
-				all = append(all, written{entries, sp})
-			}
-			write("data-identity", iceberg.ManifestContentData, iceberg.FileContentData, 1)
-			if version >= 2 {
-				fc := iceberg.FileContentEqualityDeletes
-				if version == 3 {
-					fc = iceberg.FileContentPositionDeletes
-				}
-				write("deletes-truncate", iceberg.ManifestContentDeletes, fc, 3)
-			}
-			write("data-time", iceberg.ManifestContentData, iceberg.FileContentData, 4)
-
-			list := filepath.Join(dir, "snap.avro")
-			f, err := os.Create(list)
-			if err != nil {
-				t.Fatal(err)
-			}
-			parent := oldSnap
-			if _, err := WriteList(f, ListOptions{FormatVersion: version, SnapshotID: snap, ParentID: &parent, SequenceNumber: seq, FirstRowID: firstRow}, mfs); err != nil {
-				t.Fatal(err)
-			}
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-
+			list, mfs, all := writeSnapshot(t, version, isFixed)
 			java := javaRead(t, list)
 			if len(java) != len(mfs) {
 				t.Fatalf("Java read %d manifests, want %d", len(java), len(mfs))
@@ -308,18 +236,15 @@ func TestJavaReadsManifests(t *testing.T) {
 	}
 }
 
-// withoutFixed returns a partition case without its fixed-type field.
-// Iceberg Java 1.12 writes a fixed partition value as Avro bytes (with a
-// length prefix) although its schema declares a fixed, and reads it the
-// same way (InternalReader maps FIXED to byteBuffers), so it cannot read
-// the fixed value the Avro spec prescribes, which this writer, goavro and
-// the iceberg package's reader agree on.
-func withoutFixed(pc int) (iceberg.PartitionSpec, [2][]any) {
+// without returns a partition case without the fields whose partition type
+// skip names.
+func without(pc int, skip func(iceberg.Type) bool) (iceberg.PartitionSpec, [2][]any) {
 	c := partitionCases[pc]
+	part := c.spec.PartitionType(testSchema)
 	sp := iceberg.PartitionSpec{ID: c.spec.ID}
 	var vals [2][]any
 	for i, f := range c.spec.Fields {
-		if src, _ := testSchema.FieldByID(f.SourceID); src.Type == (iceberg.FixedType{Length: 3}) {
+		if skip(part.Fields[i].Type) {
 			continue
 		}
 		sp.Fields = append(sp.Fields, f)
@@ -327,6 +252,103 @@ func withoutFixed(pc int) (iceberg.PartitionSpec, [2][]any) {
 		vals[1] = append(vals[1], c.values[1][i])
 	}
 	return sp, vals
+}
+
+// isFixed tells the fixed type, left out of what Java reads: Iceberg Java
+// 1.12 writes a fixed partition value as Avro bytes (with a length prefix) although its schema declares a fixed, and reads it the
+// same way (InternalReader maps FIXED to byteBuffers), so it cannot read
+// the fixed value the Avro spec prescribes, which this writer, goavro and
+// the iceberg package's reader agree on.
+func isFixed(t iceberg.Type) bool {
+	_, ok := t.(iceberg.FixedType)
+	return ok
+}
+
+// The snapshot writeSnapshot writes: its id, the id of the snapshot its
+// EXISTING entries come from, its sequence number and first row id.
+const snap, oldSnap, seq, firstRow = int64(77), int64(55), int64(9), int64(1000)
+
+// written is a manifest's entries as given to the Writer, and its spec.
+type written struct {
+	entries []iceberg.ManifestEntry
+	spec    iceberg.PartitionSpec
+}
+
+// writeSnapshot writes, in a temporary folder, the manifests of a snapshot
+// (data partitioned by identity of most types and by time transforms, and
+// from v2 on deletes partitioned by truncate: ADDED, EXISTING and DELETED
+// entries) and their manifest list.
+func writeSnapshot(t *testing.T, version int, skip func(iceberg.Type) bool) (string, []iceberg.ManifestFile, []written) {
+	t.Helper()
+	dir := t.TempDir()
+	var mfs []iceberg.ManifestFile
+	var all []written
+	write := func(name string, content iceberg.ManifestContent, fc iceberg.FileContent, pc int) {
+		sp, vals := without(pc, skip)
+		existing := dataFile(fc, "/data/"+name+"-old.parquet", vals[1], 30)
+		if version == 3 && fc == iceberg.FileContentData {
+			existing.FirstRowID = i64(500)
+		}
+		entries := []iceberg.ManifestEntry{
+			{Status: iceberg.EntryAdded, DataFile: dataFile(fc, "/data/"+name+"-new.parquet", vals[0], 10)},
+			{Status: iceberg.EntryExisting, SnapshotID: oldSnap, SequenceNumber: 3, FileSequenceNumber: 4, DataFile: existing},
+			{Status: iceberg.EntryDeleted, SnapshotID: oldSnap, SequenceNumber: 2, FileSequenceNumber: 2,
+				DataFile: dataFile(fc, "/data/"+name+"-gone.parquet", vals[1], 5)},
+			{Status: iceberg.EntryAdded, DataFile: dataFile(fc, "/data/"+name+"-new2.parquet", vals[1], 7)},
+		}
+		if version == 1 {
+			entries[1].SequenceNumber, entries[1].FileSequenceNumber = 0, 0
+			entries[2].SequenceNumber, entries[2].FileSequenceNumber = 0, 0
+		}
+		loc := filepath.Join(dir, name+".avro")
+		f, err := os.Create(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := NewWriter(f, Options{FormatVersion: version, Content: content, Schema: testSchema, Spec: sp, SnapshotID: snap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if err := w.Add(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mf, err := w.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		mf.Path = loc
+		mfs = append(mfs, mf)
+		all = append(all, written{entries, sp})
+	}
+	write("data-identity", iceberg.ManifestContentData, iceberg.FileContentData, 1)
+	if version >= 2 {
+		fc := iceberg.FileContentEqualityDeletes
+		if version == 3 {
+			fc = iceberg.FileContentPositionDeletes
+		}
+		write("deletes-truncate", iceberg.ManifestContentDeletes, fc, 3)
+	}
+	write("data-time", iceberg.ManifestContentData, iceberg.FileContentData, 4)
+
+	list := filepath.Join(dir, "snap.avro")
+	f, err := os.Create(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := oldSnap
+	if _, err := WriteList(f, ListOptions{FormatVersion: version, SnapshotID: snap, ParentID: &parent, SequenceNumber: seq, FirstRowID: firstRow}, mfs); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	return list, mfs, all
 }
 
 func eqPtr[T comparable](a, b *T) bool {

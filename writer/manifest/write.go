@@ -198,7 +198,7 @@ func newWriter(w io.Writer, opts Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	wr := &Writer{impl: &writerImpl{opts: opts, part: part, c: c}}
+	wr := &Writer{impl: &writerImpl{opts: opts, part: part, branches: partitionBranches(part), c: c}}
 	for _, f := range part.Fields {
 		wr.impl.summaries = append(wr.impl.summaries, newSummary(f.Type))
 	}
@@ -209,6 +209,7 @@ func newWriter(w io.Writer, opts Options) (*Writer, error) {
 type writerImpl struct {
 	opts      Options
 	part      *iceberg.StructType
+	branches  []string // of the partition fields' unions
 	c         *container
 	summaries []*summary
 	mf        iceberg.ManifestFile
