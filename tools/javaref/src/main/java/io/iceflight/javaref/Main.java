@@ -44,6 +44,9 @@ public final class Main {
       case "manifestcheck":
         rc = org.apache.iceberg.ManifestCheck.run(rest);
         break;
+      case "puffincheck":
+        rc = PuffinCheck.run(rest);
+        break;
       case "restserver":
         rc = RestServer.run(rest);
         break;
