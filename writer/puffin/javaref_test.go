@@ -52,8 +52,8 @@ func TestJavaReadsDeletionVectors(t *testing.T) {
 		Blobs      []struct {
 			Type             string
 			Fields           []int
-			SnapshotID       int64  `json:"snapshot-id"`
-			SequenceNumber   int64  `json:"sequence-number"`
+			SnapshotID       int64 `json:"snapshot-id"`
+			SequenceNumber   int64 `json:"sequence-number"`
 			Offset, Length   int64
 			CompressionCodec *string `json:"compression-codec"`
 			Properties       map[string]string
