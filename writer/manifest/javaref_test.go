@@ -17,19 +17,22 @@ import (
 // Iceberg Java's ManifestFile and, through ManifestFiles.read, its entries
 // with the inheritance Java applies.
 type javaManifest struct {
-	Path                                                   string
-	Length                                                 int64
-	SpecID                                                 int   `json:"spec_id"`
-	Content                                                int   `json:"content"`
-	SequenceNumber                                         int64 `json:"sequence_number"`
-	MinSequenceNumber                                      int64 `json:"min_sequence_number"`
-	AddedSnapshotID                                        int64 `json:"added_snapshot_id"`
-	AddedFiles, ExistingFiles, DeletedFiles                *int64
-	AddedRows, ExistingRows, DeletedRows                   *int64
-	FirstRowID                                             *int64 `json:"first_row_id"`
-	Partitions                                             []javaSummary
-	Entries                                                []javaEntry
-	AddedFilesCount, ExistingFilesCount, DeletedFilesCount *int64 `json:"-"`
+	Path              string
+	Length            int64
+	SpecID            int    `json:"spec_id"`
+	Content           int    `json:"content"`
+	SequenceNumber    int64  `json:"sequence_number"`
+	MinSequenceNumber int64  `json:"min_sequence_number"`
+	AddedSnapshotID   int64  `json:"added_snapshot_id"`
+	AddedFiles        int64  `json:"added_files_count"`
+	ExistingFiles     int64  `json:"existing_files_count"`
+	DeletedFiles      int64  `json:"deleted_files_count"`
+	AddedRows         int64  `json:"added_rows_count"`
+	ExistingRows      int64  `json:"existing_rows_count"`
+	DeletedRows       int64  `json:"deleted_rows_count"`
+	FirstRowID        *int64 `json:"first_row_id"`
+	Partitions        []javaSummary
+	Entries           []javaEntry
 }
 
 type javaSummary struct {
@@ -145,6 +148,10 @@ func TestJavaReadsManifests(t *testing.T) {
 				if version == 3 && mf.Content == iceberg.ManifestContentData {
 					wantFirst = i64(nextRow)
 					nextRow += mf.AddedRowsCount + mf.ExistingRowsCount
+				}
+				if jm.AddedFiles != mf.AddedFilesCount || jm.ExistingFiles != mf.ExistingFilesCount || jm.DeletedFiles != mf.DeletedFilesCount ||
+					jm.AddedRows != mf.AddedRowsCount || jm.ExistingRows != mf.ExistingRowsCount || jm.DeletedRows != mf.DeletedRowsCount {
+					t.Errorf("manifest %d: Java's counts %+v, wrote %+v", i, jm, mf)
 				}
 				if jm.Path != mf.Path || jm.Length != mf.Length || jm.SpecID != mf.SpecID || jm.Content != int(mf.Content) ||
 					jm.SequenceNumber != wantSeq || jm.MinSequenceNumber != wantMin || jm.AddedSnapshotID != snap ||
