@@ -30,10 +30,12 @@ type Writer struct{ impl *writerImpl }
 // NewWriter starts a manifest on w.
 func NewWriter(w io.Writer, opts Options) (*Writer, error) { return newWriter(w, opts) }
 
-// Add appends an entry. ADDED entries of the writer's snapshot are written
-// with null sequence numbers (and a null first_row_id in v3), which
-// readers inherit from the manifest list; EXISTING and DELETED entries
-// keep theirs.
+// Add appends an entry. ADDED entries are written with the writer's
+// snapshot id, a null file sequence number, a null data sequence number
+// unless SequenceNumber is set (data that logically belongs to an older
+// sequence number), and a null first_row_id in v3: readers inherit them
+// from the manifest list. EXISTING and DELETED entries keep their sequence
+// numbers (and first_row_id); DELETED ones take the writer's snapshot id.
 func (w *Writer) Add(e iceberg.ManifestEntry) error { return w.add(e) }
 
 // Close finishes the manifest and returns its manifest-list entry: counts
