@@ -44,6 +44,9 @@ public final class Main {
       case "restserver":
         rc = RestServer.run(rest);
         break;
+      case "metacheck":
+        rc = MetaCheck.run(rest);
+        break;
       default:
         usage();
         rc = 2;

@@ -1,0 +1,167 @@
+package iceberg
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// javarefJar returns the Iceberg Java reference jar, skipping the test
+// when there is none (failing under ICEFLIGHT_REQUIRE_SERVERS=1).
+func javarefJar(t *testing.T) string {
+	t.Helper()
+	jar := os.Getenv("JAVAREF_JAR")
+	if jar == "" {
+		if os.Getenv("ICEFLIGHT_REQUIRE_SERVERS") == "1" {
+			t.Fatal("JAVAREF_JAR is not set and ICEFLIGHT_REQUIRE_SERVERS=1")
+		}
+		t.Skip("JAVAREF_JAR not set: skipping the check by Iceberg Java")
+	}
+	return jar
+}
+
+// TestMarshalMetadataJava has Iceberg Java's TableMetadataParser read
+// every metadata file we write (each conformance file rewritten, new
+// tables, updated tables) and compares what Java writes back with ours.
+func TestMarshalMetadataJava(t *testing.T) {
+	t.Parallel()
+	jar := javarefJar(t)
+	var mds []*TableMetadata
+	var names []string
+	for _, path := range metadataFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := ParseMetadata(data)
+		if err != nil {
+			continue
+		}
+		mds, names = append(mds, md), append(names, path)
+	}
+	for _, v := range []string{"1", "2", "3"} {
+		schema := NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true}, NestedField{ID: 2, Name: "d", Type: DateType{}},
+			NestedField{ID: 3, Name: "m", Type: &MapType{KeyID: 4, Key: StringType{}, ValueID: 5, Value: &ListType{ElementID: 6, Element: IntType{}}}})
+		spec := PartitionSpec{Fields: []PartitionField{{SourceID: 2, Name: "d_month", Transform: MonthTransform{}}}}
+		order := SortOrder{Fields: []SortField{{SourceID: 1, Transform: "identity", Direction: "asc", NullOrder: "nulls-first"}}}
+		md, err := NewTableMetadata(schema, spec, order, "s3://b/t", map[string]string{"format-version": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mds, names = append(mds, md), append(names, "new v"+v)
+		snap := Snapshot{SnapshotID: 42, SequenceNumber: 1, TimestampMs: 1000, ManifestList: "s3://b/t/metadata/snap-42.avro",
+			Summary: NewSummary(map[string]string{"operation": "append", "added-records": "5"}), SchemaID: ptr(0)}
+		if v == "1" {
+			snap.SequenceNumber = 0
+		}
+		if v == "3" {
+			snap.FirstRowID, snap.AddedRows = ptr(int64(0)), ptr(int64(5))
+		}
+		next, err := ApplyUpdates(md, "s3://b/t/metadata/00000.metadata.json", []Update{
+			AddSnapshot{snap}, SetSnapshotRef{"main", SnapshotRef{SnapshotID: 42, Type: RefBranch}},
+			AddSchema{Schema: NewSchema(0, append(schema.Fields, NestedField{ID: 7, Name: "n", Type: StringType{}})...)}, SetCurrentSchema{-1},
+			SetProperties{map[string]string{"k": "v"}},
+		})
+		if err != nil {
+			t.Fatalf("v%s: %v", v, err)
+		}
+		mds, names = append(mds, next), append(names, "updated v"+v)
+	}
+	dir := t.TempDir()
+	files := make([]string, len(mds))
+	ours := make([][]byte, len(mds))
+	for i, md := range mds {
+		out, err := json.Marshal(md)
+		if err != nil {
+			t.Fatalf("%s: %v", names[i], err)
+		}
+		ours[i] = out
+		files[i] = filepath.Join(dir, strings.NewReplacer("/", "_", " ", "_").Replace(names[i]))
+		if err := os.WriteFile(files[i], out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("java", append([]string{"-jar", jar, "metacheck"}, files...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Iceberg Java refuses what we wrote: %v\n%s", err, stderr.String())
+	}
+	lines := bufio.NewScanner(bytes.NewReader(stdout))
+	lines.Buffer(nil, 64<<20)
+	n := 0
+	for i := 0; lines.Scan(); i++ {
+		n++
+		if i >= len(mds) {
+			t.Fatal("more output than files")
+		}
+		var java, our any
+		if err := json.Unmarshal(lines.Bytes(), &java); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(ours[i], &our); err != nil {
+			t.Fatal(err)
+		}
+		if d := jsonDiff(java, our, ""); d != "" {
+			t.Errorf("%s: Java writes it back differently: %s", names[i], d)
+		}
+	}
+	if n != len(mds) {
+		t.Fatalf("Java wrote %d files back, want %d", n, len(mds))
+	}
+}
+
+// jsonDiff names the first place where two decoded JSON values differ.
+func jsonDiff(a, b any, path string) string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("%s: %v vs %v", path, a, b)
+		}
+		for k := range x {
+			if _, ok := y[k]; !ok {
+				return fmt.Sprintf("%s.%s: only Java has it (%v)", path, k, x[k])
+			}
+			if d := jsonDiff(x[k], y[k], path+"."+k); d != "" {
+				return d
+			}
+		}
+		for k := range y {
+			if _, ok := x[k]; !ok {
+				return fmt.Sprintf("%s.%s: only ours has it (%v)", path, k, y[k])
+			}
+		}
+		return ""
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return fmt.Sprintf("%s: %v vs %v", path, a, b)
+		}
+		for i := range x {
+			if d := jsonDiff(x[i], y[i], fmt.Sprintf("%s[%d]", path, i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	}
+	// A binary default is hex, which the spec reads in either case: we
+	// keep the file's spelling, Java writes upper case.
+	if xs, ok := a.(string); ok && strings.HasSuffix(path, "-default") {
+		if ys, ok := b.(string); ok && strings.EqualFold(xs, ys) {
+			return ""
+		}
+	}
+	if !reflect.DeepEqual(a, b) {
+		return fmt.Sprintf("%s: Java %v, ours %v", path, a, b)
+	}
+	return ""
+}
