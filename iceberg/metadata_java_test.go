@@ -74,6 +74,16 @@ func TestMarshalMetadataJava(t *testing.T) {
 		}
 		mds, names = append(mds, next), append(names, "updated v"+v)
 	}
+	created, err := ApplyUpdates(nil, "", []Update{
+		UpgradeFormatVersion{2},
+		AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true}, NestedField{ID: 2, Name: "amount", Type: DecimalType{12, 2}})}, SetCurrentSchema{-1},
+		AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "id_bucket", Transform: BucketTransform{4}}}}}, SetDefaultSpec{-1},
+		AddSortOrder{SortOrder{}}, SetDefaultSortOrder{-1}, SetLocation{"/w/t"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mds, names = append(mds, created), append(names, "created v2")
 	dir := t.TempDir()
 	files := make([]string, len(mds))
 	ours := make([][]byte, len(mds))

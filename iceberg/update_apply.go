@@ -22,6 +22,9 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 
 // ApplyUpdates returns base with updates applied in order, with the
 // semantics of Iceberg Java's TableMetadata.Builder; base is not changed.
+// A nil base is a table being created: the updates build it from nothing
+// (format version from an upgrade-format-version among them, else 2; a
+// random table-uuid unless one is assigned).
 // When baseLocation is not "", the result's metadata-log gains
 // {base.LastUpdatedMs, baseLocation}, trimmed to the table property
 // write.metadata.previous-versions-max (default 100). LastUpdatedMs becomes
@@ -31,7 +34,10 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 // ErrInvalidMetadata.
 func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*TableMetadata, error) {
 	if base == nil {
-		return nil, fmt.Errorf("%w: no base metadata to apply updates to", ErrInvalidMetadata)
+		// A table being created (a REST create transaction): start from
+		// nothing, as Java's TableMetadata.buildFromEmpty.
+		base = emptyMetadata(updates)
+		baseLocation = ""
 	}
 	b := &builder{md: base.clone(), lastAddedSchema: -1, lastAddedSpec: -1, lastAddedOrder: -1}
 	for i, u := range updates {
@@ -57,10 +63,34 @@ func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*
 			md.MetadataLog = slices.Clone(md.MetadataLog[len(md.MetadataLog)-keep:])
 		}
 	}
+	if md.TableUUID == "" {
+		uuid, err := newUUID()
+		if err != nil {
+			return nil, fmt.Errorf("table uuid: %w", err)
+		}
+		md.TableUUID = uuid
+	}
 	if err := md.check(); err != nil {
 		return nil, err
 	}
 	return md, nil
+}
+
+// emptyMetadata is the metadata a create transaction starts from: no
+// schema, spec or sort order yet.
+func emptyMetadata(updates []Update) *TableMetadata {
+	version := DefaultFormatVersion
+	for _, u := range updates {
+		if up, ok := u.(UpgradeFormatVersion); ok {
+			version = up.FormatVersion
+		}
+	}
+	md := &TableMetadata{FormatVersion: version, LastPartitionID: partitionDataIDStart - 1, CurrentSchemaID: -1, DefaultSpecID: -1, DefaultSortOrderID: -1}
+	if version >= 3 {
+		zero := int64(0)
+		md.NextRowID = &zero
+	}
+	return md
 }
 
 func actionOf(u Update) string {
@@ -196,7 +226,7 @@ func (b *builder) addSchema(u AddSchema) error {
 	}
 	// Java reuses the id of an identical schema, and otherwise takes the
 	// next id after the highest.
-	newID := md.CurrentSchemaID
+	newID := max(md.CurrentSchemaID, 0)
 	for _, s := range md.Schemas {
 		if sameSchema(s, u.Schema) {
 			b.lastAddedSchema = s.ID
@@ -251,6 +281,9 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 		}
 	}
 	schema := md.CurrentSchema()
+	if schema == nil {
+		return fmt.Errorf("cannot add a partition spec before a current schema")
+	}
 	for _, f := range fields {
 		if _, void := f.Transform.(VoidTransform); void {
 			continue
@@ -284,6 +317,9 @@ func sameSpecFields(a, b []PartitionField) bool {
 func (b *builder) addSortOrder(order SortOrder) error {
 	md := b.md
 	schema := md.CurrentSchema()
+	if schema == nil && len(order.Fields) > 0 {
+		return fmt.Errorf("cannot add a sort order before a current schema")
+	}
 	for _, f := range order.Fields {
 		if _, ok := schema.FieldByID(f.SourceID); !ok {
 			return fmt.Errorf("sort field: source column %d is not in the current schema", f.SourceID)

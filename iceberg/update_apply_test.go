@@ -270,3 +270,42 @@ func TestRequirements(t *testing.T) {
 		}
 	}
 }
+
+// A create transaction as a REST client sends it (the updates of
+// Java's and PyIceberg's create-table commit) builds a table from nil.
+func TestApplyUpdatesCreate(t *testing.T) {
+	t.Parallel()
+	text := `[
+	 {"action":"assign-uuid","uuid":"2cc52516-5e73-41f2-b139-545d41a4e151"},
+	 {"action":"upgrade-format-version","format-version":3},
+	 {"action":"add-schema","schema":{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"}]},"last-column-id":2},
+	 {"action":"set-current-schema","schema-id":-1},
+	 {"action":"add-spec","spec":{"spec-id":0,"fields":[{"name":"ts_day","transform":"day","source-id":2,"field-id":1000}]}},
+	 {"action":"set-default-spec","spec-id":-1},
+	 {"action":"add-sort-order","sort-order":{"order-id":0,"fields":[]}},
+	 {"action":"set-default-sort-order","sort-order-id":-1},
+	 {"action":"set-location","location":"s3://b/ns/t"},
+	 {"action":"set-properties","updates":{"owner":"me"}}]`
+	updates, err := ParseUpdates([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (AssertCreate{}).Validate(nil); err != nil {
+		t.Fatal(err)
+	}
+	md, err := ApplyUpdates(nil, "s3://ignored", updates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.FormatVersion != 3 || md.TableUUID != "2cc52516-5e73-41f2-b139-545d41a4e151" || md.CurrentSchemaID != 0 || md.LastColumnID != 2 ||
+		md.DefaultSpecID != 0 || md.LastPartitionID != 1000 || md.DefaultSortOrderID != 0 || md.Location != "s3://b/ns/t" ||
+		md.NextRowID == nil || *md.NextRowID != 0 || md.LastUpdatedMs != testNowMs || len(md.MetadataLog) != 0 || md.Properties["owner"] != "me" {
+		t.Fatalf("created: %+v", md)
+	}
+	if _, err := ApplyUpdates(nil, "", []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "x", Transform: IdentityTransform{}}}}}}); !errors.Is(err, ErrInvalidMetadata) {
+		t.Fatalf("a spec before any schema: %v", err)
+	}
+	if _, err := ApplyUpdates(nil, "", []Update{AssignUUID{"u"}}); !errors.Is(err, ErrInvalidMetadata) {
+		t.Fatalf("a table without a schema: %v", err)
+	}
+}
