@@ -6,26 +6,42 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.zip.GZIPInputStream;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Map;
+import org.apache.iceberg.PartitionSpec;
+import org.apache.iceberg.PartitionSpecParser;
+import org.apache.iceberg.Schema;
+import org.apache.iceberg.SchemaParser;
+import org.apache.iceberg.SortOrder;
+import org.apache.iceberg.SortOrderParser;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.util.JsonUtil;
 
 /**
  * {@code metacheck FILE...}: reads each table metadata file with Iceberg Java's
  * TableMetadataParser (the check a Java reader makes of a file iceflight wrote) and prints,
  * one line per file, the metadata as TableMetadataParser.toJson writes it back. Exits 1 at
  * the first file Java refuses, naming it.
+ *
+ * <p>{@code metacheck --new FILE...}: each file is instead {"schema", "spec", "sort-order",
+ * "location", "properties"}; prints the metadata TableMetadata.newTableMetadata builds from
+ * them (the reference for iceflight's NewTableMetadata).
  */
 final class MetaCheck {
   private MetaCheck() {}
 
   static int run(String[] args) {
     if (args.length == 0) {
-      System.err.println("usage: metacheck FILE...");
+      System.err.println("usage: metacheck [--new] FILE...");
       return 2;
     }
-    for (String file : args) {
+    boolean fresh = args[0].equals("--new");
+    int first = fresh ? 1 : 0;
+    for (int i = first; i < args.length; i++) {
+      String file = args[i];
       try {
-        TableMetadata md = TableMetadataParser.fromJson(file, read(file));
+        TableMetadata md = fresh ? newTable(read(file)) : TableMetadataParser.fromJson(file, read(file));
         System.out.println(TableMetadataParser.toJson(md));
       } catch (Exception e) {
         System.err.println(file + ": " + e);
@@ -33,6 +49,16 @@ final class MetaCheck {
       }
     }
     return 0;
+  }
+
+  private static TableMetadata newTable(String json) throws IOException {
+    JsonNode node = JsonUtil.mapper().readTree(json);
+    Schema schema = SchemaParser.fromJson(node.get("schema"));
+    PartitionSpec spec = PartitionSpecParser.fromJson(schema, node.get("spec"));
+    SortOrder order = SortOrderParser.fromJson(schema, node.get("sort-order"));
+    Map<String, String> props = JsonUtil.getStringMap("properties", node);
+    return TableMetadata.newTableMetadata(
+        schema, spec, order, JsonUtil.getString("location", node), props);
   }
 
   private static String read(String file) throws IOException {
