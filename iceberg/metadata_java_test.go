@@ -224,7 +224,7 @@ func TestNewTableMetadataJava(t *testing.T) {
 		in, err := json.Marshal(map[string]any{
 			"schema": schema, "spec": map[string]any{"spec-id": 0, "fields": fields},
 			"sort-order": SortOrder{OrderID: min(len(tc.order.Fields), 1), Fields: orEmpty(tc.order.Fields)},
-			"location": "s3://b/db/t", "properties": orEmptyMap(tc.props),
+			"location":   "s3://b/db/t", "properties": orEmptyMap(tc.props),
 		})
 		if err != nil {
 			t.Fatal(err)
