@@ -278,3 +278,110 @@ func orEmptyMap(m map[string]string) map[string]string {
 	}
 	return m
 }
+
+// TestApplyUpdatesJava applies the same REST updates with ApplyUpdates and
+// with Iceberg Java's TableMetadata.Builder (javaref metacheck --apply)
+// and compares the results, refusals included. last-updated-ms is left
+// out: Java takes it from the clock or an added snapshot.
+func TestApplyUpdatesJava(t *testing.T) {
+	t.Parallel()
+	jar := javarefJar(t)
+	snap := func(id, parent, seq int64, extra string) string {
+		return fmt.Sprintf(`{"snapshot-id":%d,"parent-snapshot-id":%d,"sequence-number":%d,"timestamp-ms":%d,"manifest-list":"s3://b/t/metadata/snap-%d.avro","summary":{"operation":"append"},"schema-id":1%s}`, id, parent, seq, 3000+id, id, extra)
+	}
+	mainTo := func(id int64) string {
+		return fmt.Sprintf(`{"action":"set-snapshot-ref","ref-name":"main","type":"branch","snapshot-id":%d}`, id)
+	}
+	cases := []struct{ name, updates string }{
+		{"append", `[{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, "") + `},` + mainTo(30) + `]`},
+		{"add snapshot only", `[{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, "") + `}]`},
+		{"two appends", `[{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, "") + `},` + mainTo(30) + `,{"action":"add-snapshot","snapshot":` + snap(31, 30, 4, "") + `},` + mainTo(31) + `]`},
+		{"expire the tagged snapshot", `[{"action":"remove-snapshots","snapshot-ids":[10]}]`},
+		{"expire the current snapshot", `[{"action":"remove-snapshots","snapshot-ids":[20]}]`},
+		{"remove main", `[{"action":"remove-snapshot-ref","ref-name":"main"}]`},
+		{"tag", `[{"action":"set-snapshot-ref","ref-name":"t2","type":"tag","snapshot-id":10,"max-ref-age-ms":1000}]`},
+		{"branch with retention", `[{"action":"set-snapshot-ref","ref-name":"b","type":"branch","snapshot-id":10,"min-snapshots-to-keep":2,"max-snapshot-age-ms":5}]`},
+		{"same schema again", `[{"action":"add-schema","schema":{"type":"struct","schema-id":5,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]}},{"action":"set-current-schema","schema-id":-1}]`},
+		{"new schema", `[{"action":"add-schema","schema":{"type":"struct","schema-id":0,"identifier-field-ids":[1],"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":6,"name":"n","required":false,"type":"decimal(9,2)"}]},"last-column-id":6},{"action":"set-current-schema","schema-id":-1}]`},
+		{"existing spec", `[{"action":"add-spec","spec":{"spec-id":7,"fields":[{"name":"b","transform":"bucket[16]","source-id":1,"field-id":1000}]}},{"action":"set-default-spec","spec-id":-1}]`},
+		{"new spec", `[{"action":"add-spec","spec":{"spec-id":2,"fields":[{"name":"id_trunc","transform":"truncate[10]","source-id":1,"field-id":1002}]}},{"action":"set-default-spec","spec-id":-1}]`},
+		{"default spec 0", `[{"action":"set-default-spec","spec-id":0}]`},
+		{"new sort order", `[{"action":"add-sort-order","sort-order":{"order-id":4,"fields":[{"source-id":1,"transform":"identity","direction":"desc","null-order":"nulls-last"}]}},{"action":"set-default-sort-order","sort-order-id":-1}]`},
+		{"unsorted order", `[{"action":"add-sort-order","sort-order":{"order-id":0,"fields":[]}},{"action":"set-default-sort-order","sort-order-id":-1}]`},
+		{"properties", `[{"action":"set-properties","updates":{"a":"1","b":"2"}},{"action":"remove-properties","removals":["a"]}]`},
+		{"metadata log trimmed", `[{"action":"set-properties","updates":{"write.metadata.previous-versions-max":"1"}}]`},
+		{"location", `[{"action":"set-location","location":"s3://other/t"}]`},
+		{"upgrade to v3 and append", `[{"action":"upgrade-format-version","format-version":3},{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, `,"first-row-id":0,"added-rows":7`) + `},` + mainTo(30) + `]`},
+		{"refused: old sequence number", `[{"action":"add-snapshot","snapshot":` + snap(30, 20, 2, "") + `}]`},
+		{"refused: snapshot exists", `[{"action":"add-snapshot","snapshot":` + snap(20, 10, 9, "") + `}]`},
+		{"refused: ref to unknown snapshot", `[` + mainTo(99) + `]`},
+		{"refused: downgrade", `[{"action":"upgrade-format-version","format-version":1}]`},
+		{"refused: unknown schema", `[{"action":"set-current-schema","schema-id":8}]`},
+		{"refused: v3 snapshot behind next-row-id", `[{"action":"upgrade-format-version","format-version":3},{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, `,"first-row-id":0,"added-rows":7`) + `},{"action":"add-snapshot","snapshot":` + snap(31, 30, 4, `,"first-row-id":3,"added-rows":1`) + `}]`},
+	}
+	base := baseV2(t)
+	base.MetadataLog = []MetadataLogEntry{{TimestampMs: 0, MetadataFile: "s3://b/t/metadata/v0.json"}, {TimestampMs: 1, MetadataFile: "s3://b/t/metadata/v1.json"}}
+	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.metadata.json")
+	text, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(basePath, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-jar", jar, "metacheck", "--apply"}
+	for i, tc := range cases {
+		p := filepath.Join(dir, fmt.Sprintf("updates%d.json", i))
+		if err := os.WriteFile(p, []byte(tc.updates), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, basePath, p)
+	}
+	cmd := exec.Command("java", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("javaref metacheck --apply: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	if len(lines) != len(cases) {
+		t.Fatalf("Java answered %d cases, want %d", len(lines), len(cases))
+	}
+	for i, tc := range cases {
+		var java map[string]any
+		if err := json.Unmarshal([]byte(lines[i]), &java); err != nil {
+			t.Fatal(err)
+		}
+		updates, err := ParseUpdates([]byte(tc.updates))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		md, err := ApplyUpdates(base, basePath, updates)
+		javaErr, refused := java["error"]
+		switch {
+		case refused && err == nil:
+			t.Errorf("%s: Java refuses (%v), ApplyUpdates does not", tc.name, javaErr)
+			continue
+		case refused:
+			continue
+		case err != nil:
+			t.Errorf("%s: ApplyUpdates refuses (%v), Java does not", tc.name, err)
+			continue
+		}
+		b, err := json.Marshal(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var our map[string]any
+		if err := json.Unmarshal(b, &our); err != nil {
+			t.Fatal(err)
+		}
+		delete(java, "last-updated-ms")
+		delete(our, "last-updated-ms")
+		if d := jsonDiff(java, our, ""); d != "" {
+			t.Errorf("%s: ApplyUpdates differs from Java's builder: %s", tc.name, d)
+		}
+	}
+}

@@ -46,9 +46,7 @@ func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*
 		}
 	}
 	md := b.md
-	if b.removedSnapshots {
-		md.SnapshotLog = trimSnapshotLog(md.SnapshotLog, md)
-	}
+	md.SnapshotLog = b.snapshotLog()
 	md.LastUpdatedMs = max(nowMs(), base.LastUpdatedMs, b.latestAddedMs)
 	if baseLocation != "" {
 		md.MetadataLog = append(md.MetadataLog, MetadataLogEntry{TimestampMs: base.LastUpdatedMs, MetadataFile: baseLocation})
@@ -111,6 +109,9 @@ type builder struct {
 	added            map[int64]bool
 	latestAddedMs    int64
 	removedSnapshots bool
+	// mainAdded lists the snapshots added in this commit that main was
+	// set to, in order: all but the one main ends at are intermediate.
+	mainAdded []int64
 }
 
 func (b *builder) apply(u Update) error {
@@ -229,7 +230,7 @@ func (b *builder) addSchema(u AddSchema) error {
 	newID := max(md.CurrentSchemaID, 0)
 	for _, s := range md.Schemas {
 		if sameSchema(s, u.Schema) {
-			b.lastAddedSchema = s.ID
+			// Reused, not added: Java's -1 does not name it.
 			md.LastColumnID = last
 			return nil
 		}
@@ -295,7 +296,6 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 	newID := 0
 	for _, s := range md.Specs {
 		if sameSpecFields(s.Fields, fields) {
-			b.lastAddedSpec = s.ID
 			return nil
 		}
 		newID = max(newID, s.ID+1)
@@ -328,16 +328,15 @@ func (b *builder) addSortOrder(order SortOrder) error {
 	// Java: the unsorted order is always id 0; an order like an existing
 	// one reuses its id; a new one takes the next id from 1.
 	if len(order.Fields) == 0 {
-		b.lastAddedOrder = 0
 		if !slices.ContainsFunc(md.SortOrders, func(o SortOrder) bool { return o.OrderID == 0 }) {
 			md.SortOrders = append(md.SortOrders, SortOrder{OrderID: 0, Fields: []SortField{}})
+			b.lastAddedOrder = 0
 		}
 		return nil
 	}
 	newID := 1
 	for _, o := range md.SortOrders {
 		if slices.Equal(o.Fields, order.Fields) {
-			b.lastAddedOrder = o.OrderID
 			return nil
 		}
 		newID = max(newID, o.OrderID+1)
@@ -415,6 +414,9 @@ func (b *builder) setRef(name string, ref SnapshotRef) error {
 			at = s.TimestampMs
 		}
 		id := ref.SnapshotID
+		if b.added[id] {
+			b.mainAdded = append(b.mainAdded, id)
+		}
 		md.CurrentSnapshotID = &id
 		md.SnapshotLog = append(md.SnapshotLog, SnapshotLogEntry{TimestampMs: at, SnapshotID: id})
 	}
@@ -452,15 +454,28 @@ func (b *builder) removeSnapshots(ids []int64) {
 	}
 }
 
-// trimSnapshotLog drops log entries of removed snapshots and, as Java
-// does, everything before the last of them: a gap would claim a later
-// snapshot was current while the removed one was.
-func trimSnapshotLog(log []SnapshotLogEntry, md *TableMetadata) []SnapshotLogEntry {
+// snapshotLog is Java's updateSnapshotLog: snapshots main passed through
+// within this commit leave the log, and when snapshots were removed, an
+// entry of a missing snapshot drops the history before it too, since a
+// gap would claim a later snapshot was current while the removed one was.
+func (b *builder) snapshotLog() []SnapshotLogEntry {
+	md := b.md
+	intermediate := map[int64]bool{}
+	for _, id := range b.mainAdded {
+		if md.CurrentSnapshotID == nil || id != *md.CurrentSnapshotID {
+			intermediate[id] = true
+		}
+	}
+	if len(intermediate) == 0 && !b.removedSnapshots {
+		return md.SnapshotLog
+	}
 	var out []SnapshotLogEntry
-	for _, e := range log {
+	for _, e := range md.SnapshotLog {
 		if _, ok := md.SnapshotByID(e.SnapshotID); ok {
-			out = append(out, e)
-		} else {
+			if !intermediate[e.SnapshotID] {
+				out = append(out, e)
+			}
+		} else if b.removedSnapshots {
 			out = out[:0]
 		}
 	}

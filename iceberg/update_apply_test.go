@@ -88,7 +88,7 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("current %v", md.CurrentSnapshotID)
 				}
 			}},
-		{name: "add-schema reuses an identical schema", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{-1}},
+		{name: "add-schema reuses an identical schema", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{0}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if len(md.Schemas) != 2 || md.CurrentSchemaID != 0 || md.LastColumnID != 3 {
 					t.Fatalf("schemas %d current %d last %d", len(md.Schemas), md.CurrentSchemaID, md.LastColumnID)
@@ -101,6 +101,11 @@ func TestApplyUpdates(t *testing.T) {
 				}
 			}},
 		{name: "last-column-id cannot go down", updates: []Update{AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}}), LastColumnID: 2}}, wantErr: "below"},
+		// Java: a schema, spec or order that already exists is reused, not
+		// added, so -1 does not name it.
+		{name: "reused schema is not the last added", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{-1}}, wantErr: "none was added"},
+		{name: "reused spec is not the last added", updates: []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{-1}}, wantErr: "none was added"},
+		{name: "reused order is not the last added", updates: []Update{AddSortOrder{SortOrder{}}, SetDefaultSortOrder{-1}}, wantErr: "none was added"},
 		{name: "set-current-schema -1 without add", updates: []Update{SetCurrentSchema{-1}}, wantErr: "none was added"},
 		{name: "set-current-schema unknown", updates: []Update{SetCurrentSchema{9}}, wantErr: "unknown schema id 9"},
 		{name: "add-spec assigns ids after last-partition-id", updates: []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "id_trunc", Transform: TruncateTransform{10}}}}}, SetDefaultSpec{-1}},
@@ -110,7 +115,7 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("default %d last %d spec %+v", md.DefaultSpecID, md.LastPartitionID, spec)
 				}
 			}},
-		{name: "add-spec reuses an equal spec", updates: []Update{AddSpec{PartitionSpec{ID: 5, Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{-1}},
+		{name: "add-spec reuses an equal spec", updates: []Update{AddSpec{PartitionSpec{ID: 5, Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{1}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if len(md.Specs) != 2 || md.DefaultSpecID != 1 {
 					t.Fatalf("specs %v default %d", md.Specs, md.DefaultSpecID)
@@ -123,7 +128,7 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("default %d orders %v", md.DefaultSortOrderID, md.SortOrders)
 				}
 			}},
-		{name: "unsorted order is id 0", updates: []Update{AddSortOrder{SortOrder{OrderID: 3}}, SetDefaultSortOrder{-1}},
+		{name: "unsorted order is id 0", updates: []Update{AddSortOrder{SortOrder{OrderID: 3}}, SetDefaultSortOrder{0}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if md.DefaultSortOrderID != 0 || len(md.SortOrders) != 1 {
 					t.Fatalf("default %d orders %v", md.DefaultSortOrderID, md.SortOrders)

@@ -8,6 +8,7 @@ import java.nio.file.Paths;
 import java.util.zip.GZIPInputStream;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.Map;
+import org.apache.iceberg.MetadataUpdateParser;
 import org.apache.iceberg.PartitionSpec;
 import org.apache.iceberg.PartitionSpecParser;
 import org.apache.iceberg.Schema;
@@ -27,6 +28,11 @@ import org.apache.iceberg.util.JsonUtil;
  * <p>{@code metacheck --new FILE...}: each file is instead {"schema", "spec", "sort-order",
  * "location", "properties"}; prints the metadata TableMetadata.newTableMetadata builds from
  * them (the reference for iceflight's NewTableMetadata).
+ *
+ * <p>{@code metacheck --apply BASE UPDATES [BASE UPDATES ...]}: applies each JSON array of REST
+ * updates to its base metadata file with TableMetadata.buildFrom (the base's path is the
+ * previous metadata file) and prints the result, or {"error": message} when Java refuses
+ * them (the reference for iceflight's ApplyUpdates).
  */
 final class MetaCheck {
   private MetaCheck() {}
@@ -35,6 +41,9 @@ final class MetaCheck {
     if (args.length == 0) {
       System.err.println("usage: metacheck [--new] FILE...");
       return 2;
+    }
+    if (args[0].equals("--apply")) {
+      return apply(args);
     }
     boolean fresh = args[0].equals("--new");
     int first = fresh ? 1 : 0;
@@ -46,6 +55,31 @@ final class MetaCheck {
       } catch (Exception e) {
         System.err.println(file + ": " + e);
         return 1;
+      }
+    }
+    return 0;
+  }
+
+  private static int apply(String[] args) {
+    for (int i = 1; i + 1 < args.length; i += 2) {
+      TableMetadata base;
+      JsonNode updates;
+      try {
+        base = TableMetadataParser.fromJson(args[i], read(args[i]));
+        updates = JsonUtil.mapper().readTree(read(args[i + 1]));
+      } catch (Exception e) {
+        System.err.println(args[i] + ": " + e);
+        return 1;
+      }
+      try {
+        TableMetadata.Builder builder = TableMetadata.buildFrom(base);
+        for (JsonNode update : updates) {
+          MetadataUpdateParser.fromJson(update).applyTo(builder);
+        }
+        System.out.println(TableMetadataParser.toJson(builder.build()));
+      } catch (RuntimeException e) {
+        System.out.println(
+            JsonUtil.mapper().createObjectNode().put("error", String.valueOf(e.getMessage())));
       }
     }
     return 0;
