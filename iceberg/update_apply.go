@@ -260,11 +260,17 @@ func sortedInts(in []int) []int {
 
 func (b *builder) addSpec(spec PartitionSpec) error {
 	md := b.md
-	// Fields without an id (a REST client may leave them out) get the
-	// next ids after the table's last-partition-id.
+	// Fields without an id (a REST client may leave them out) take the id
+	// of the same field in an earlier spec, as Java's UpdatePartitionSpec
+	// does, else the next id after last-partition-id. (Java's builder
+	// itself would count from 1000 again, reusing ids other fields have:
+	// the spec wants partition field ids unique across specs.)
 	next := md.LastPartitionID
 	fields := make([]PartitionField, len(spec.Fields))
 	for i, f := range spec.Fields {
+		if f.FieldID == 0 && f.Transform != nil {
+			f.FieldID = md.earlierPartitionFieldID(f)
+		}
 		if f.FieldID == 0 {
 			next++
 			f.FieldID = next
@@ -306,6 +312,19 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 	}
 	b.lastAddedSpec = newID
 	return nil
+}
+
+// earlierPartitionFieldID is the id of a field with f's source and
+// transform in an existing spec, 0 when there is none.
+func (md *TableMetadata) earlierPartitionFieldID(f PartitionField) int {
+	for _, s := range md.Specs {
+		for _, old := range s.Fields {
+			if old.SourceID == f.SourceID && old.Transform.String() == f.Transform.String() {
+				return old.FieldID
+			}
+		}
+	}
+	return 0
 }
 
 func sameSpecFields(a, b []PartitionField) bool {

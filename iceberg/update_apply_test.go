@@ -115,6 +115,13 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("default %d last %d spec %+v", md.DefaultSpecID, md.LastPartitionID, spec)
 				}
 			}},
+		{name: "add-spec reuses the id of an earlier field", updates: []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "b2", Transform: BucketTransform{16}}, {SourceID: 1, Name: "t", Transform: TruncateTransform{4}}}}}},
+			check: func(t *testing.T, md *TableMetadata) {
+				spec, _ := md.SpecByID(2)
+				if spec.Fields[0].FieldID != 1000 || spec.Fields[1].FieldID != 1002 || md.LastPartitionID != 1002 {
+					t.Fatalf("spec %+v last %d", spec, md.LastPartitionID)
+				}
+			}},
 		{name: "add-spec reuses an equal spec", updates: []Update{AddSpec{PartitionSpec{ID: 5, Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{1}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if len(md.Specs) != 2 || md.DefaultSpecID != 1 {
