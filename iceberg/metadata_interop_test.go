@@ -33,57 +33,7 @@ func javarefJar(t *testing.T) string {
 func TestMarshalMetadataJava(t *testing.T) {
 	t.Parallel()
 	jar := javarefJar(t)
-	var mds []*TableMetadata
-	var names []string
-	for _, path := range metadataFiles(t) {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		md, err := ParseMetadata(data)
-		if err != nil {
-			continue
-		}
-		mds, names = append(mds, md), append(names, path)
-	}
-	for _, v := range []string{"1", "2", "3"} {
-		schema := NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true}, NestedField{ID: 2, Name: "d", Type: DateType{}},
-			NestedField{ID: 3, Name: "m", Type: &MapType{KeyID: 4, Key: StringType{}, ValueID: 5, Value: &ListType{ElementID: 6, Element: IntType{}}}})
-		spec := PartitionSpec{Fields: []PartitionField{{SourceID: 2, Name: "d_month", Transform: MonthTransform{}}}}
-		order := SortOrder{Fields: []SortField{{SourceID: 1, Transform: "identity", Direction: "asc", NullOrder: "nulls-first"}}}
-		md, err := NewTableMetadata(schema, spec, order, "s3://b/t", map[string]string{"format-version": v})
-		if err != nil {
-			t.Fatal(err)
-		}
-		mds, names = append(mds, md), append(names, "new v"+v)
-		snap := Snapshot{SnapshotID: 42, SequenceNumber: 1, TimestampMs: 1000, ManifestList: "s3://b/t/metadata/snap-42.avro",
-			Summary: NewSummary(map[string]string{"operation": "append", "added-records": "5"}), SchemaID: ptr(0)}
-		if v == "1" {
-			snap.SequenceNumber = 0
-		}
-		if v == "3" {
-			snap.FirstRowID, snap.AddedRows = ptr(int64(0)), ptr(int64(5))
-		}
-		next, err := ApplyUpdates(md, "s3://b/t/metadata/00000.metadata.json", []Update{
-			AddSnapshot{snap}, SetSnapshotRef{"main", SnapshotRef{SnapshotID: 42, Type: RefBranch}},
-			AddSchema{Schema: NewSchema(0, append(schema.Fields, NestedField{ID: 7, Name: "n", Type: StringType{}})...)}, SetCurrentSchema{-1},
-			SetProperties{map[string]string{"k": "v"}},
-		})
-		if err != nil {
-			t.Fatalf("v%s: %v", v, err)
-		}
-		mds, names = append(mds, next), append(names, "updated v"+v)
-	}
-	created, err := ApplyUpdates(nil, "", []Update{
-		UpgradeFormatVersion{2},
-		AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true}, NestedField{ID: 2, Name: "amount", Type: DecimalType{12, 2}})}, SetCurrentSchema{-1},
-		AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "id_bucket", Transform: BucketTransform{4}}}}}, SetDefaultSpec{-1},
-		AddSortOrder{SortOrder{}}, SetDefaultSortOrder{-1}, SetLocation{"/w/t"},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mds, names = append(mds, created), append(names, "created v2")
+	mds, names := writtenMetadata(t)
 	dir := t.TempDir()
 	files := make([]string, len(mds))
 	ours := make([][]byte, len(mds))
@@ -384,4 +334,138 @@ func TestApplyUpdatesJava(t *testing.T) {
 			t.Errorf("%s: ApplyUpdates differs from Java's builder: %s", tc.name, d)
 		}
 	}
+}
+
+// writtenMetadata is what the writer produces, for the readers of other
+// implementations to check: every conformance and testdata metadata file
+// as we rewrite it, new v1-v3 tables, the same after an append and a
+// schema change, and a table built by a create transaction.
+func writtenMetadata(t *testing.T) (mds []*TableMetadata, names []string) {
+	t.Helper()
+	for _, path := range metadataFiles(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := ParseMetadata(data)
+		if err != nil {
+			continue
+		}
+		mds, names = append(mds, md), append(names, path)
+	}
+	for _, v := range []string{"1", "2", "3"} {
+		schema := NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true}, NestedField{ID: 2, Name: "d", Type: DateType{}},
+			NestedField{ID: 3, Name: "m", Type: &MapType{KeyID: 4, Key: StringType{}, ValueID: 5, Value: &ListType{ElementID: 6, Element: IntType{}}}})
+		spec := PartitionSpec{Fields: []PartitionField{{SourceID: 2, Name: "d_month", Transform: MonthTransform{}}}}
+		order := SortOrder{Fields: []SortField{{SourceID: 1, Transform: "identity", Direction: "asc", NullOrder: "nulls-first"}}}
+		md, err := NewTableMetadata(schema, spec, order, "s3://b/t", map[string]string{"format-version": v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mds, names = append(mds, md), append(names, "new v"+v)
+		snap := Snapshot{SnapshotID: 42, SequenceNumber: 1, TimestampMs: 1000, ManifestList: "s3://b/t/metadata/snap-42.avro",
+			Summary: NewSummary(map[string]string{"operation": "append", "added-records": "5"}), SchemaID: ptr(0)}
+		if v == "1" {
+			snap.SequenceNumber = 0
+		}
+		if v == "3" {
+			snap.FirstRowID, snap.AddedRows = ptr(int64(0)), ptr(int64(5))
+		}
+		next, err := ApplyUpdates(md, "s3://b/t/metadata/00000.metadata.json", []Update{
+			AddSnapshot{snap}, SetSnapshotRef{"main", SnapshotRef{SnapshotID: 42, Type: RefBranch}},
+			AddSchema{Schema: NewSchema(0, append(schema.Fields, NestedField{ID: 7, Name: "n", Type: StringType{}})...)}, SetCurrentSchema{-1},
+			SetProperties{map[string]string{"k": "v"}},
+		})
+		if err != nil {
+			t.Fatalf("v%s: %v", v, err)
+		}
+		mds, names = append(mds, next), append(names, "updated v"+v)
+	}
+	created, err := ApplyUpdates(nil, "", []Update{
+		UpgradeFormatVersion{2},
+		AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true}, NestedField{ID: 2, Name: "amount", Type: DecimalType{12, 2}})}, SetCurrentSchema{-1},
+		AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "id_bucket", Transform: BucketTransform{4}}}}}, SetDefaultSpec{-1},
+		AddSortOrder{SortOrder{}}, SetDefaultSortOrder{-1}, SetLocation{"/w/t"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mds, names = append(mds, created), append(names, "created v2")
+	return mds, names
+}
+
+// pyicebergCheck parses each file with PyIceberg's TableMetadataUtil (its
+// pydantic model checks the spec's required fields and types) and prints
+// the error, or "ok", one line per file.
+const pyicebergCheck = `
+import sys
+from pyiceberg.table.metadata import TableMetadataUtil
+for path in sys.argv[1:]:
+    try:
+        with open(path, "rb") as f:
+            TableMetadataUtil.parse_raw(f.read())
+        print("ok")
+    except Exception as e:
+        print(repr(e).replace("\n", " "))
+`
+
+// TestMarshalMetadataPyIceberg has PyIceberg read every metadata file we
+// write (PYICEBERG_PYTHON; skipped without it unless
+// ICEFLIGHT_REQUIRE_SERVERS=1).
+func TestMarshalMetadataPyIceberg(t *testing.T) {
+	t.Parallel()
+	python := os.Getenv("PYICEBERG_PYTHON")
+	if python == "" {
+		if os.Getenv("ICEFLIGHT_REQUIRE_SERVERS") == "1" {
+			t.Fatal("PYICEBERG_PYTHON is not set and ICEFLIGHT_REQUIRE_SERVERS=1")
+		}
+		t.Skip("PYICEBERG_PYTHON not set: skipping the check by PyIceberg")
+	}
+	mds, names := writtenMetadata(t)
+	dir := t.TempDir()
+	files := make([]string, len(mds))
+	for i, md := range mds {
+		out, err := json.Marshal(md)
+		if err != nil {
+			t.Fatalf("%s: %v", names[i], err)
+		}
+		files[i] = filepath.Join(dir, fmt.Sprintf("%d.metadata.json", i))
+		if err := os.WriteFile(files[i], out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The files we rewrote are checked as they were too: PyIceberg does
+	// not read every table (0.12 knows no variant type).
+	var originals []string
+	for _, n := range names {
+		if _, err := os.Stat(n); err == nil {
+			originals = append(originals, n)
+		}
+	}
+	cmd := exec.Command(python, append(append([]string{"-c", pyicebergCheck}, files...), originals...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("pyiceberg: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	if len(lines) != len(mds)+len(originals) {
+		t.Fatalf("PyIceberg answered for %d files, want %d", len(lines), len(mds)+len(originals))
+	}
+	refusedOriginal := map[string]bool{}
+	for i, n := range originals {
+		refusedOriginal[n] = lines[len(mds)+i] != "ok"
+	}
+	checked := 0
+	for i, l := range lines[:len(mds)] {
+		if refusedOriginal[names[i]] {
+			continue
+		}
+		checked++
+		if l != "ok" {
+			t.Errorf("%s: PyIceberg refuses what we wrote: %s", names[i], l)
+		}
+	}
+	t.Logf("PyIceberg read %d files we wrote (%d originals it refuses itself)", checked, len(mds)-checked)
 }
