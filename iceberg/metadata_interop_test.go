@@ -282,8 +282,18 @@ func TestApplyUpdatesJava(t *testing.T) {
 	}
 	args := []string{"-jar", jar, "metacheck", "--apply"}
 	for i, tc := range cases {
+		// Java reads the updates as we write them (the REST form of
+		// MarshalJSON), parsed from the hand-written text.
+		updates, err := ParseUpdates([]byte(tc.updates))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		ours, err := json.Marshal(updates)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
 		p := filepath.Join(dir, fmt.Sprintf("updates%d.json", i))
-		if err := os.WriteFile(p, []byte(tc.updates), 0o644); err != nil {
+		if err := os.WriteFile(p, ours, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		args = append(args, basePath, p)
@@ -468,4 +478,53 @@ func TestMarshalMetadataPyIceberg(t *testing.T) {
 		}
 	}
 	t.Logf("PyIceberg read %d files we wrote (%d originals it refuses itself)", checked, len(mds)-checked)
+}
+
+// TestRequirementsJava validates the same requirements, in the REST form
+// we write, with Iceberg Java's UpdateRequirement and with Validate.
+func TestRequirementsJava(t *testing.T) {
+	t.Parallel()
+	jar := javarefJar(t)
+	reqs := []Requirement{
+		AssertCreate{}, AssertTableUUID{"u"}, AssertTableUUID{"x"},
+		AssertRefSnapshotID{"main", ptr(int64(20))}, AssertRefSnapshotID{"main", ptr(int64(10))}, AssertRefSnapshotID{"main", nil},
+		AssertRefSnapshotID{"v1", ptr(int64(10))}, AssertRefSnapshotID{"new", nil}, AssertRefSnapshotID{"new", ptr(int64(10))},
+		AssertLastAssignedFieldID{3}, AssertLastAssignedFieldID{4}, AssertCurrentSchemaID{1}, AssertCurrentSchemaID{0},
+		AssertLastAssignedPartitionID{1001}, AssertLastAssignedPartitionID{999}, AssertDefaultSpecID{1}, AssertDefaultSpecID{0},
+		AssertDefaultSortOrderID{0}, AssertDefaultSortOrderID{1},
+	}
+	base := baseV2(t)
+	dir := t.TempDir()
+	basePath, reqPath := filepath.Join(dir, "base.metadata.json"), filepath.Join(dir, "requirements.json")
+	text, err := json.Marshal(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt, err := json.Marshal(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(basePath, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reqPath, rt, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("java", "-jar", jar, "metacheck", "--requirements", basePath, reqPath)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("javaref metacheck --requirements: %v\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	if len(lines) != len(reqs) {
+		t.Fatalf("Java answered %d requirements, want %d", len(lines), len(reqs))
+	}
+	for i, r := range reqs {
+		err := r.Validate(base)
+		if javaOK := lines[i] == "ok"; javaOK != (err == nil) {
+			t.Errorf("%s %+v: Java says %s, Validate says %v", r.Type(), r, lines[i], err)
+		}
+	}
 }

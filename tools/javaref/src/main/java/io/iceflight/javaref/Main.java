@@ -70,5 +70,8 @@ public final class Main {
             + " [--user U --password P] [--schema-version V0|V1]");
     System.err.println(
         "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
+    System.err.println(
+        "  metacheck [--new] FILE... | metacheck --apply BASE UPDATES ..."
+            + " | metacheck --requirements BASE REQUIREMENTS");
   }
 }

@@ -17,6 +17,7 @@ import org.apache.iceberg.SortOrder;
 import org.apache.iceberg.SortOrderParser;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableMetadataParser;
+import org.apache.iceberg.UpdateRequirementParser;
 import org.apache.iceberg.util.JsonUtil;
 
 /**
@@ -33,6 +34,10 @@ import org.apache.iceberg.util.JsonUtil;
  * updates to its base metadata file with TableMetadata.buildFrom (the base's path is the
  * previous metadata file) and prints the result, or {"error": message} when Java refuses
  * them (the reference for iceflight's ApplyUpdates).
+ *
+ * <p>{@code metacheck --requirements BASE REQUIREMENTS}: validates each REST requirement of the
+ * JSON array against the base metadata file and prints "ok" or {"error": message}, one line
+ * each.
  */
 final class MetaCheck {
   private MetaCheck() {}
@@ -44,6 +49,9 @@ final class MetaCheck {
     }
     if (args[0].equals("--apply")) {
       return apply(args);
+    }
+    if (args[0].equals("--requirements") && args.length == 3) {
+      return requirements(args[1], args[2]);
     }
     boolean fresh = args[0].equals("--new");
     int first = fresh ? 1 : 0;
@@ -77,6 +85,28 @@ final class MetaCheck {
           MetadataUpdateParser.fromJson(update).applyTo(builder);
         }
         System.out.println(TableMetadataParser.toJson(builder.build()));
+      } catch (RuntimeException e) {
+        System.out.println(
+            JsonUtil.mapper().createObjectNode().put("error", String.valueOf(e.getMessage())));
+      }
+    }
+    return 0;
+  }
+
+  private static int requirements(String basePath, String reqPath) {
+    TableMetadata base;
+    JsonNode reqs;
+    try {
+      base = TableMetadataParser.fromJson(basePath, read(basePath));
+      reqs = JsonUtil.mapper().readTree(read(reqPath));
+    } catch (Exception e) {
+      System.err.println(basePath + ": " + e);
+      return 1;
+    }
+    for (JsonNode req : reqs) {
+      try {
+        UpdateRequirementParser.fromJson(req).validate(base);
+        System.out.println("ok");
       } catch (RuntimeException e) {
         System.out.println(
             JsonUtil.mapper().createObjectNode().put("error", String.valueOf(e.getMessage())));
