@@ -262,6 +262,7 @@ func TestApplyUpdatesJava(t *testing.T) {
 		{"metadata log trimmed", `[{"action":"set-properties","updates":{"write.metadata.previous-versions-max":"1"}}]`},
 		{"location", `[{"action":"set-location","location":"s3://other/t"}]`},
 		{"upgrade to v3 and append", `[{"action":"upgrade-format-version","format-version":3},{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, `,"first-row-id":0,"added-rows":7`) + `},` + mainTo(30) + `]`},
+		{"v3 snapshot ahead of next-row-id", `[{"action":"upgrade-format-version","format-version":3},{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, `,"first-row-id":5,"added-rows":7`) + `},` + mainTo(30) + `]`},
 		{"refused: old sequence number", `[{"action":"add-snapshot","snapshot":` + snap(30, 20, 2, "") + `}]`},
 		{"refused: snapshot exists", `[{"action":"add-snapshot","snapshot":` + snap(20, 10, 9, "") + `}]`},
 		{"refused: ref to unknown snapshot", `[` + mainTo(99) + `]`},

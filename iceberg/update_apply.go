@@ -394,7 +394,9 @@ func (b *builder) addSnapshot(s Snapshot) error {
 		if s.AddedRows == nil || *s.AddedRows < 0 {
 			return fmt.Errorf("v3 snapshot %d without added-rows", s.SnapshotID)
 		}
-		next = *s.FirstRowID + *s.AddedRows
+		// Java adds added-rows to next-row-id, not to first-row-id: the
+		// two agree for a writer that starts a snapshot at next-row-id.
+		next += *s.AddedRows
 		md.NextRowID = &next
 	}
 	md.Snapshots = append(md.Snapshots, s)
