@@ -24,7 +24,9 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 // semantics of Iceberg Java's TableMetadata.Builder; base is not changed.
 // A nil base is a table being created: the updates build it from nothing
 // (format version from an upgrade-format-version among them, else 2; a
-// random table-uuid unless one is assigned).
+// random table-uuid unless one is assigned). When no update changes
+// anything, the result is base itself, as Java's builder returns it: the
+// caller can compare pointers and skip writing a new metadata file.
 // When baseLocation is not "", the result's metadata-log gains
 // {base.LastUpdatedMs, baseLocation}, trimmed to the table property
 // write.metadata.previous-versions-max (default 100). LastUpdatedMs becomes
@@ -33,7 +35,8 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 // unknown snapshot, a lower format version) is an error wrapping
 // ErrInvalidMetadata.
 func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*TableMetadata, error) {
-	if base == nil {
+	created := base == nil
+	if created {
 		// A table being created (a REST create transaction): start from
 		// nothing, as Java's TableMetadata.buildFromEmpty.
 		base = emptyMetadata(updates)
@@ -47,6 +50,11 @@ func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*
 	}
 	md := b.md
 	md.SnapshotLog = b.snapshotLog()
+	if !created && reflect.DeepEqual(md, base.clone()) {
+		// Nothing changed: Java's builder returns its base, and a
+		// catalog has no new file to write.
+		return base, nil
+	}
 	md.LastUpdatedMs = max(nowMs(), base.LastUpdatedMs, b.latestAddedMs)
 	if baseLocation != "" {
 		md.MetadataLog = append(md.MetadataLog, MetadataLogEntry{TimestampMs: base.LastUpdatedMs, MetadataFile: baseLocation})
@@ -215,16 +223,10 @@ func (b *builder) addSchema(u AddSchema) error {
 	if err := checkSchemaForVersion(u.Schema, md.FormatVersion); err != nil {
 		return err
 	}
-	last := u.LastColumnID
-	if last == 0 {
-		last = max(u.Schema.HighestFieldID(), md.LastColumnID)
-	}
-	if last < md.LastColumnID {
-		return fmt.Errorf("last-column-id %d is below the table's %d", last, md.LastColumnID)
-	}
-	if h := u.Schema.HighestFieldID(); h > last {
-		return fmt.Errorf("schema uses field id %d above last-column-id %d", h, last)
-	}
+	// Java 1.12 takes the larger of the table's last-column-id and the
+	// schema's highest id, and ignores a last-column-id sent along
+	// (deprecated in the REST spec).
+	last := max(u.Schema.HighestFieldID(), md.LastColumnID)
 	// Java reuses the id of an identical schema, and otherwise takes the
 	// next id after the highest.
 	newID := max(md.CurrentSchemaID, 0)
@@ -400,7 +402,9 @@ func (b *builder) addSnapshot(s Snapshot) error {
 		md.NextRowID = &next
 	}
 	md.Snapshots = append(md.Snapshots, s)
-	md.LastSequenceNumber = max(md.LastSequenceNumber, s.SequenceNumber)
+	// As Java: the table's last-sequence-number becomes the snapshot's,
+	// and check refuses the result should another snapshot be above it.
+	md.LastSequenceNumber = s.SequenceNumber
 	if b.added == nil {
 		b.added = map[int64]bool{}
 	}
@@ -513,6 +517,11 @@ func (md *TableMetadata) check() error {
 	}
 	if !slices.ContainsFunc(md.SortOrders, func(o SortOrder) bool { return o.OrderID == md.DefaultSortOrderID }) {
 		return fmt.Errorf("%w: default-sort-order-id %d not among the sort orders", ErrInvalidMetadata, md.DefaultSortOrderID)
+	}
+	for _, s := range md.Snapshots {
+		if s.SequenceNumber > md.LastSequenceNumber {
+			return fmt.Errorf("%w: snapshot %d has sequence number %d, above last-sequence-number %d", ErrInvalidMetadata, s.SnapshotID, s.SequenceNumber, md.LastSequenceNumber)
+		}
 	}
 	if md.CurrentSnapshotID != nil {
 		if _, ok := md.SnapshotByID(*md.CurrentSnapshotID); !ok {

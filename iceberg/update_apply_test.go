@@ -100,7 +100,19 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("schemas %d current %d last %d", len(md.Schemas), md.CurrentSchemaID, md.LastColumnID)
 				}
 			}},
-		{name: "last-column-id cannot go down", updates: []Update{AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}}), LastColumnID: 2}}, wantErr: "below"},
+		// Java 1.12 ignores the deprecated last-column-id of add-schema.
+		{name: "last-column-id sent along is not used", updates: []Update{AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}}), LastColumnID: 9}},
+			check: func(t *testing.T, md *TableMetadata) {
+				if md.LastColumnID != 3 || len(md.Schemas) != 3 {
+					t.Fatalf("last-column-id %d, %d schemas", md.LastColumnID, len(md.Schemas))
+				}
+			}},
+		{name: "no change gives base back", updates: []Update{SetProperties{map[string]string{}}, RemoveSnapshotRef{"nope"}},
+			check: func(t *testing.T, md *TableMetadata) {
+				if len(md.MetadataLog) != 0 || md.LastUpdatedMs != 1 {
+					t.Fatalf("a no-op commit changed the table: %+v", md)
+				}
+			}},
 		// Java: a schema, spec or order that already exists is reused, not
 		// added, so -1 does not name it.
 		{name: "reused schema is not the last added", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{-1}}, wantErr: "none was added"},
@@ -231,7 +243,7 @@ func TestApplyUpdatesMetadataLog(t *testing.T) {
 	if !reflect.DeepEqual(md.MetadataLog, want) {
 		t.Fatalf("metadata-log %v, want %v", md.MetadataLog, want)
 	}
-	first, _ := ApplyUpdates(base, "m0.json", nil)
+	first, _ := ApplyUpdates(base, "m0.json", []Update{SetLocation{"s3://b/t2"}})
 	if !reflect.DeepEqual(first.MetadataLog, []MetadataLogEntry{{1, "m0.json"}}) {
 		t.Fatalf("first entry takes base's last-updated-ms: %v", first.MetadataLog)
 	}
