@@ -281,9 +281,34 @@ func TestApplyUpdatesJava(t *testing.T) {
 		{"refused: unknown schema", `[{"action":"set-current-schema","schema-id":8}]`},
 		{"refused: v3 snapshot behind next-row-id", `[{"action":"upgrade-format-version","format-version":3},{"action":"add-snapshot","snapshot":` + snap(30, 20, 3, `,"first-row-id":0,"added-rows":7`) + `},{"action":"add-snapshot","snapshot":` + snap(31, 30, 4, `,"first-row-id":3,"added-rows":1`) + `}]`},
 	}
-	clockStamped := map[string]bool{"roll main back": true}
 	base := baseV2(t)
 	base.MetadataLog = []MetadataLogEntry{{TimestampMs: 0, MetadataFile: "s3://b/t/metadata/v0.json"}, {TimestampMs: 1, MetadataFile: "s3://b/t/metadata/v1.json"}}
+	compareApplyWithJava(t, jar, base, cases, map[string]bool{"roll main back": true})
+}
+
+// TestApplyUpdatesJavaV1 is TestApplyUpdatesJava on a v1 table.
+func TestApplyUpdatesJavaV1(t *testing.T) {
+	t.Parallel()
+	jar := javarefJar(t)
+	base, err := ParseMetadata([]byte(v1Metadata))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, updates string }{
+		{"append", `[{"action":"add-snapshot","snapshot":{"snapshot-id":11,"parent-snapshot-id":10,"timestamp-ms":200,"manifest-list":"/w/t/metadata/snap-11.avro","summary":{"operation":"append"}}},{"action":"set-snapshot-ref","ref-name":"main","type":"branch","snapshot-id":11}]`},
+		{"new spec", `[{"action":"add-spec","spec":{"spec-id":1,"fields":[{"name":"id_b","transform":"bucket[4]","source-id":1}]}},{"action":"set-default-spec","spec-id":-1}]`},
+		{"new schema", `[{"action":"add-schema","schema":{"type":"struct","schema-id":1,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"d","required":false,"type":"date"},{"id":3,"name":"s","required":false,"type":"string"}]}},{"action":"set-current-schema","schema-id":-1}]`},
+		{"upgrade to v2", `[{"action":"upgrade-format-version","format-version":2}]`},
+		{"expire", `[{"action":"remove-snapshots","snapshot-ids":[10]}]`},
+		{"refused: v3 type", `[{"action":"add-schema","schema":{"type":"struct","schema-id":1,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":3,"name":"t","required":false,"type":"timestamp_ns"}]}}]`},
+	}
+	compareApplyWithJava(t, jar, base, cases, nil)
+}
+
+// compareApplyWithJava applies each case's updates to base with
+// ApplyUpdates and with Java's builder and compares the results.
+func compareApplyWithJava(t *testing.T, jar string, base *TableMetadata, cases []struct{ name, updates string }, clockStamped map[string]bool) {
+	t.Helper()
 	dir := t.TempDir()
 	basePath := filepath.Join(dir, "base.metadata.json")
 	text, err := json.Marshal(base)

@@ -270,7 +270,12 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 	next := md.LastPartitionID
 	fields := make([]PartitionField, len(spec.Fields))
 	for i, f := range spec.Fields {
-		if f.FieldID == 0 && f.Transform != nil {
+		switch {
+		case f.FieldID != 0:
+		case md.FormatVersion == 1:
+			// v1 specs number their fields from 1000 each (spec).
+			f.FieldID = partitionDataIDStart + i
+		case f.Transform != nil:
 			f.FieldID = md.earlierPartitionFieldID(f)
 		}
 		if f.FieldID == 0 {
