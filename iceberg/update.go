@@ -35,9 +35,10 @@ type (
 	AssignUUID struct{ UUID string }
 	// UpgradeFormatVersion raises the format version; it never lowers it.
 	UpgradeFormatVersion struct{ FormatVersion int }
-	// AddSchema adds a schema; LastColumnID is the table's new
-	// last-column-id (0: the larger of the schema's highest id and the
-	// current one).
+	// AddSchema adds a schema. The table's last-column-id becomes the
+	// larger of the schema's highest id and the current one, as Iceberg
+	// Java 1.12 does; LastColumnID, the REST form's deprecated
+	// last-column-id, is sent along but not used.
 	AddSchema struct {
 		Schema       *Schema
 		LastColumnID int
