@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -39,6 +40,11 @@ type parquetFile struct {
 	fields   []iceberg.NestedField
 	rowGroup int64 // bytes at which a row group is cut
 	lastUse  int64
+	// buffered estimates the Arrow bytes in the open row group, which the
+	// Parquet writer keeps in memory and does not count until it flushes;
+	// flushedRaw and the sink's count of the groups flushed so far give
+	// the ratio at which buffered bytes shrink on the way to the file.
+	buffered, flushedRaw int64
 }
 
 // openParquet starts a Parquet file at location for batches of schema.
@@ -69,18 +75,56 @@ func (f *parquetFile) write(rec arrow.RecordBatch) error {
 		return fmt.Errorf("write data file %s: %w", f.location, err)
 	}
 	collectFloats(rec, f.fields, f.floats)
-	if f.fw.RowGroupTotalCompressedBytes()+f.fw.RowGroupTotalBytesWritten() >= f.rowGroup {
+	for _, c := range rec.Columns() {
+		f.buffered += arrayBytes(c)
+	}
+	if f.buffered >= f.rowGroup {
 		if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
 			return fmt.Errorf("write data file %s: %w", f.location, err)
 		}
+		f.flushedRaw += f.buffered
+		f.buffered = 0
 	}
 	return nil
 }
 
 // size estimates the file's size so far: bytes written plus the open
-// row group's buffered pages.
+// row group's buffered bytes at the compression ratio seen so far.
 func (f *parquetFile) size() int64 {
-	return f.sink.n + f.fw.RowGroupTotalCompressedBytes() + f.fw.RowGroupTotalBytesWritten()
+	if f.flushedRaw == 0 {
+		return f.sink.n + f.buffered
+	}
+	return f.sink.n + int64(float64(f.buffered)*float64(f.sink.n)/float64(f.flushedRaw))
+}
+
+// arrayBytes estimates the bytes of the values arr's rows reach (not of
+// whole shared buffers, which a slice may only partly use).
+func arrayBytes(arr arrow.Array) int64 {
+	n := int64(arr.Len())
+	size := (n + 7) / 8 // validity
+	switch a := arr.(type) {
+	case *array.String:
+		if n > 0 {
+			size += int64(a.ValueOffset(int(n)-1)+len(a.Value(int(n)-1))-a.ValueOffset(0)) + 4*n
+		}
+	case *array.Binary:
+		if n > 0 {
+			size += int64(a.ValueOffset(int(n)-1)+len(a.Value(int(n)-1))-a.ValueOffset(0)) + 4*n
+		}
+	case *array.Struct:
+		for i := 0; i < a.NumField(); i++ {
+			size += arrayBytes(a.Field(i))
+		}
+	case array.ListLike:
+		vals := listRange(a)
+		size += arrayBytes(vals) + 4*n
+		vals.Release()
+	default:
+		if fw, ok := arr.DataType().(arrow.FixedWidthDataType); ok {
+			size += n * int64(max(fw.BitWidth()/8, 1))
+		}
+	}
+	return size
 }
 
 // finish writes the footer, commits the file and returns its data_file

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"math/big"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -204,9 +203,27 @@ func PartitionPath(spec iceberg.PartitionSpec, partType *iceberg.StructType, tup
 	return strings.Join(parts, "/")
 }
 
-// escapePath encodes as Java's URLEncoder does (form encoding: a space is
-// "+"), which is what Iceberg Java puts in partition paths.
-func escapePath(s string) string { return url.QueryEscape(s) }
+// escapePath encodes as Java's URLEncoder.encode(s, UTF-8) does, which is
+// what Iceberg Java puts in partition paths: letters, digits and ".-*_"
+// stay, a space is "+", every other byte of the UTF-8 form is %XX.
+func escapePath(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-', c == '*', c == '_':
+			b.WriteByte(c)
+		case c == ' ':
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
 
 // humanString renders a partition value as the transform's
 // toHumanString: t is the partition field's result type.
