@@ -68,22 +68,23 @@ func openParquet(ctx context.Context, fio fileio.FileIO, location string, schema
 		floats: map[int]*floatMetrics{}, fields: fields, rowGroup: cfg.rowGroupSize}, nil
 }
 
-// write appends rec to the file's current row group, starting a new one
-// once the buffered group reaches the row group size.
+// write appends rec to the file's current row group, first starting a new
+// one when the buffered group has reached the row group size (so a file
+// never ends in an empty group).
 func (f *parquetFile) write(rec arrow.RecordBatch) error {
-	if err := f.fw.WriteBuffered(rec); err != nil {
-		return fmt.Errorf("write data file %s: %w", f.location, err)
-	}
-	collectFloats(rec, f.fields, f.floats)
-	for _, c := range rec.Columns() {
-		f.buffered += arrayBytes(c)
-	}
 	if f.buffered >= f.rowGroup {
 		if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
 			return fmt.Errorf("write data file %s: %w", f.location, err)
 		}
 		f.flushedRaw += f.buffered
 		f.buffered = 0
+	}
+	if err := f.fw.WriteBuffered(rec); err != nil {
+		return fmt.Errorf("write data file %s: %w", f.location, err)
+	}
+	collectFloats(rec, f.fields, f.floats)
+	for _, c := range rec.Columns() {
+		f.buffered += arrayBytes(c)
 	}
 	return nil
 }

@@ -74,17 +74,9 @@ func walkFloats(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[in
 		for j, cf := range t.Fields {
 			walkFloats(s.Field(j), cf, kidValid, acc)
 		}
-	case *iceberg.ListType:
-		vals := listRange(arr.(array.ListLike))
-		defer vals.Release()
-		walkFloats(vals, t.ElementField(), nil, acc)
-	case *iceberg.MapType:
-		entries := listRange(arr.(array.ListLike))
-		defer entries.Release()
-		s := entries.(*array.Struct)
-		walkFloats(s.Field(0), t.KeyField(), nil, acc)
-		walkFloats(s.Field(1), t.ValueField(), nil, acc)
 	}
+	// Lists and maps keep no counts or bounds (see fileMetrics), so their
+	// floats are not visited.
 }
 
 // floatLess orders -0 before +0, as Java's Double.compare does.
@@ -107,14 +99,19 @@ func listRange(l array.ListLike) arrow.Array {
 }
 
 // fileMetrics fills df's record count, metrics and split offsets from the
-// Parquet footer (as Iceberg Java's ParquetUtil.footerMetrics) and floats.
+// Parquet footer and, for floats, from the data, as Iceberg Java's
+// ParquetMetrics does: a column of mode none has nothing, one inside a list
+// or map only its size, counts mode adds value and null (and NaN) counts,
+// truncate and full add bounds. A row group without statistics for a
+// column drops that column's counts and bounds.
 func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats map[int]*floatMetrics, df *iceberg.DataFile) error {
 	type acc struct {
 		size, values, nulls int64
-		nullsKnown          bool
+		noStats             bool
 		lower, upper        any
 	}
 	byID := map[int]*acc{}
+	var ids []int
 	df.RecordCount = meta.NumRows
 	sch := meta.Schema
 	for r := 0; r < meta.NumRowGroups(); r++ {
@@ -139,23 +136,25 @@ func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats m
 			}
 			a := byID[id]
 			if a == nil {
-				a = &acc{nullsKnown: true}
+				a = &acc{}
 				byID[id] = a
+				ids = append(ids, id)
 			}
 			a.size += cc.TotalCompressedSize()
-			a.values += cc.NumValues()
-			set, err := cc.StatsSet()
-			if err != nil || !set {
-				a.nullsKnown = false
+			if col.repeated {
 				continue
 			}
-			st, err := cc.Statistics()
-			if err != nil || st == nil || !st.HasNullCount() {
-				a.nullsKnown = false
+			a.values += cc.NumValues()
+			st, err := chunkStats(cc)
+			if err != nil {
+				return err
+			}
+			if st == nil {
+				a.noStats = true
 				continue
 			}
 			a.nulls += st.NullCount()
-			if col.mode.kind == metricsCounts || !col.bounded || !st.HasMinMax() || isFloat(col.typ) {
+			if col.mode.kind == metricsCounts || isFloat(col.typ) || !st.HasMinMax() {
 				continue
 			}
 			lo, hi, ok := statBounds(st, col.typ)
@@ -175,28 +174,32 @@ func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats m
 	}
 	var sizes, values, nulls, nans []iceberg.ColumnCount
 	var lowers, uppers []iceberg.ColumnBound
-	for id, a := range byID {
-		col := cols[id]
+	for _, id := range ids {
+		a, col := byID[id], cols[id]
 		sizes = append(sizes, iceberg.ColumnCount{ID: id, Count: a.size})
-		values = append(values, iceberg.ColumnCount{ID: id, Count: a.values})
-		if a.nullsKnown {
-			nulls = append(nulls, iceberg.ColumnCount{ID: id, Count: a.nulls})
+		if col.repeated || a.noStats {
+			continue
 		}
+		values = append(values, iceberg.ColumnCount{ID: id, Count: a.values})
+		nulls = append(nulls, iceberg.ColumnCount{ID: id, Count: a.nulls})
 		if isFloat(col.typ) {
-			if fm := floats[id]; fm != nil {
-				nans = append(nans, iceberg.ColumnCount{ID: id, Count: fm.nan})
-				if fm.has && col.bounded && col.mode.kind >= metricsTruncate {
-					a.lower, a.upper = floatLiteral(col.typ, fm.min), floatLiteral(col.typ, fm.max)
-				}
-			} else {
-				nans = append(nans, iceberg.ColumnCount{ID: id, Count: 0})
+			fm := floats[id]
+			if fm == nil {
+				fm = &floatMetrics{}
+			}
+			nans = append(nans, iceberg.ColumnCount{ID: id, Count: fm.nan})
+			if fm.has && col.mode.kind >= metricsTruncate {
+				a.lower, a.upper = floatLiteral(col.typ, fm.min), floatLiteral(col.typ, fm.max)
 			}
 		}
 		if a.lower == nil || a.upper == nil {
 			continue
 		}
 		lo, hi := a.lower, a.upper
-		if col.mode.kind == metricsTruncate {
+		if _, ok := col.typ.(iceberg.StringType); ok && col.mode.kind == metricsTruncate {
+			lo, hi = truncateLower(lo, col.mode.n), truncateUpper(hi, col.mode.n)
+		}
+		if _, ok := col.typ.(iceberg.BinaryType); ok && col.mode.kind == metricsTruncate {
 			lo, hi = truncateLower(lo, col.mode.n), truncateUpper(hi, col.mode.n)
 		}
 		if lo != nil {
@@ -221,6 +224,23 @@ func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats m
 	df.LowerBounds = iceberg.NewColumnBounds(lowers)
 	df.UpperBounds = iceberg.NewColumnBounds(uppers)
 	return nil
+}
+
+// chunkStats returns a column chunk's statistics, nil when it has none
+// or no null count (Java's "stats == null || stats.isEmpty()").
+func chunkStats(cc *metadata.ColumnChunkMetaData) (metadata.TypedStatistics, error) {
+	set, err := cc.StatsSet()
+	if err != nil || !set {
+		return nil, err
+	}
+	st, err := cc.Statistics()
+	if err != nil {
+		return nil, err
+	}
+	if st == nil || !st.HasNullCount() {
+		return nil, nil
+	}
+	return st, nil
 }
 
 func isFloat(t iceberg.Type) bool {

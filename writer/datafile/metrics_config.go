@@ -51,11 +51,11 @@ type leafColumn struct {
 	id   int
 	name string // full dotted name, as write.metadata.metrics.column.<name> spells it
 	typ  iceberg.Type
-	// bounded: reachable through structs only. Like Iceberg Java, bounds are
-	// not kept for values inside lists and maps, whose Parquet statistics
-	// mix every element of every row.
-	bounded bool
-	mode    metricsMode
+	// repeated: inside a list or a map. Like Iceberg Java (ParquetMetrics),
+	// such a column keeps only its size: its counts are of elements, not
+	// rows, and its statistics mix every element of every row.
+	repeated bool
+	mode     metricsMode
 }
 
 // leafColumns returns the schema's primitive columns by field id with
@@ -64,11 +64,11 @@ func leafColumns(schema *iceberg.Schema, props map[string]string) (map[int]*leaf
 	cols := map[int]*leafColumn{}
 	var order []*leafColumn // breadth-first, for max-inferred-column-defaults
 	type level struct {
-		prefix  string
-		fields  []iceberg.NestedField
-		bounded bool
+		prefix   string
+		fields   []iceberg.NestedField
+		repeated bool
 	}
-	queue := []level{{fields: schema.Fields, bounded: true}}
+	queue := []level{{fields: schema.Fields}}
 	for len(queue) > 0 {
 		lv := queue[0]
 		queue = queue[1:]
@@ -76,13 +76,13 @@ func leafColumns(schema *iceberg.Schema, props map[string]string) (map[int]*leaf
 			name := lv.prefix + f.Name
 			switch t := f.Type.(type) {
 			case *iceberg.StructType:
-				queue = append(queue, level{prefix: name + ".", fields: t.Fields, bounded: lv.bounded})
+				queue = append(queue, level{prefix: name + ".", fields: t.Fields, repeated: lv.repeated})
 			case *iceberg.ListType:
-				queue = append(queue, level{prefix: name + ".", fields: []iceberg.NestedField{t.ElementField()}})
+				queue = append(queue, level{prefix: name + ".", fields: []iceberg.NestedField{t.ElementField()}, repeated: true})
 			case *iceberg.MapType:
-				queue = append(queue, level{prefix: name + ".", fields: []iceberg.NestedField{t.KeyField(), t.ValueField()}})
+				queue = append(queue, level{prefix: name + ".", fields: []iceberg.NestedField{t.KeyField(), t.ValueField()}, repeated: true})
 			default:
-				c := &leafColumn{id: f.ID, name: name, typ: f.Type, bounded: lv.bounded}
+				c := &leafColumn{id: f.ID, name: name, typ: f.Type, repeated: lv.repeated}
 				cols[f.ID] = c
 				order = append(order, c)
 			}
