@@ -121,6 +121,15 @@ func planType(path string, src arrow.DataType, t iceberg.Type, dst arrow.DataTyp
 	if d, ok := src.(*arrow.DictionaryType); ok {
 		src = d.ValueType
 	}
+	if e, ok := src.(arrow.ExtensionType); ok {
+		// arrow.uuid and friends convert as their storage.
+		src = e.StorageType()
+	}
+	if src.ID() == arrow.NULL {
+		// pyarrow types a column of only None as null; it fits any
+		// optional column (a required one fails at Conform).
+		return nil, nil
+	}
 	mismatch := func() error {
 		return fmt.Errorf("%w: column %s has Arrow type %v, the table has %v", ErrSchemaMismatch, path, src, t)
 	}
@@ -295,6 +304,12 @@ func (c *Conformer) conformArray(arr arrow.Array, p *fieldPlan) (arrow.Array, er
 		}
 		defer dense.Release()
 		arr = dense
+	}
+	if e, ok := arr.(array.ExtensionArray); ok {
+		arr = e.Storage()
+	}
+	if arr.DataType().ID() == arrow.NULL {
+		return array.MakeArrayOfNull(c.mem, p.dst.Type, arr.Len()), nil
 	}
 	switch dt := p.dst.Type.(type) {
 	case *arrow.StructType:

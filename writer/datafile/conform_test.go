@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
@@ -224,4 +225,48 @@ func TestConformDictionaryAndSameSchema(t *testing.T) {
 	}
 	again.Release()
 	out.Release()
+}
+
+func TestConformNullTypeAndUUIDExtension(t *testing.T) {
+	t.Parallel()
+	table := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "u", Type: iceberg.UUIDType{}},
+		iceberg.NestedField{ID: 2, Name: "n", Type: iceberg.StringType{}},
+	)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ub := extensions.NewUUIDBuilder(mem)
+	want, err := iceberg.ParseUUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ub.AppendBytes(want)
+	ub.AppendNull()
+	u := ub.NewArray()
+	ub.Release()
+	n := array.MakeArrayOfNull(mem, arrow.Null, 2)
+	src := arrow.NewSchema([]arrow.Field{
+		{Name: "u", Type: extensions.NewUUIDType(), Nullable: true},
+		{Name: "n", Type: arrow.Null, Nullable: true},
+	}, nil)
+	in := array.NewRecordBatch(src, []arrow.Array{u, n}, 2)
+	u.Release()
+	n.Release()
+	defer in.Release()
+	c, err := NewConformer(src, table, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Conform(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	got := out.Column(0).(*array.FixedSizeBinary)
+	if string(got.Value(0)) != string(want[:]) || !got.IsNull(1) {
+		t.Errorf("uuid %x", got.Value(0))
+	}
+	if s := out.Column(1); s.DataType().ID() != arrow.STRING || s.NullN() != 2 {
+		t.Errorf("null column became %v with %d nulls", s.DataType(), s.NullN())
+	}
 }
