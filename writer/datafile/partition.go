@@ -84,57 +84,6 @@ func (f *partField) sourceColumn(batch arrow.RecordBatch) (arrow.Array, []arrow.
 	return col, parents
 }
 
-// tuples returns each row's partition tuple and a grouping key for it.
-func (p *partitioner) tuples(batch arrow.RecordBatch) ([][]any, []string, error) {
-	n := int(batch.NumRows())
-	tuples := make([][]any, n)
-	for i := range tuples {
-		tuples[i] = make([]any, len(p.fields))
-	}
-	for j := range p.fields {
-		f := &p.fields[j]
-		if f.unused {
-			continue
-		}
-		col, parents := f.sourceColumn(batch)
-		for i := 0; i < n; i++ {
-			if col.IsNull(i) || anyNull(parents, i) {
-				continue
-			}
-			v, err := literalAt(col, i, f.src)
-			if err != nil {
-				return nil, nil, fmt.Errorf("partition field %s: %w", f.name, err)
-			}
-			out, err := iceberg.ApplyTransform(f.tr, f.src, v)
-			if err != nil {
-				return nil, nil, fmt.Errorf("partition field %s: %w", f.name, err)
-			}
-			tuples[i][j] = out
-		}
-	}
-	keys := make([]string, n)
-	var sb strings.Builder
-	for i, t := range tuples {
-		sb.Reset()
-		for j, v := range t {
-			if v == nil {
-				sb.WriteString("\x00N")
-				continue
-			}
-			b, err := iceberg.EncodeValue(p.resType[j], v)
-			if err != nil {
-				return nil, nil, fmt.Errorf("partition field %s: %w", p.fields[j].name, err)
-			}
-			sb.WriteString("\x00V")
-			sb.WriteString(strconv.Itoa(len(b)))
-			sb.WriteByte(':')
-			sb.Write(b)
-		}
-		keys[i] = sb.String()
-	}
-	return tuples, keys, nil
-}
-
 func anyNull(parents []arrow.Array, i int) bool {
 	for _, p := range parents {
 		if p.IsNull(i) {

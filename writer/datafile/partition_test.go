@@ -2,6 +2,7 @@ package datafile
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,5 +213,73 @@ func TestWriterRollsAndAborts(t *testing.T) {
 	}
 	if len(entries) != len(files) {
 		t.Errorf("after Abort %d files, want the first writer's %d", len(entries), len(files))
+	}
+}
+
+// TestPartitionCodesMatchTransforms checks the fast paths of the
+// partitioner against iceberg.ApplyTransform, value by value, across
+// the epoch and for each time unit.
+func TestPartitionCodesMatchTransforms(t *testing.T) {
+	t.Parallel()
+	schema := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "us", Type: iceberg.TimestampType{}},
+		iceberg.NestedField{ID: 2, Name: "ns", Type: iceberg.TimestampTzNsType{}},
+		iceberg.NestedField{ID: 3, Name: "d", Type: iceberg.DateType{}},
+		iceberg.NestedField{ID: 4, Name: "s", Type: iceberg.StringType{}},
+		iceberg.NestedField{ID: 5, Name: "l", Type: iceberg.LongType{}},
+	)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	as, _ := iceberg.ArrowSchema(schema)
+	rb := array.NewRecordBuilder(mem, as)
+	var us []int64
+	for _, v := range []int64{-86_400_000_001, -3_600_000_000, -1, 0, 1, 3_599_999_999, 86_400_000_000, 1_700_000_000_123_456, -2_000_000_000_000_000} {
+		for _, d := range []int64{0, 1, -1, 31 * 86_400_000_000} {
+			us = append(us, v+d)
+		}
+	}
+	for i, v := range us {
+		rb.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(v))
+		rb.Field(1).(*array.TimestampBuilder).Append(arrow.Timestamp(v*1000 + int64(i%3) - 1))
+		rb.Field(2).(*array.Date32Builder).Append(arrow.Date32(v / 86_400_000_000))
+		rb.Field(3).(*array.StringBuilder).Append(strconv.Itoa(i % 4))
+		if i%5 == 0 {
+			rb.Field(4).AppendNull()
+		} else {
+			rb.Field(4).(*array.Int64Builder).Append(v % 7)
+		}
+	}
+	rec := rb.NewRecordBatch()
+	rb.Release()
+	defer rec.Release()
+	transforms := []iceberg.Transform{iceberg.YearTransform{}, iceberg.MonthTransform{}, iceberg.DayTransform{}, iceberg.HourTransform{}, iceberg.IdentityTransform{}, iceberg.BucketTransform{N: 7}, iceberg.TruncateTransform{Width: 3}}
+	for _, f := range schema.Fields {
+		for _, tr := range transforms {
+			if !iceberg.CanTransform(tr, f.Type) {
+				continue
+			}
+			spec := iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: f.ID, FieldID: 1000, Name: "p", Transform: tr}}}
+			p, err := newPartitioner(schema, spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups, err := p.groups(rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range groups {
+				for _, r := range g.rows {
+					var want any
+					col := rec.Column(f.ID - 1)
+					if col.IsValid(int(r)) {
+						v, _ := literalAt(col, int(r), f.Type)
+						want, _ = iceberg.ApplyTransform(tr, f.Type, v)
+					}
+					if fmt.Sprint(g.tuple[0]) != fmt.Sprint(want) {
+						t.Errorf("%s %v row %d: %v, ApplyTransform gives %v", f.Name, tr, r, g.tuple[0], want)
+					}
+				}
+			}
+		}
 	}
 }

@@ -33,6 +33,7 @@ type stub struct {
 	cols     map[int]*leafColumn
 	open     map[string]*parquetFile
 	done     []iceberg.DataFile
+	failed   []string // files whose finish failed, which may exist in part
 	clock    int64
 	closed   bool
 }
@@ -82,29 +83,19 @@ func (w *Writer) write(ctx context.Context, batch arrow.RecordBatch) error {
 	if w.part == nil {
 		return w.writeTo(ctx, "", nil, batch)
 	}
-	tuples, keys, err := w.part.tuples(batch)
+	groups, err := w.part.groups(batch)
 	if err != nil {
 		return fmt.Errorf("write data files: %w", err)
 	}
-	// Group row indices by partition, in order of first appearance.
-	var order []string
-	groups := map[string][]int64{}
-	for i, k := range keys {
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], int64(i))
+	if len(groups) == 1 {
+		return w.writeTo(ctx, groups[0].key, groups[0].tuple, batch)
 	}
-	if len(order) == 1 {
-		return w.writeTo(ctx, order[0], tuples[0], batch)
-	}
-	for _, k := range order {
-		idx := groups[k]
-		sub, err := takeRows(w.cfg.mem, batch, idx)
+	for _, g := range groups {
+		sub, err := takeRows(w.cfg.mem, batch, g.rows)
 		if err != nil {
 			return fmt.Errorf("write data files: split batch by partition: %w", err)
 		}
-		err = w.writeTo(ctx, k, tuples[idx[0]], sub)
+		err = w.writeTo(ctx, g.key, g.tuple, sub)
 		sub.Release()
 		if err != nil {
 			return err
@@ -186,6 +177,7 @@ func (w *Writer) finish(key string) error {
 	delete(w.open, key)
 	df, err := f.finish(w.cols, w.spec.ID)
 	if err != nil {
+		w.failed = append(w.failed, f.location)
 		return err
 	}
 	w.done = append(w.done, df)
@@ -241,10 +233,13 @@ func (w *Writer) abort(ctx context.Context) error {
 		delete(w.open, k)
 	}
 	for _, df := range w.done {
-		if err := fileio.Remove(ctx, w.fio, df.Path); err != nil && !errors.Is(err, fileio.ErrNotFound) {
+		w.failed = append(w.failed, df.Path)
+	}
+	for _, loc := range w.failed {
+		if err := fileio.Remove(ctx, w.fio, loc); err != nil && !errors.Is(err, fileio.ErrNotFound) {
 			errs = append(errs, err)
 		}
 	}
-	w.done = nil
+	w.done, w.failed = nil, nil
 	return errors.Join(errs...)
 }
