@@ -283,3 +283,57 @@ func TestPartitionCodesMatchTransforms(t *testing.T) {
 		}
 	}
 }
+
+func TestWriterBoundsOpenFiles(t *testing.T) {
+	t.Parallel()
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "p", Type: iceberg.IntType{}, Required: true})
+	spec := iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, FieldID: 1000, Name: "p", Transform: iceberg.IdentityTransform{}}}}
+	as, _ := iceberg.ArrowSchema(schema)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	fio := fileio.NewMem()
+	n := 0
+	w, err := New(context.Background(), fio, schema, spec, func(p string) string { n++; return "mem://t/" + p + "/" + itoa(int64(n)) + ".parquet" }, Options{Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const parts = maxOpenFiles + 50
+	for round := 0; round < 2; round++ {
+		b := array.NewInt32Builder(mem)
+		for i := 0; i < parts; i++ {
+			b.Append(int32(i))
+		}
+		col := b.NewArray()
+		b.Release()
+		rec := array.NewRecordBatch(as, []arrow.Array{col}, parts)
+		col.Release()
+		if err := w.Write(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+		if len(w.open) > maxOpenFiles {
+			t.Fatalf("%d files open, the bound is %d", len(w.open), maxOpenFiles)
+		}
+	}
+	files, err := w.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Round two finds the first 50 partitions closed, and each reopening
+	// closes another: every partition ends in two files.
+	perPart := map[int32]int64{}
+	for _, f := range files {
+		perPart[f.Partition[0].(int32)] += f.RecordCount
+		if !strings.HasPrefix(f.Path, "mem://t/p="+itoa(int64(f.Partition[0].(int32)))+"/") {
+			t.Errorf("%s holds partition %v", f.Path, f.Partition)
+		}
+	}
+	if len(files) != 2*parts || len(perPart) != parts {
+		t.Errorf("%d files for %d partitions, want %d", len(files), len(perPart), 2*parts)
+	}
+	for p, c := range perPart {
+		if c != 2 {
+			t.Errorf("partition %d: %d rows, want 2", p, c)
+		}
+	}
+}
