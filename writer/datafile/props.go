@@ -11,13 +11,14 @@ import (
 )
 
 // Table properties the writer reads (Iceberg's "Write properties").
+// write.parquet.page-row-limit is not among them: arrow-go's Parquet
+// writer cuts pages by size only.
 const (
 	PropTargetFileSize     = "write.target-file-size-bytes"
 	PropCompressionCodec   = "write.parquet.compression-codec"
 	PropCompressionLevel   = "write.parquet.compression-level"
 	PropRowGroupSize       = "write.parquet.row-group-size-bytes"
 	PropPageSize           = "write.parquet.page-size-bytes"
-	PropPageRowLimit       = "write.parquet.page-row-limit"
 	PropDictSize           = "write.parquet.dict-size-bytes"
 	PropMetricsDefault     = "write.metadata.metrics.default"
 	PropMetricsColumn      = "write.metadata.metrics.column."
@@ -29,7 +30,6 @@ const (
 	defaultTargetFileSize = 512 << 20
 	defaultRowGroupSize   = 128 << 20
 	defaultPageSize       = 1 << 20
-	defaultPageRowLimit   = 20000
 	defaultDictSize       = 2 << 20
 	defaultMaxInferred    = 100
 )
@@ -41,7 +41,6 @@ type config struct {
 	codec          compress.Compression
 	level          int
 	pageSize       int64
-	pageRowLimit   int64
 	dictSize       int64
 	mem            memory.Allocator
 }
@@ -60,9 +59,6 @@ func parseConfig(opts Options) (config, error) {
 		return c, err
 	}
 	if c.pageSize, err = intProp(p, PropPageSize, defaultPageSize); err != nil {
-		return c, err
-	}
-	if c.pageRowLimit, err = intProp(p, PropPageRowLimit, defaultPageRowLimit); err != nil {
 		return c, err
 	}
 	if c.dictSize, err = intProp(p, PropDictSize, defaultDictSize); err != nil {
