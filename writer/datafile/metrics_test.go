@@ -251,3 +251,43 @@ func equalAny(a, b any) bool {
 	}
 	return a == b
 }
+
+func TestCompressionCodecs(t *testing.T) {
+	t.Parallel()
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "s", Type: iceberg.StringType{}})
+	cases := []struct {
+		props map[string]string
+		want  string
+	}{
+		{nil, "ZSTD"}, // Iceberg's default since 1.4
+		{map[string]string{PropCompressionCodec: "snappy"}, "SNAPPY"},
+		{map[string]string{PropCompressionCodec: "gzip", PropCompressionLevel: "9"}, "GZIP"},
+		{map[string]string{PropCompressionCodec: "uncompressed"}, "UNCOMPRESSED"},
+		{map[string]string{PropCompressionCodec: "lz4"}, "LZ4_RAW"},
+		{map[string]string{PropCompressionCodec: "ZSTD", PropCompressionLevel: "9"}, "ZSTD"},
+	}
+	for _, c := range cases {
+		df, fio := writeJSON(t, schema, c.props, `[{"s": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, {"s": null}]`)
+		data, _ := fileio.ReadAll(context.Background(), fio, df.Path, 0)
+		pf, err := file.NewParquetReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%v: %v", c.props, err)
+		}
+		cc, _ := pf.MetaData().RowGroup(0).ColumnChunk(0)
+		if got := cc.Compression().String(); got != c.want {
+			t.Errorf("%v: codec %s, want %s", c.props, got, c.want)
+		}
+		pf.Close()
+	}
+	for _, bad := range []map[string]string{
+		{PropCompressionCodec: "lzo2"},
+		{PropTargetFileSize: "-1"},
+		{PropMetricsDefault: "truncate(0)"},
+		{PropMetricsColumn + "s": "sometimes"},
+	} {
+		_, err := New(context.Background(), fileio.NewMem(), schema, iceberg.PartitionSpec{}, func(string) string { return "mem://x" }, Options{Properties: bad})
+		if err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}
