@@ -270,3 +270,30 @@ func TestConformNullTypeAndUUIDExtension(t *testing.T) {
 		t.Errorf("null column became %v with %d nulls", s.DataType(), s.NullN())
 	}
 }
+
+func TestConformLargeListAndSlicedList(t *testing.T) {
+	t.Parallel()
+	table := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "l", Type: &iceberg.ListType{ElementID: 2, Element: iceberg.LongType{}, ElementRequired: true}})
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	for _, dt := range []arrow.DataType{arrow.LargeListOf(arrow.PrimitiveTypes.Int32), arrow.ListOf(arrow.PrimitiveTypes.Int32)} {
+		src := arrow.NewSchema([]arrow.Field{{Name: "l", Type: dt, Nullable: true}}, nil)
+		in := fromJSON(t, mem, src, `[{"l": [1, 2]}, {"l": null}, {"l": [3]}, {"l": [4, 5, 6]}]`)
+		sl := in.NewSlice(2, 4)
+		in.Release()
+		c, err := NewConformer(src, table, mem)
+		if err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		out, err := c.Conform(sl)
+		sl.Release()
+		if err != nil {
+			t.Fatalf("%v: %v", dt, err)
+		}
+		l := out.Column(0).(*array.List)
+		if got := l.String(); got != "[[3] [4 5 6]]" {
+			t.Errorf("%v: %s, want [[3] [4 5 6]]", dt, got)
+		}
+		out.Release()
+	}
+}
