@@ -50,11 +50,11 @@ func newConformer(src *arrow.Schema, table *iceberg.Schema, mem memory.Allocator
 	return &Conformer{conformStub{src: src, dst: dst, cols: cols, same: src.Equal(dst) && sameMetadata(srcFields, dst.Fields()), mem: mem}}, nil
 }
 
-// sameMetadata reports whether two field lists carry the same field ids at
-// the top level; nested ids live in the types, which Schema.Equal compares.
+// sameMetadata reports whether two field lists carry the same field ids,
+// nested ones (which live in the types) included.
 func sameMetadata(a, b []arrow.Field) bool {
 	for i := range a {
-		if !a[i].Metadata.Equal(b[i].Metadata) {
+		if !a[i].Metadata.Equal(b[i].Metadata) || !arrow.TypeEqual(a[i].Type, b[i].Type, arrow.CheckMetadata()) {
 			return false
 		}
 	}

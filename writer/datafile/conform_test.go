@@ -297,3 +297,32 @@ func TestConformLargeListAndSlicedList(t *testing.T) {
 		out.Release()
 	}
 }
+
+func TestConformRewritesNestedFieldIDs(t *testing.T) {
+	t.Parallel()
+	table := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "st", Type: &iceberg.StructType{Fields: []iceberg.NestedField{
+		{ID: 2, Name: "x", Type: iceberg.IntType{}},
+	}}})
+	want, _ := iceberg.ArrowSchema(table)
+	// The same shape with another nested field id, as a client that
+	// read an older schema might send.
+	src := arrow.NewSchema([]arrow.Field{{Name: "st", Nullable: true, Metadata: want.Field(0).Metadata,
+		Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.PrimitiveTypes.Int32, Nullable: true, Metadata: arrow.NewMetadata([]string{iceberg.ArrowFieldIDKey}, []string{"9"})})}}, nil)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	in := fromJSON(t, mem, src, `[{"st": {"x": 1}}]`)
+	defer in.Release()
+	c, err := NewConformer(src, table, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.Conform(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Release()
+	id, _ := out.Column(0).DataType().(*arrow.StructType).Field(0).Metadata.GetValue(iceberg.ArrowFieldIDKey)
+	if id != "2" {
+		t.Errorf("nested field id %q, want the table's 2", id)
+	}
+}
