@@ -337,3 +337,41 @@ func TestWriterBoundsOpenFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestWriterRollsInsideABatch(t *testing.T) {
+	t.Parallel()
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "v", Type: iceberg.LongType{}, Required: true})
+	as, _ := iceberg.ArrowSchema(schema)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	n := 0
+	w, err := New(context.Background(), fileio.NewMem(), schema, iceberg.PartitionSpec{}, func(string) string { n++; return "mem://t/" + itoa(int64(n)) },
+		Options{Allocator: mem, Properties: map[string]string{PropTargetFileSize: "100000", PropCompressionCodec: "uncompressed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rows = 4 * sliceRows // 2 MiB of longs in one batch
+	b := array.NewInt64Builder(mem)
+	for i := 0; i < rows; i++ {
+		b.Append(int64(i) * 7919)
+	}
+	col := b.NewArray()
+	b.Release()
+	rec := array.NewRecordBatch(as, []arrow.Array{col}, rows)
+	col.Release()
+	defer rec.Release()
+	if err := w.Write(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	files, err := w.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, f := range files {
+		sum += f.RecordCount
+	}
+	if len(files) != 4 || sum != rows {
+		t.Errorf("%d files with %d rows, want one file per %d-row slice", len(files), sum, sliceRows)
+	}
+}

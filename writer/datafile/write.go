@@ -128,10 +128,35 @@ func takeRows(mem memory.Allocator, batch arrow.RecordBatch, idx []int64) (arrow
 	return array.NewRecordBatch(batch.Schema(), cols, int64(len(idx))), nil
 }
 
-// writeTo writes rec, all of one partition, to that partition's file,
-// opening one (and finishing the least recently used when too many are
-// open) or rolling to a new one at the target size.
+// sliceRows is the most rows handed to a file at once: a big batch is cut
+// so that row groups and files roll inside it, not only between batches.
+const sliceRows = 64 << 10
+
+// writeTo writes rec, all of one partition, to that partition's files,
+// in slices of at most sliceRows rows.
 func (w *Writer) writeTo(ctx context.Context, key string, tuple []any, rec arrow.RecordBatch) error {
+	n := rec.NumRows()
+	if n <= sliceRows {
+		return w.writeSlice(ctx, key, tuple, rec)
+	}
+	for start := int64(0); start < n; start += sliceRows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		sl := rec.NewSlice(start, min(start+sliceRows, n))
+		err := w.writeSlice(ctx, key, tuple, sl)
+		sl.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSlice writes rec to its partition's file, opening one (and
+// finishing the least recently used when too many are open) or rolling to
+// a new one at the target size.
+func (w *Writer) writeSlice(ctx context.Context, key string, tuple []any, rec arrow.RecordBatch) error {
 	f := w.open[key]
 	if f == nil {
 		if len(w.open) >= maxOpenFiles {
