@@ -190,7 +190,14 @@ func (f *partField) code(batch arrow.RecordBatch, codes []uint32, j, stride int)
 		if b, ok := out.([]byte); ok {
 			k = string(b) // a slice is not comparable
 		}
-		codes[i*stride+j] = c.code(k, func() any { return out })
+		codes[i*stride+j] = c.code(k, func() any {
+			if s, ok := out.(string); ok {
+				// A string of the batch shares its buffer, which is released
+				// long before the file's tuple is.
+				return strings.Clone(s)
+			}
+			return out
+		})
 	}
 	return c.dict, nil
 }

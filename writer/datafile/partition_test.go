@@ -375,3 +375,42 @@ func TestWriterRollsInsideABatch(t *testing.T) {
 		t.Errorf("%d files with %d rows, want one file per %d-row slice", len(files), sum, sliceRows)
 	}
 }
+
+func TestPartitionValuesOutliveTheBatch(t *testing.T) {
+	t.Parallel()
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "s", Type: iceberg.StringType{}})
+	as, _ := iceberg.ArrowSchema(schema)
+	for _, tr := range []iceberg.Transform{iceberg.IdentityTransform{}, iceberg.TruncateTransform{Width: 3}} {
+		spec := iceberg.PartitionSpec{Fields: []iceberg.PartitionField{{SourceID: 1, FieldID: 1000, Name: "p", Transform: tr}}}
+		w, err := New(context.Background(), fileio.NewMem(), schema, spec, func(p string) string { return "mem://t/" + p }, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := array.NewStringBuilder(memory.DefaultAllocator)
+		b.Append("abcdef")
+		col := b.NewArray()
+		b.Release()
+		rec := array.NewRecordBatch(as, []arrow.Array{col}, 1)
+		col.Release()
+		if err := w.Write(context.Background(), rec); err != nil {
+			t.Fatal(err)
+		}
+		// Overwrite the batch's bytes: the tuple must not share them.
+		data := rec.Column(0).Data().Buffers()[2].Bytes()
+		for i := range data {
+			data[i] = 'z'
+		}
+		rec.Release()
+		files, err := w.Close(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := "abcdef"
+		if _, trunc := tr.(iceberg.TruncateTransform); trunc {
+			want = "abc"
+		}
+		if got := files[0].Partition[0]; got != want {
+			t.Errorf("%v: partition %v, want %s", tr, got, want)
+		}
+	}
+}
