@@ -22,20 +22,25 @@ const maxOpenFiles = 100
 
 // stub is the Writer's state; the name is the seam's.
 type stub struct {
-	fio      fileio.FileIO
-	schema   *iceberg.Schema
-	arrow    *arrow.Schema
-	spec     iceberg.PartitionSpec
-	partType *iceberg.StructType
-	part     *partitioner // nil: unpartitioned
-	loc      LocationFunc
-	cfg      config
-	cols     map[int]*leafColumn
-	open     map[string]*parquetFile
-	done     []iceberg.DataFile
-	failed   []string // files whose finish failed, which may exist in part
-	clock    int64
-	closed   bool
+	fio    fileio.FileIO
+	schema *iceberg.Schema
+	arrow  *arrow.Schema // the table's, which batches arrive in
+	// file and fileArrow are what data files store: the table's schema
+	// without unknown columns (prune is true when it has some).
+	file      *iceberg.Schema
+	fileArrow *arrow.Schema
+	prune     bool
+	spec      iceberg.PartitionSpec
+	partType  *iceberg.StructType
+	part      *partitioner // nil: unpartitioned
+	loc       LocationFunc
+	cfg       config
+	cols      map[int]*leafColumn
+	open      map[string]*parquetFile
+	done      []iceberg.DataFile
+	failed    []string // files whose finish failed, which may exist in part
+	clock     int64
+	closed    bool
 }
 
 func newWriter(ctx context.Context, fio fileio.FileIO, schema *iceberg.Schema, spec iceberg.PartitionSpec, loc LocationFunc, opts Options) (*Writer, error) {
@@ -53,14 +58,23 @@ func newWriter(ctx context.Context, fio fileio.FileIO, schema *iceberg.Schema, s
 	if err != nil {
 		return nil, fmt.Errorf("new data file writer: %w", err)
 	}
-	cols, err := leafColumns(schema, opts.Properties)
+	stored, pruned, err := fileFields(schema.Fields)
 	if err != nil {
 		return nil, fmt.Errorf("new data file writer: %w", err)
 	}
-	w := &Writer{stub{fio: fio, schema: schema, arrow: as, spec: spec, loc: loc, cfg: cfg, cols: cols,
-		partType: spec.PartitionType(schema), open: map[string]*parquetFile{}}}
+	fileSchema := iceberg.NewSchema(schema.ID, stored...)
+	fileArrow, err := iceberg.ArrowSchema(fileSchema)
+	if err != nil {
+		return nil, fmt.Errorf("new data file writer: %w", err)
+	}
+	cols, err := leafColumns(fileSchema, opts.Properties)
+	if err != nil {
+		return nil, fmt.Errorf("new data file writer: %w", err)
+	}
+	w := &Writer{stub{fio: fio, schema: schema, arrow: as, file: fileSchema, fileArrow: fileArrow, prune: pruned,
+		spec: spec, loc: loc, cfg: cfg, cols: cols, partType: spec.PartitionType(schema), open: map[string]*parquetFile{}}}
 	if !spec.IsUnpartitioned() || len(spec.Fields) > 0 {
-		if w.part, err = newPartitioner(schema, spec); err != nil {
+		if w.part, err = newPartitioner(fileSchema, spec); err != nil {
 			return nil, fmt.Errorf("new data file writer: %w", err)
 		}
 	}
@@ -79,6 +93,10 @@ func (w *Writer) write(ctx context.Context, batch arrow.RecordBatch) error {
 	}
 	if batch.NumRows() == 0 {
 		return nil
+	}
+	if w.prune {
+		batch = pruneBatch(batch, w.schema.Fields, w.fileArrow)
+		defer batch.Release()
 	}
 	if w.part == nil {
 		return w.writeTo(ctx, "", nil, batch)
@@ -169,7 +187,7 @@ func (w *Writer) writeSlice(ctx context.Context, key string, tuple []any, rec ar
 			path = PartitionPath(w.spec, w.partType, tuple)
 		}
 		var err error
-		if f, err = openParquet(ctx, w.fio, w.loc(path), w.arrow, w.schema.Fields, w.cfg); err != nil {
+		if f, err = openParquet(ctx, w.fio, w.loc(path), w.fileArrow, w.file.Fields, w.cfg); err != nil {
 			return err
 		}
 		f.tuple = tuple

@@ -391,3 +391,70 @@ func TestWriterEveryPrimitiveReadsBack(t *testing.T) {
 		}
 	}
 }
+
+func TestWriterOmitsUnknownColumns(t *testing.T) {
+	t.Parallel()
+	// Spec (v3): an unknown column is always null and not stored in data files.
+	schema := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "a", Type: iceberg.LongType{}},
+		iceberg.NestedField{ID: 2, Name: "u", Type: iceberg.UnknownType{}},
+		iceberg.NestedField{ID: 3, Name: "st", Type: &iceberg.StructType{Fields: []iceberg.NestedField{
+			{ID: 4, Name: "v", Type: iceberg.UnknownType{}},
+			{ID: 5, Name: "x", Type: iceberg.StringType{}},
+		}}},
+	)
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	src := arrow.NewSchema([]arrow.Field{
+		{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "st", Type: arrow.StructOf(arrow.Field{Name: "x", Type: arrow.BinaryTypes.String, Nullable: true}), Nullable: true},
+	}, nil)
+	in := fromJSON(t, mem, src, `[{"a": 1, "st": {"x": "p"}}, {"a": 2, "st": null}, {"a": 3, "st": {"x": "q"}}]`)
+	defer in.Release()
+	c, err := NewConformer(src, schema, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := in.NewSlice(1, 3) // the struct's offset must survive pruning
+	defer sl.Release()
+	conf, err := c.Conform(sl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conf.Release()
+	fio := fileio.NewMem()
+	w, err := New(context.Background(), fio, schema, iceberg.PartitionSpec{}, func(string) string { return "mem://t/u.parquet" }, Options{Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(context.Background(), conf); err != nil {
+		t.Fatal(err)
+	}
+	files, err := w.Close(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, tbl := readBack(t, fio, files[0].Path)
+	defer tbl.Release()
+	pf, _ := file.NewParquetReader(bytes.NewReader(data))
+	defer pf.Close()
+	var ids []int32
+	for i := 0; i < pf.MetaData().Schema.NumColumns(); i++ {
+		ids = append(ids, pf.MetaData().Schema.Column(i).SchemaNode().FieldID())
+	}
+	if fmt.Sprint(ids) != "[1 5]" {
+		t.Errorf("stored leaf ids %v, want [1 5]", ids)
+	}
+	st := tbl.Column(1).Data().Chunk(0).(*array.Struct)
+	if got := st.String(); got != "{[(null) \"q\"]}" || !st.IsNull(0) {
+		t.Errorf("st reads back %s", got)
+	}
+	if got := tbl.Column(0).Data().Chunk(0).(*array.Int64).Int64Values(); got[0] != 2 || got[1] != 3 {
+		t.Errorf("a reads back %v", got)
+	}
+
+	variant := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "v", Type: iceberg.VariantType{}})
+	if _, err := New(context.Background(), fio, variant, iceberg.PartitionSpec{}, func(string) string { return "mem://x" }, Options{}); err == nil {
+		t.Error("a variant column is written without Parquet's VARIANT annotation")
+	}
+}
