@@ -36,7 +36,7 @@ type parquetFile struct {
 	cancel   context.CancelFunc // abandons the upload on Abort
 	sink     *countingWriter
 	fw       *pqarrow.FileWriter
-	floats   map[int]*floatMetrics
+	floats   map[int]*dataMetrics
 	fields   []iceberg.NestedField
 	rowGroup int64 // bytes at which a row group is cut
 	lastUse  int64
@@ -65,7 +65,7 @@ func openParquet(ctx context.Context, fio fileio.FileIO, location string, schema
 		return nil, fmt.Errorf("create data file %s: %w", location, err)
 	}
 	return &parquetFile{location: location, wc: wc, cancel: cancel, sink: sink, fw: fw,
-		floats: map[int]*floatMetrics{}, fields: fields, rowGroup: cfg.rowGroupSize}, nil
+		floats: map[int]*dataMetrics{}, fields: fields, rowGroup: cfg.rowGroupSize}, nil
 }
 
 // write appends rec to the file's current row group, first starting a new
@@ -82,7 +82,7 @@ func (f *parquetFile) write(rec arrow.RecordBatch) error {
 	if err := f.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("write data file %s: %w", f.location, err)
 	}
-	collectFloats(rec, f.fields, f.floats)
+	collectData(rec, f.fields, f.floats)
 	for _, c := range rec.Columns() {
 		f.buffered += arrayBytes(c)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -14,30 +15,37 @@ import (
 	"github.com/iceflight/iceflight/iceberg"
 )
 
-// floatMetrics are the metrics of a float or double column computed from
-// the data: Parquet statistics of floating point columns are not reliable
-// around NaN, so Iceberg Java collects these in its writers too.
-type floatMetrics struct {
+// dataMetrics are the metrics of a column computed from the data rather
+// than the footer. Floats and doubles: Parquet statistics of floating point
+// are not reliable around NaN, so Iceberg Java collects these in its
+// writers too. Strings and binaries: the Parquet writer leaves out a min
+// or max longer than its statistics limit (4 KiB), where Java would keep a
+// truncated bound.
+type dataMetrics struct {
 	nan      int64
 	min, max float64
 	has      bool // min and max hold a non-NaN value
+
+	lo, hi   string // string and binary bounds, copied out of the batches
+	hasBytes bool
 }
 
-// collectFloats adds the float and double leaves of batch to acc.
-func collectFloats(batch arrow.RecordBatch, fields []iceberg.NestedField, acc map[int]*floatMetrics) {
+// collectData adds the float, double, string and binary leaves of batch
+// outside lists and maps to acc.
+func collectData(batch arrow.RecordBatch, fields []iceberg.NestedField, acc map[int]*dataMetrics) {
 	for i, f := range fields {
-		walkFloats(batch.Column(i), f, nil, acc)
+		walkData(batch.Column(i), f, nil, acc)
 	}
 }
 
-// walkFloats visits arr (of field f); valid, when not nil, tells which of
+// walkData visits arr (of field f); valid, when not nil, tells which of
 // arr's rows have every struct above them non-null.
-func walkFloats(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[int]*floatMetrics) {
+func walkData(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[int]*dataMetrics) {
 	switch t := f.Type.(type) {
 	case iceberg.FloatType, iceberg.DoubleType:
 		m := acc[f.ID]
 		if m == nil {
-			m = &floatMetrics{}
+			m = &dataMetrics{}
 			acc[f.ID] = m
 		}
 		for i := 0; i < arr.Len(); i++ {
@@ -62,6 +70,29 @@ func walkFloats(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[in
 			}
 			m.has = true
 		}
+	case iceberg.StringType, iceberg.BinaryType:
+		m := acc[f.ID]
+		if m == nil {
+			m = &dataMetrics{}
+			acc[f.ID] = m
+		}
+		value := func(i int) string { return arr.(*array.Binary).ValueString(i) }
+		if a, ok := arr.(*array.String); ok {
+			value = a.Value
+		}
+		for i := 0; i < arr.Len(); i++ {
+			if arr.IsNull(i) || (valid != nil && !valid[i]) {
+				continue
+			}
+			v := value(i)
+			if !m.hasBytes || v < m.lo {
+				m.lo = strings.Clone(v)
+			}
+			if !m.hasBytes || v > m.hi {
+				m.hi = strings.Clone(v)
+			}
+			m.hasBytes = true
+		}
 	case *iceberg.StructType:
 		s := arr.(*array.Struct)
 		var kidValid []bool
@@ -72,7 +103,7 @@ func walkFloats(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[in
 			}
 		}
 		for j, cf := range t.Fields {
-			walkFloats(s.Field(j), cf, kidValid, acc)
+			walkData(s.Field(j), cf, kidValid, acc)
 		}
 	}
 	// Lists and maps keep no counts or bounds (see fileMetrics), so their
@@ -104,10 +135,11 @@ func listRange(l array.ListLike) arrow.Array {
 // or map only its size, counts mode adds value and null (and NaN) counts,
 // truncate and full add bounds. A row group without statistics for a
 // column drops that column's counts and bounds.
-func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats map[int]*floatMetrics, df *iceberg.DataFile) error {
+func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats map[int]*dataMetrics, df *iceberg.DataFile) error {
 	type acc struct {
 		size, values, nulls int64
 		noStats             bool
+		noBounds            bool // a chunk with values has no min or max
 		lower, upper        any
 	}
 	byID := map[int]*acc{}
@@ -154,7 +186,16 @@ func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats m
 				continue
 			}
 			a.nulls += st.NullCount()
-			if col.mode.kind == metricsCounts || isFloat(col.typ) || !st.HasMinMax() {
+			if col.mode.kind == metricsCounts || isFloat(col.typ) || isBytes(col.typ) {
+				continue
+			}
+			if !st.HasMinMax() {
+				// The Parquet writer leaves out a min or max longer than its
+				// statistics limit; the other chunks' bounds would not bound
+				// this one's values.
+				if st.NullCount() < cc.NumValues() {
+					a.noBounds = true
+				}
 				continue
 			}
 			lo, hi, ok := statBounds(st, col.typ)
@@ -182,17 +223,23 @@ func fileMetrics(meta *metadata.FileMetaData, cols map[int]*leafColumn, floats m
 		}
 		values = append(values, iceberg.ColumnCount{ID: id, Count: a.values})
 		nulls = append(nulls, iceberg.ColumnCount{ID: id, Count: a.nulls})
+		fm := floats[id]
+		if fm == nil {
+			fm = &dataMetrics{}
+		}
 		if isFloat(col.typ) {
-			fm := floats[id]
-			if fm == nil {
-				fm = &floatMetrics{}
-			}
 			nans = append(nans, iceberg.ColumnCount{ID: id, Count: fm.nan})
 			if fm.has && col.mode.kind >= metricsTruncate {
 				a.lower, a.upper = floatLiteral(col.typ, fm.min), floatLiteral(col.typ, fm.max)
 			}
 		}
-		if a.lower == nil || a.upper == nil {
+		if isBytes(col.typ) {
+			a.lower, a.upper, a.noBounds = nil, nil, false
+			if fm.hasBytes && col.mode.kind >= metricsTruncate {
+				a.lower, a.upper = bytesLiteral(col.typ, fm.lo), bytesLiteral(col.typ, fm.hi)
+			}
+		}
+		if a.lower == nil || a.upper == nil || a.noBounds {
 			continue
 		}
 		lo, hi := a.lower, a.upper
@@ -249,6 +296,21 @@ func isFloat(t iceberg.Type) bool {
 		return true
 	}
 	return false
+}
+
+func isBytes(t iceberg.Type) bool {
+	switch t.(type) {
+	case iceberg.StringType, iceberg.BinaryType:
+		return true
+	}
+	return false
+}
+
+func bytesLiteral(t iceberg.Type, v string) any {
+	if _, ok := t.(iceberg.BinaryType); ok {
+		return []byte(v)
+	}
+	return v
 }
 
 func floatLiteral(t iceberg.Type, v float64) any {

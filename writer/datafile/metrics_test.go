@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -289,5 +290,26 @@ func TestCompressionCodecs(t *testing.T) {
 		if err == nil {
 			t.Errorf("%v: no error", bad)
 		}
+	}
+}
+
+func TestMetricsBoundLongStrings(t *testing.T) {
+	t.Parallel()
+	schema := iceberg.NewSchema(0, iceberg.NestedField{ID: 1, Name: "s", Type: iceberg.StringType{}})
+	// arrow-go leaves out a min or max over 4096 bytes; the bounds come from
+	// the data, truncated as Java's: 16 z's with the last incremented.
+	long := strings.Repeat("z", 5000)
+	df, _ := writeJSON(t, schema, map[string]string{PropRowGroupSize: "1"},
+		`[{"s": "b"}, {"s": "c"}]`, `[{"s": "a"}, {"s": "`+long+`"}]`)
+	lo, _ := df.LowerBounds.Get(1)
+	hi, _ := df.UpperBounds.Get(1)
+	if string(lo) != "a" || string(hi) != strings.Repeat("z", 15)+"{" {
+		t.Errorf("bounds %q..%q, want \"a\"..%q", lo, hi, strings.Repeat("z", 15)+"{")
+	}
+	if v, _ := df.ValueCounts.Get(1); v != 4 {
+		t.Errorf("value count %d, want 4", v)
+	}
+	if v, ok := df.NullValueCounts.Get(1); !ok || v != 0 {
+		t.Errorf("null count %d %v, want 0", v, ok)
 	}
 }
