@@ -38,7 +38,7 @@ type javaRead struct {
 // writer's, absent from a footer-only reading, and are checked in
 // TestWriterRoundTrip instead.
 func TestJavaAgrees(t *testing.T) {
-	jar := servers.Program(t, "JAVAREF_JAR", "tools/javaref/target/javaref.jar")
+	jar := servers.Program(t, "JAVAREF_JAR", "test")
 	cases := []struct {
 		name  string
 		props map[string]string
@@ -160,7 +160,7 @@ func compareBounds(t *testing.T, name string, java map[string]string, ours icebe
 // (decimal, uuid, fixed, time and timestamp units among them) against the
 // ones Iceberg Java computes from our footer.
 func TestJavaAgreesOnPrimitives(t *testing.T) {
-	jar := servers.Program(t, "JAVAREF_JAR", "tools/javaref/target/javaref.jar")
+	jar := servers.Program(t, "JAVAREF_JAR", "test")
 	df, fio := writeJSON(t, primitiveSchema, map[string]string{PropMetricsDefault: "truncate(2)"}, primitiveRows)
 	data, _ := fileio.ReadAll(context.Background(), fio, df.Path, 0)
 	path := filepath.Join(t.TempDir(), "p.parquet")
@@ -193,7 +193,7 @@ func TestJavaAgreesOnPrimitives(t *testing.T) {
 // Java: its rows by the reserved field ids and the metrics Java's
 // position delete config (full for both columns) computes.
 func TestJavaReadsPositionDeletes(t *testing.T) {
-	jar := servers.Program(t, "JAVAREF_JAR", "tools/javaref/target/javaref.jar")
+	jar := servers.Program(t, "JAVAREF_JAR", "test")
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	fio := fileio.NewMem()
