@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -275,4 +276,83 @@ func TestJavaReadsFilesWithoutUnknownColumns(t *testing.T) {
 	}
 	compareCounts(t, "value_counts", j.ValueCounts, df.ValueCounts)
 	compareBounds(t, "lower_bounds", j.LowerBounds, df.LowerBounds)
+}
+
+// TestJavaPartitionPaths compares PartitionPath with Iceberg Java's
+// PartitionSpec.partitionToPath over every transform and the source types
+// whose human strings differ.
+func TestJavaPartitionPaths(t *testing.T) {
+	jar := servers.Program(t, "JAVAREF_JAR", "test")
+	schema := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "ts", Type: iceberg.TimestampType{}},
+		iceberg.NestedField{ID: 2, Name: "tstz", Type: iceberg.TimestampTzType{}},
+		iceberg.NestedField{ID: 3, Name: "d", Type: iceberg.DateType{}},
+		iceberg.NestedField{ID: 4, Name: "s", Type: iceberg.StringType{}},
+		iceberg.NestedField{ID: 5, Name: "dec", Type: iceberg.DecimalType{Precision: 12, Scale: 3}},
+		iceberg.NestedField{ID: 6, Name: "b", Type: iceberg.BinaryType{}},
+		iceberg.NestedField{ID: 7, Name: "u", Type: iceberg.UUIDType{}},
+		iceberg.NestedField{ID: 8, Name: "t", Type: iceberg.TimeType{}},
+		iceberg.NestedField{ID: 9, Name: "l", Type: iceberg.LongType{}},
+		iceberg.NestedField{ID: 10, Name: "ok", Type: iceberg.BooleanType{}},
+	)
+	pf := func(src, id int, name string, tr iceberg.Transform) iceberg.PartitionField {
+		return iceberg.PartitionField{SourceID: src, FieldID: id, Name: name, Transform: tr}
+	}
+	spec := iceberg.PartitionSpec{ID: 0, Fields: []iceberg.PartitionField{
+		pf(1, 1000, "ts", iceberg.IdentityTransform{}), pf(2, 1001, "tstz", iceberg.IdentityTransform{}),
+		pf(1, 1002, "ts_year", iceberg.YearTransform{}), pf(1, 1003, "ts_month", iceberg.MonthTransform{}),
+		pf(2, 1004, "tstz_day", iceberg.DayTransform{}), pf(2, 1005, "tstz_hour", iceberg.HourTransform{}),
+		pf(3, 1006, "d", iceberg.IdentityTransform{}), pf(4, 1007, "s name", iceberg.IdentityTransform{}),
+		pf(4, 1008, "s_trunc", iceberg.TruncateTransform{Width: 2}), pf(5, 1009, "dec", iceberg.IdentityTransform{}),
+		pf(6, 1010, "b", iceberg.IdentityTransform{}), pf(7, 1011, "u", iceberg.IdentityTransform{}),
+		pf(8, 1012, "t", iceberg.IdentityTransform{}), pf(9, 1013, "l_bucket", iceberg.BucketTransform{N: 16}),
+		pf(10, 1014, "ok", iceberg.IdentityTransform{}),
+	}}
+	partType := spec.PartitionType(schema)
+	u, _ := iceberg.ParseUUID("f79c3e09-677c-4bbd-a479-3f349cb785e7")
+	tuples := [][]any{
+		{int64(1_512_123_175_038_194), int64(0), int32(47), int32(-1), int32(-3), int32(413_000), int32(-1), "a/b c+d?é", "a/",
+			decimal128.FromI64(-1234), []byte{0xfb, 0xff, 0}, u, int64(3_600_000_001), int32(7), true},
+		{int64(60_000_000), int64(-1), int32(-1), int32(600), nil, nil, int32(19_000), "", nil,
+			decimal128.FromI64(5), []byte{}, nil, int64(0), nil, false},
+		make([]any, len(spec.Fields)),
+		{int64(1_500_000), int64(120_000), nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, int64(0), nil, nil},
+	}
+	var tuplesJSON []json.RawMessage
+	var ours []string
+	for _, tup := range tuples {
+		var vals []json.RawMessage
+		for i, v := range tup {
+			if v == nil {
+				vals = append(vals, json.RawMessage("null"))
+				continue
+			}
+			b, err := iceberg.FormatJSONValue(partType.Fields[i].Type, v)
+			if err != nil {
+				t.Fatalf("field %s: %v", spec.Fields[i].Name, err)
+			}
+			vals = append(vals, b)
+		}
+		b, _ := json.Marshal(vals)
+		tuplesJSON = append(tuplesJSON, b)
+		ours = append(ours, PartitionPath(spec, partType, tup))
+	}
+	schemaJSON, _ := json.Marshal(schema)
+	specJSON, _ := json.Marshal(spec)
+	all, _ := json.Marshal(tuplesJSON)
+	cmd := exec.Command("java", "-jar", jar, "partitionpaths", "--schema", string(schemaJSON), "--spec", string(specJSON), "--tuples", string(all))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("javaref partitionpaths: %v", err)
+	}
+	var java []string
+	if err := json.Unmarshal(out, &java); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for i := range ours {
+		if i >= len(java) || java[i] != ours[i] {
+			t.Errorf("tuple %d:\n ours %s\n Java %v", i, ours[i], java)
+		}
+	}
 }

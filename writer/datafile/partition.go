@@ -218,23 +218,19 @@ func humanValue(t iceberg.Type, v any) string {
 		}
 	case iceberg.TimestampType:
 		if us, ok := v.(int64); ok {
-			ts := time.UnixMicro(us).UTC()
-			return ts.Format("2006-01-02") + "T" + javaLocalTime(ts)
+			return javaTimestamp(time.UnixMicro(us).UTC())
 		}
 	case iceberg.TimestampTzType:
 		if us, ok := v.(int64); ok {
-			ts := time.UnixMicro(us).UTC()
-			return ts.Format("2006-01-02") + "T" + javaLocalTime(ts) + "Z"
+			return javaTimestamp(time.UnixMicro(us).UTC()) + "+00:00"
 		}
 	case iceberg.TimestampNsType:
 		if ns, ok := v.(int64); ok {
-			ts := time.Unix(0, ns).UTC()
-			return ts.Format("2006-01-02") + "T" + javaLocalTime(ts)
+			return javaTimestamp(time.Unix(0, ns).UTC())
 		}
 	case iceberg.TimestampTzNsType:
 		if ns, ok := v.(int64); ok {
-			ts := time.Unix(0, ns).UTC()
-			return ts.Format("2006-01-02") + "T" + javaLocalTime(ts) + "Z"
+			return javaTimestamp(time.Unix(0, ns).UTC()) + "+00:00"
 		}
 	case iceberg.DecimalType:
 		if d, ok := v.(decimal128.Num); ok {
@@ -255,6 +251,17 @@ func humanValue(t iceberg.Type, v any) string {
 		}
 	}
 	return fmt.Sprint(v)
+}
+
+// javaTimestamp formats a timestamp as Iceberg Java's human strings do
+// (ISO_LOCAL_DATE_TIME): seconds always, then the fraction without its
+// trailing zeros; a zoned one adds "+00:00".
+func javaTimestamp(ts time.Time) string {
+	s := ts.Format("2006-01-02T15:04:05")
+	if ns := ts.Nanosecond(); ns != 0 {
+		s += strings.TrimRight(fmt.Sprintf(".%09d", ns), "0")
+	}
+	return s
 }
 
 // javaLocalTime formats a time of day as java.time.LocalTime.toString:

@@ -44,6 +44,9 @@ public final class Main {
       case "datafileread":
         rc = DataFileRead.run(rest);
         break;
+      case "partitionpaths":
+        rc = PartitionPaths.run(rest);
+        break;
       case "restserver":
         rc = RestServer.run(rest);
         break;
