@@ -95,7 +95,8 @@ type PositionDelete struct {
 // file_path field id 2147483546, pos 2147483545) at location, sorted by
 // path then position, and returns its data_file struct (content position
 // deletes, metrics for both columns, ReferencedDataFile set when every
-// row names one data file).
+// row names one data file). The caller sets Partition and SpecID: those of
+// the data files the deletes apply to.
 func WritePositionDeletes(ctx context.Context, fio fileio.FileIO, location string, deletes []PositionDelete, opts Options) (iceberg.DataFile, error) {
 	return writePositionDeletes(ctx, fio, location, deletes, opts)
 }

@@ -47,6 +47,12 @@ public final class Main {
       case "puffincheck":
         rc = PuffinCheck.run(rest);
         break;
+      case "datafileread":
+        rc = DataFileRead.run(rest);
+        break;
+      case "partitionpaths":
+        rc = PartitionPaths.run(rest);
+        break;
       case "restserver":
         rc = RestServer.run(rest);
         break;
