@@ -21,4 +21,9 @@ type change struct {
 	removed map[string]struct{}
 	// summary is added to the snapshot summary.
 	summary map[string]string
+	// written are files build wrote for this attempt alone (delete files
+	// of a delete, say); they are removed when the attempt fails. Files
+	// reused by every attempt (an append's data files) are not listed:
+	// their owner removes them when the whole commit fails.
+	written []string
 }
