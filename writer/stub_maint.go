@@ -11,11 +11,6 @@ import (
 
 var errStub = errors.New("not built yet")
 
-// Alter changes schema, spec, sort order, properties and refs (maint helper).
-func (w *Writer) Alter(ctx context.Context, id catalog.Identifier, req AlterRequest) (*catalog.Table, error) {
-	return nil, errStub
-}
-
 // ExpireSnapshots (maint helper).
 func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req ExpireRequest) (*MaintenanceResult, error) {
 	return nil, errStub
