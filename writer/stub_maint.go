@@ -11,11 +11,6 @@ import (
 
 var errStub = errors.New("not built yet")
 
-// ExpireSnapshots (maint helper).
-func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req ExpireRequest) (*MaintenanceResult, error) {
-	return nil, errStub
-}
-
 // RemoveOrphanFiles (maint helper).
 func (w *Writer) RemoveOrphanFiles(ctx context.Context, id catalog.Identifier, req OrphanRequest) (*MaintenanceResult, error) {
 	return nil, errStub
