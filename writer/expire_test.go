@@ -51,7 +51,9 @@ func TestPlanExpiry(t *testing.T) {
 			setup:     func(md *iceberg.TableMetadata) { md.Properties[propMaxSnapshotAge] = fmt.Sprint(9 * day) },
 			snapshots: "1"},
 		{name: "a branch keeps its head, its old ancestors go",
-			setup:     func(md *iceberg.TableMetadata) { md.Refs["b"] = iceberg.SnapshotRef{SnapshotID: 2, Type: iceberg.RefBranch} },
+			setup: func(md *iceberg.TableMetadata) {
+				md.Refs["b"] = iceberg.SnapshotRef{SnapshotID: 2, Type: iceberg.RefBranch}
+			},
 			snapshots: "1,3"},
 		{name: "a branch's own min-snapshots-to-keep",
 			setup: func(md *iceberg.TableMetadata) {
@@ -64,7 +66,9 @@ func TestPlanExpiry(t *testing.T) {
 			},
 			snapshots: "1,2"},
 		{name: "a tag keeps its snapshot",
-			setup:     func(md *iceberg.TableMetadata) { md.Refs["t"] = iceberg.SnapshotRef{SnapshotID: 1, Type: iceberg.RefTag} },
+			setup: func(md *iceberg.TableMetadata) {
+				md.Refs["t"] = iceberg.SnapshotRef{SnapshotID: 1, Type: iceberg.RefTag}
+			},
 			snapshots: "2,3"},
 		{name: "a ref past its max-ref-age-ms goes, and its snapshots with it",
 			setup: func(md *iceberg.TableMetadata) {
