@@ -264,10 +264,15 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 	if err != nil {
 		return res, fmt.Errorf("expire snapshots of %s: committed, but finding the files to delete failed (remove_orphan_files reclaims them): %w", id, err)
 	}
-	removed, counts := removeAll(ctx, committed.IO, files)
-	res.Removed = removed
+	removed, counts, err := removeAll(ctx, committed.IO, files)
+	if removed != nil {
+		res.Removed = removed
+	}
 	for k, v := range counts {
 		res.Counts[k] += v
+	}
+	if err != nil {
+		return res, fmt.Errorf("expire snapshots of %s: committed, but %w", id, err)
 	}
 	return res, nil
 }

@@ -180,11 +180,13 @@ func unreachableFiles(ctx context.Context, t *catalog.Table, expired, remaining 
 }
 
 // removeAll deletes files a few at a time, counting them by kind; a file
-// already gone counts as removed (another expiry got there first), and one
-// that cannot be removed is counted as "failed" and left for
-// remove_orphan_files, as Java's cleanup logs and goes on.
-func removeAll(ctx context.Context, fio fileio.FileIO, files []RemovedFile) (removed []RemovedFile, counts map[string]int) {
+// already gone counts as removed (another expiry got there first). One
+// that cannot be removed is counted as "failed" and the others are still
+// removed, as Java's cleanup goes on; the error then names the first
+// failure and how many there were.
+func removeAll(ctx context.Context, fio fileio.FileIO, files []RemovedFile) (removed []RemovedFile, counts map[string]int, err error) {
 	counts = map[string]int{}
+	var firstErr error
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, maintenanceReaders)
@@ -199,6 +201,9 @@ func removeAll(ctx context.Context, fio fileio.FileIO, files []RemovedFile) (rem
 			defer mu.Unlock()
 			if err != nil && !isNotFound(err) {
 				counts["failed"]++
+				if firstErr == nil {
+					firstErr = err
+				}
 				return
 			}
 			removed = append(removed, f)
@@ -207,7 +212,10 @@ func removeAll(ctx context.Context, fio fileio.FileIO, files []RemovedFile) (rem
 	}
 	wg.Wait()
 	sortRemoved(removed)
-	return removed, counts
+	if firstErr != nil {
+		err = fmt.Errorf("%d of %d files could not be removed (remove_orphan_files reclaims them), the first: %w", counts["failed"], len(files), firstErr)
+	}
+	return removed, counts, err
 }
 
 func countKinds(files []RemovedFile) map[string]int {

@@ -11,11 +11,6 @@ import (
 
 var errStub = errors.New("not built yet")
 
-// RemoveOrphanFiles (maint helper).
-func (w *Writer) RemoveOrphanFiles(ctx context.Context, id catalog.Identifier, req OrphanRequest) (*MaintenanceResult, error) {
-	return nil, errStub
-}
-
 // RewriteDataFiles (maint helper).
 func (w *Writer) RewriteDataFiles(ctx context.Context, id catalog.Identifier, req CompactRequest) (*MaintenanceResult, error) {
 	return nil, errStub
