@@ -222,6 +222,11 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 		if err != nil {
 			return nil, fmt.Errorf("expire snapshots of %s: %w", id, err)
 		}
+		stats, err := expiredStatistics(ctx, t.IO, t.MetadataLocation, "", idSet(plan.snapshots))
+		if err != nil {
+			return nil, fmt.Errorf("expire snapshots of %s: %w", id, err)
+		}
+		files = append(files, stats...)
 		sortRemoved(files)
 		res := &MaintenanceResult{DryRun: true, ExpiredSnapshots: plan.snapshots, Removed: files, Counts: countKinds(files)}
 		res.Counts["snapshots"] = len(plan.snapshots)
@@ -261,6 +266,11 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 	// Files are read through the committed table, whose IO reaches them
 	// where they are; the expired snapshots' lists are still there.
 	files, err := unreachableFiles(ctx, committed, expired, committed.Metadata.Snapshots)
+	if err == nil {
+		var stats []RemovedFile
+		stats, err = expiredStatistics(ctx, committed.IO, base.MetadataLocation, committed.MetadataLocation, idSet(res.ExpiredSnapshots))
+		files = append(files, stats...)
+	}
 	if err != nil {
 		return res, fmt.Errorf("expire snapshots of %s: committed, but finding the files to delete failed (remove_orphan_files reclaims them): %w", id, err)
 	}
@@ -275,6 +285,14 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 		return res, fmt.Errorf("expire snapshots of %s: committed, but %w", id, err)
 	}
 	return res, nil
+}
+
+func idSet(ids []int64) map[int64]bool {
+	m := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }
 
 // splitSnapshots parts snaps into those whose id is in ids and the rest.
