@@ -232,7 +232,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 		hit := false
 		for _, e := range entries {
 			if e.Status != iceberg.EntryDeleted {
-				if _, ok := p.ch.removed[e.DataFile.Path]; ok {
+				if _, ok := p.ch.removed[fileKey(e.DataFile)]; ok {
 					hit = true
 					break
 				}
@@ -265,8 +265,8 @@ func (p *producer) rewriteManifest(ctx context.Context, mf iceberg.ManifestFile,
 			if e.Status == iceberg.EntryDeleted {
 				continue
 			}
-			if _, ok := p.ch.removed[e.DataFile.Path]; ok {
-				found[e.DataFile.Path] = true
+			if _, ok := p.ch.removed[fileKey(e.DataFile)]; ok {
+				found[fileKey(e.DataFile)] = true
 				e.Status = iceberg.EntryDeleted
 				e.SnapshotID = p.snapshotID
 				p.sum.removedFile(e.DataFile)
