@@ -222,6 +222,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 			continue
 		}
 		if len(p.ch.removed) == 0 {
+			p.sum.manifestsKept++
 			out = append(out, mf)
 			continue
 		}
@@ -239,6 +240,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 			}
 		}
 		if !hit {
+			p.sum.manifestsKept++
 			out = append(out, mf)
 			continue
 		}
@@ -246,6 +248,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 		if err != nil {
 			return nil, err
 		}
+		p.sum.manifestsReplaced++
 		out = append(out, rewritten)
 	}
 	for loc := range p.ch.removed {
@@ -331,6 +334,7 @@ func (p *producer) writeAdded(ctx context.Context) ([]iceberg.ManifestFile, erro
 func (p *producer) writeManifest(ctx context.Context, content iceberg.ManifestContent, spec iceberg.PartitionSpec, fill func(*manifest.Writer) error) (iceberg.ManifestFile, error) {
 	loc := fmt.Sprintf("%s/%s-m%d.avro", p.metaDir, p.commitUUID, p.manifests)
 	p.manifests++
+	p.sum.manifestsCreated++
 	var mf iceberg.ManifestFile
 	err := p.create(ctx, loc, func(out io.Writer) error {
 		mw, err := manifest.NewWriter(out, manifest.Options{FormatVersion: p.md.FormatVersion, Content: content, Schema: p.schema, Spec: spec, SnapshotID: p.snapshotID})
