@@ -227,13 +227,19 @@ func (d *deletion) writePositionDeletes(ctx context.Context, byPartition map[str
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		loc := fmt.Sprintf("%s/%s-deletes.parquet", dataDir(d.t), newUUID())
+		src := partitionOf[k]
+		dir := dataDir(d.t)
+		if spec, ok := d.t.Metadata.SpecByID(src.SpecID); ok {
+			if pp := datafile.PartitionPath(spec, spec.PartitionType(d.t.Metadata.CurrentSchema()), src.Partition); pp != "" {
+				dir += "/" + pp
+			}
+		}
+		loc := fmt.Sprintf("%s/%s-deletes.parquet", dir, newUUID())
 		d.written = append(d.written, loc)
 		df, err := datafile.WritePositionDeletes(ctx, d.t.IO, loc, byPartition[k], datafile.Options{Properties: d.t.Metadata.Properties, Allocator: d.w.mem})
 		if err != nil {
 			return fmt.Errorf("table %s: write position deletes %s: %w", d.t.Identifier, loc, err)
 		}
-		src := partitionOf[k]
 		df.SpecID, df.Partition = src.SpecID, src.Partition
 		ch.addedDeletes = append(ch.addedDeletes, df)
 	}
