@@ -44,6 +44,9 @@ func (w *Writer) Write(ctx context.Context, id catalog.Identifier, req WriteRequ
 	}
 	res, err := w.commitChange(ctx, id, func(ctx context.Context, fresh *catalog.Table) (*change, error) {
 		ch := &change{operation: "append", branch: req.Branch, addedData: files, summary: maps.Clone(req.SnapshotProperties)}
+		if req.Mode == Append && len(files) == 0 {
+			return nil, nil // an empty stream appends nothing: no snapshot
+		}
 		if req.Mode == Overwrite {
 			ch.operation = "overwrite"
 			if err := w.planOverwrite(ctx, fresh, req.Branch, filter, ch); err != nil {
