@@ -56,7 +56,7 @@ func (w *Writer) Write(ctx context.Context, id catalog.Identifier, req WriteRequ
 		return ch, nil
 	})
 	if err != nil {
-		if !errors.Is(err, catalog.ErrCommitStateUnknown) && !errors.Is(err, errHook) {
+		if mayClean(err) {
 			w.removeDataFiles(ctx, t.IO, files)
 		}
 		return nil, err
