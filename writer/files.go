@@ -18,15 +18,16 @@ type liveFiles struct {
 	deletes []iceberg.ManifestEntry
 }
 
-// branchHead returns the snapshot a branch points at; nil for a branch
-// that does not exist yet (or a table without snapshots).
+// branchHead returns the snapshot a branch points at; for a branch that
+// does not exist yet, the current snapshot it will fork from, as Java's
+// SnapshotUtil.latestSnapshot (nil for a table without snapshots).
 func branchHead(md *iceberg.TableMetadata, branch string) (*iceberg.Snapshot, error) {
 	if branch == "" {
 		branch = mainBranch
 	}
 	ref, ok := md.Refs[branch]
 	if !ok {
-		return nil, nil
+		return md.CurrentSnapshot(), nil
 	}
 	if ref.Type == iceberg.RefTag {
 		return nil, fmt.Errorf("%w: %q is a tag, not a branch", ErrInvalidArgument, branch)

@@ -21,14 +21,17 @@ const maxManifestBytes = 1 << 30
 // producer writes one attempt's snapshot of a change: Iceberg Java's
 // SnapshotProducer and MergingSnapshotProducer, without manifest merging.
 type producer struct {
-	w       *Writer
-	t       *catalog.Table
-	md      *iceberg.TableMetadata
-	ch      *change
-	schema  *iceberg.Schema
-	branch  string
-	parent  *iceberg.Snapshot
-	attempt int
+	w      *Writer
+	t      *catalog.Table
+	md     *iceberg.TableMetadata
+	ch     *change
+	schema *iceberg.Schema
+	branch string
+	// parent is the branch head, or for a new branch the current
+	// snapshot it forks from (Java's SnapshotUtil.latestSnapshot).
+	parent       *iceberg.Snapshot
+	branchExists bool
+	attempt      int
 
 	snapshotID int64
 	seq        int64
@@ -51,16 +54,12 @@ func newProducer(w *Writer, t *catalog.Table, ch *change, attempt int) (*produce
 	if p.schema == nil {
 		return nil, fmt.Errorf("table %s: %w: no current schema", t.Identifier, iceberg.ErrInvalidMetadata)
 	}
-	if ref, ok := md.Refs[p.branch]; ok {
-		if ref.Type == iceberg.RefTag {
-			return nil, fmt.Errorf("table %s: %w: %q is a tag, not a branch", t.Identifier, ErrInvalidArgument, p.branch)
-		}
-		parent, ok := md.SnapshotByID(ref.SnapshotID)
-		if !ok {
-			return nil, fmt.Errorf("table %s: %w: branch %q points to missing snapshot %d", t.Identifier, iceberg.ErrInvalidMetadata, p.branch, ref.SnapshotID)
-		}
-		p.parent = parent
+	parent, err := branchHead(md, p.branch)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Identifier, err)
 	}
+	p.parent = parent
+	_, p.branchExists = md.Refs[p.branch]
 	p.snapshotID = newSnapshotID(md)
 	if md.FormatVersion >= 2 {
 		p.seq = md.LastSequenceNumber + 1
@@ -138,7 +137,7 @@ func (p *producer) commit(ctx context.Context) (*Result, error) {
 
 // headRequirement pins the branch to the head the change was built on.
 func (p *producer) headRequirement() iceberg.Requirement {
-	if p.parent == nil {
+	if !p.branchExists {
 		return iceberg.AssertRefSnapshotID{Ref: p.branch}
 	}
 	id := p.parent.SnapshotID

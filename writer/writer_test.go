@@ -165,11 +165,16 @@ func (f *fixture) delete(req DeleteRequest) *Result {
 
 // ids reads the table back through the planner and the reader (deletes
 // applied) and returns the sorted ids, checking each row's name and p.
-func (f *fixture) ids() []int64 {
+func (f *fixture) ids() []int64 { return f.idsOf("") }
+
+// idsOf reads a branch (or tag) of the table; "" is the current snapshot.
+func (f *fixture) idsOf(ref string) []int64 {
 	f.t.Helper()
 	t := f.load()
 	ctx := context.Background()
-	plan, err := planner.New().Plan(ctx, planner.Table{Name: "t", MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO}, planner.Request{})
+	req := planner.Request{}
+	req.Ref = ref
+	plan, err := planner.New().Plan(ctx, planner.Table{Name: "t", MetadataLocation: t.MetadataLocation, Metadata: t.Metadata, IO: t.IO}, req)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -603,6 +608,34 @@ func TestAHookFailureActsAsACrash(t *testing.T) {
 		}
 		if len(f.orphans()) == 0 {
 			t.Fatal("a crash left no files: the hook did not stop the commit where it ran")
+		}
+	})
+}
+
+func TestABranchForksFromTheCurrentSnapshot(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, true, nil)
+		f.write(Append, "", span(0, 6)...)
+		main := f.current().SnapshotID
+		if _, err := f.w.Write(context.Background(), f.id, WriteRequest{Branch: "dev"}, f.stream(0, rowsOf(6, 7))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.w.Delete(context.Background(), f.id, DeleteRequest{Branch: "dev", Filter: "id = 1"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := f.current().SnapshotID; got != main {
+			t.Fatalf("main moved to %d from %d", got, main)
+		}
+		f.wantIDs(span(0, 6))
+		if got, want := f.idsOf("dev"), []int64{0, 2, 3, 4, 5, 6, 7}; !slices.Equal(got, want) {
+			t.Fatalf("dev holds %v, want %v", got, want)
+		}
+		dev := f.load().Metadata.Refs["dev"]
+		s, _ := f.load().Metadata.SnapshotByID(dev.SnapshotID)
+		parent, _ := f.load().Metadata.SnapshotByID(*s.ParentSnapshotID)
+		if *parent.ParentSnapshotID != main {
+			t.Fatalf("dev's first snapshot's parent is %d, want main's head %d", *parent.ParentSnapshotID, main)
 		}
 	})
 }
