@@ -23,6 +23,9 @@ import (
 // decimal(9,2) refers to the first by name.
 type avroConverter struct {
 	defined map[string]bool
+	// plainDecimals leaves the decimal logical type off fixed types, for
+	// the schema goavro encodes with (see container).
+	plainDecimals bool
 }
 
 func newAvroConverter() *avroConverter { return &avroConverter{defined: map[string]bool{}} }
@@ -97,6 +100,9 @@ func (c *avroConverter) typ(t iceberg.Type, id int) (any, error) {
 	case iceberg.FixedType:
 		return c.named("fixed_"+strconv.Itoa(t.Length), map[string]any{"type": "fixed", "size": t.Length}), nil
 	case iceberg.DecimalType:
+		if c.plainDecimals {
+			return c.named(decimalName(t), map[string]any{"type": "fixed", "size": decimalSize(t.Precision)}), nil
+		}
 		return c.named(decimalName(t), map[string]any{"type": "fixed", "size": decimalSize(t.Precision),
 			"logicalType": "decimal", "precision": t.Precision, "scale": t.Scale}), nil
 	case *iceberg.StructType:

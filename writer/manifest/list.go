@@ -18,7 +18,7 @@ func writeList(w io.Writer, opts ListOptions, manifests []iceberg.ManifestFile) 
 	if v < 1 || v > 3 {
 		return 0, fmt.Errorf("manifest list: format version %d is not 1, 2 or 3", v)
 	}
-	avroSchema, icebergSchema, err := avroSchemas("manifest_file", listType(v))
+	schemas, icebergSchema, err := avroSchemas("manifest_file", listType(v))
 	if err != nil {
 		return 0, fmt.Errorf("manifest list schema: %w", err)
 	}
@@ -38,7 +38,7 @@ func writeList(w io.Writer, opts ListOptions, manifests []iceberg.ManifestFile) 
 	if v >= 3 {
 		meta["first-row-id"] = strconv.FormatInt(opts.FirstRowID, 10)
 	}
-	c, err := newContainer(w, avroSchema, meta)
+	c, err := newContainer(w, schemas, meta)
 	if err != nil {
 		return 0, fmt.Errorf("manifest list: %w", err)
 	}

@@ -163,19 +163,32 @@ func listType(version int) *iceberg.StructType {
 	return &iceberg.StructType{Fields: fs}
 }
 
+// avroSchema is a file's Avro schema as its header carries it and as the
+// goavro codec that encodes its records is built (see container).
+type avroSchema struct{ header, codec string }
+
 // avroSchemas renders a top struct as the Avro schema ("avro.schema") and
 // as the Iceberg schema JSON Java writes under "iceberg.schema".
-func avroSchemas(name string, t *iceberg.StructType) (avroJSON, icebergJSON string, err error) {
+func avroSchemas(name string, t *iceberg.StructType) (avroSchema, string, error) {
+	var out avroSchema
 	rec, err := newAvroConverter().record(name, t)
 	if err != nil {
-		return "", "", err
+		return out, "", err
 	}
-	if avroJSON, err = schemaJSON(rec); err != nil {
-		return "", "", err
+	if out.header, err = schemaJSON(rec); err != nil {
+		return out, "", err
+	}
+	c := newAvroConverter()
+	c.plainDecimals = true
+	if rec, err = c.record(name, t); err != nil {
+		return out, "", err
+	}
+	if out.codec, err = schemaJSON(rec); err != nil {
+		return out, "", err
 	}
 	ib, err := iceberg.NewSchema(0, t.Fields...).MarshalJSON()
 	if err != nil {
-		return "", "", err
+		return out, "", err
 	}
-	return avroJSON, string(ib), nil
+	return out, string(ib), nil
 }

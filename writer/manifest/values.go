@@ -3,9 +3,9 @@ package manifest
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"math"
-	"math/big"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -49,10 +49,22 @@ func avroValue(t iceberg.Type, v any) (any, error) {
 	case iceberg.DecimalType:
 		var d decimal128.Num
 		if d, ok = v.(decimal128.Num); ok {
-			// goavro encodes a decimal from a rational; the unscaled value
-			// over 10^scale is exact.
-			scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(t.Scale)), nil)
-			out = new(big.Rat).SetFrac(d.BigInt(), scale)
+			// Spec (Avro): a decimal's fixed holds the unscaled value in
+			// big-endian two's complement, sign-extended to the size.
+			var full [16]byte
+			binary.BigEndian.PutUint64(full[:8], uint64(d.HighBits()))
+			binary.BigEndian.PutUint64(full[8:], d.LowBits())
+			n := decimalSize(t.Precision)
+			var sign byte
+			if full[16-n]&0x80 != 0 {
+				sign = 0xff
+			}
+			for _, b := range full[:16-n] {
+				if b != sign {
+					return nil, fmt.Errorf("%v value %s does not fit %d bytes", t, d.BigInt(), n)
+				}
+			}
+			out = append([]byte(nil), full[16-n:]...)
 		}
 	default:
 		return nil, fmt.Errorf("type %v cannot be a partition value", t)
