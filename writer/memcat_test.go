@@ -111,57 +111,25 @@ func (c *memCatalog) DropTable(ctx context.Context, id catalog.Identifier, purge
 	return errors.New("not supported")
 }
 
+// CommitTable checks the requirements and applies the updates with the
+// iceberg package's own Validate and ApplyUpdates, as the directory
+// catalog does, without writing a metadata file.
 func (c *memCatalog) CommitTable(ctx context.Context, id catalog.Identifier, reqs []iceberg.Requirement, updates []iceberg.Update) (*catalog.Table, error) {
 	c.mu.Lock()
 	c.commits++
 	base := c.tables[id.String()]
 	for _, r := range reqs {
-		switch r := r.(type) {
-		case iceberg.AssertTableUUID:
-			if r.UUID != base.TableUUID {
-				c.mu.Unlock()
-				return nil, fmt.Errorf("%w: uuid", catalog.ErrCommitConflict)
-			}
-		case iceberg.AssertRefSnapshotID:
-			ref, ok := base.Refs[r.Ref]
-			if ok != (r.SnapshotID != nil) || ok && ref.SnapshotID != *r.SnapshotID {
-				c.mu.Unlock()
-				return nil, fmt.Errorf("%w: ref %s moved", catalog.ErrCommitConflict, r.Ref)
-			}
-		default:
+		if err := r.Validate(base); err != nil {
 			c.mu.Unlock()
-			return nil, fmt.Errorf("memCatalog: requirement %T", r)
+			return nil, fmt.Errorf("%w: %w", catalog.ErrCommitConflict, err)
 		}
 	}
-	md := *base
-	md.Snapshots = slices.Clone(base.Snapshots)
-	md.Refs = maps.Clone(base.Refs)
-	for _, u := range updates {
-		switch u := u.(type) {
-		case iceberg.AddSnapshot:
-			s := u.Snapshot
-			if md.FormatVersion >= 2 && s.SequenceNumber != md.LastSequenceNumber+1 {
-				c.mu.Unlock()
-				return nil, fmt.Errorf("sequence number %d after %d", s.SequenceNumber, md.LastSequenceNumber)
-			}
-			md.LastSequenceNumber = s.SequenceNumber
-			if s.AddedRows != nil {
-				next := *md.NextRowID + *s.AddedRows
-				md.NextRowID = &next
-			}
-			md.Snapshots = append(md.Snapshots, s)
-		case iceberg.SetSnapshotRef:
-			md.Refs[u.Name] = u.Ref
-			if u.Name == mainBranch {
-				id := u.Ref.SnapshotID
-				md.CurrentSnapshotID = &id
-			}
-		default:
-			c.mu.Unlock()
-			return nil, fmt.Errorf("memCatalog: update %T", u)
-		}
+	md, err := iceberg.ApplyUpdates(base, "", updates)
+	if err != nil {
+		c.mu.Unlock()
+		return nil, err
 	}
-	c.tables[id.String()] = &md
+	c.tables[id.String()] = md
 	c.mu.Unlock()
 	return c.LoadTable(ctx, id)
 }

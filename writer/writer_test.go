@@ -639,3 +639,44 @@ func TestABranchForksFromTheCurrentSnapshot(t *testing.T) {
 		}
 	})
 }
+
+func TestCommitUpdatesRetriesOnFreshMetadata(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, false, map[string]string{propMinWait: "1", propMaxWait: "2"})
+		f.write(Append, "", 1)
+		other := f.newWriter(nil)
+		var rc *racingCatalog
+		w := f.newWriter(func(c Catalog) Catalog {
+			rc = &racingCatalog{Catalog: c}
+			return rc
+		})
+		rc.race = func() error {
+			_, err := other.Write(context.Background(), f.id, WriteRequest{}, f.stream(0, rowsOf(2)))
+			return err
+		}
+		rc.races.Store(1)
+		var heads []int64
+		got, err := w.commitUpdates(context.Background(), f.id, func(ctx context.Context, t *catalog.Table) ([]iceberg.Requirement, []iceberg.Update, error) {
+			head := t.Metadata.CurrentSnapshot().SnapshotID
+			heads = append(heads, head)
+			return []iceberg.Requirement{iceberg.AssertRefSnapshotID{Ref: "main", SnapshotID: &head}},
+				[]iceberg.Update{iceberg.SetProperties{Updates: map[string]string{"owner": "core"}}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(heads) != 2 || heads[0] == heads[1] {
+			t.Fatalf("build saw heads %v, want two different ones (a retry on fresh metadata)", heads)
+		}
+		if got.Metadata.Properties["owner"] != "core" || f.load().Metadata.Properties["owner"] != "core" {
+			t.Fatal("the property was not committed")
+		}
+		same, err := w.commitUpdates(context.Background(), f.id, func(ctx context.Context, t *catalog.Table) ([]iceberg.Requirement, []iceberg.Update, error) {
+			return nil, nil, nil
+		})
+		if err != nil || same.MetadataLocation != f.load().MetadataLocation {
+			t.Fatalf("no updates: %v, table %v", err, same)
+		}
+	})
+}
