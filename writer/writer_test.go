@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -678,5 +679,40 @@ func TestCommitUpdatesRetriesOnFreshMetadata(t *testing.T) {
 		if err != nil || same.MetadataLocation != f.load().MetadataLocation {
 			t.Fatalf("no updates: %v, table %v", err, same)
 		}
+	})
+}
+
+func TestConcurrentAppendsAllLand(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 3, true, map[string]string{propRetries: "100", propMinWait: "1", propMaxWait: "5"})
+		const writers = 6
+		errs := make(chan error, writers)
+		for i := range writers {
+			w := f.newWriter(nil)
+			rows := f.stream(0, rowsOf(int64(i)*10, int64(i)*10+1))
+			go func() {
+				_, err := w.Write(context.Background(), f.id, WriteRequest{}, rows)
+				errs <- err
+			}()
+		}
+		var want []int64
+		for i := range writers {
+			if err := <-errs; err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, int64(i)*10, int64(i)*10+1)
+		}
+		slices.Sort(want)
+		f.wantIDs(want)
+		md := f.load().Metadata
+		if len(md.Snapshots) != writers || md.LastSequenceNumber != writers || *md.NextRowID != 2*writers {
+			t.Fatalf("%d snapshots, last sequence number %d, next row id %d; want %d, %d, %d",
+				len(md.Snapshots), md.LastSequenceNumber, *md.NextRowID, writers, writers, 2*writers)
+		}
+		if sum := md.CurrentSnapshot().Summary.Map(); sum["total-records"] != strconv.Itoa(2*writers) {
+			t.Fatalf("total-records %s", sum["total-records"])
+		}
+		f.wantNoOrphans()
 	})
 }
