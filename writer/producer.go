@@ -21,14 +21,17 @@ const maxManifestBytes = 1 << 30
 // producer writes one attempt's snapshot of a change: Iceberg Java's
 // SnapshotProducer and MergingSnapshotProducer, without manifest merging.
 type producer struct {
-	w       *Writer
-	t       *catalog.Table
-	md      *iceberg.TableMetadata
-	ch      *change
-	schema  *iceberg.Schema
-	branch  string
-	parent  *iceberg.Snapshot
-	attempt int
+	w      *Writer
+	t      *catalog.Table
+	md     *iceberg.TableMetadata
+	ch     *change
+	schema *iceberg.Schema
+	branch string
+	// parent is the branch head, or for a new branch the current
+	// snapshot it forks from (Java's SnapshotUtil.latestSnapshot).
+	parent       *iceberg.Snapshot
+	branchExists bool
+	attempt      int
 
 	snapshotID int64
 	seq        int64
@@ -51,16 +54,12 @@ func newProducer(w *Writer, t *catalog.Table, ch *change, attempt int) (*produce
 	if p.schema == nil {
 		return nil, fmt.Errorf("table %s: %w: no current schema", t.Identifier, iceberg.ErrInvalidMetadata)
 	}
-	if ref, ok := md.Refs[p.branch]; ok {
-		if ref.Type == iceberg.RefTag {
-			return nil, fmt.Errorf("table %s: %w: %q is a tag, not a branch", t.Identifier, ErrInvalidArgument, p.branch)
-		}
-		parent, ok := md.SnapshotByID(ref.SnapshotID)
-		if !ok {
-			return nil, fmt.Errorf("table %s: %w: branch %q points to missing snapshot %d", t.Identifier, iceberg.ErrInvalidMetadata, p.branch, ref.SnapshotID)
-		}
-		p.parent = parent
+	parent, err := branchHead(md, p.branch)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Identifier, err)
 	}
+	p.parent = parent
+	_, p.branchExists = md.Refs[p.branch]
 	p.snapshotID = newSnapshotID(md)
 	if md.FormatVersion >= 2 {
 		p.seq = md.LastSequenceNumber + 1
@@ -138,7 +137,7 @@ func (p *producer) commit(ctx context.Context) (*Result, error) {
 
 // headRequirement pins the branch to the head the change was built on.
 func (p *producer) headRequirement() iceberg.Requirement {
-	if p.parent == nil {
+	if !p.branchExists {
 		return iceberg.AssertRefSnapshotID{Ref: p.branch}
 	}
 	id := p.parent.SnapshotID
@@ -222,6 +221,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 			continue
 		}
 		if len(p.ch.removed) == 0 {
+			p.sum.manifestsKept++
 			out = append(out, mf)
 			continue
 		}
@@ -232,13 +232,14 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 		hit := false
 		for _, e := range entries {
 			if e.Status != iceberg.EntryDeleted {
-				if _, ok := p.ch.removed[e.DataFile.Path]; ok {
+				if _, ok := p.ch.removed[fileKey(e.DataFile)]; ok {
 					hit = true
 					break
 				}
 			}
 		}
 		if !hit {
+			p.sum.manifestsKept++
 			out = append(out, mf)
 			continue
 		}
@@ -246,6 +247,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 		if err != nil {
 			return nil, err
 		}
+		p.sum.manifestsReplaced++
 		out = append(out, rewritten)
 	}
 	for loc := range p.ch.removed {
@@ -265,8 +267,8 @@ func (p *producer) rewriteManifest(ctx context.Context, mf iceberg.ManifestFile,
 			if e.Status == iceberg.EntryDeleted {
 				continue
 			}
-			if _, ok := p.ch.removed[e.DataFile.Path]; ok {
-				found[e.DataFile.Path] = true
+			if _, ok := p.ch.removed[fileKey(e.DataFile)]; ok {
+				found[fileKey(e.DataFile)] = true
 				e.Status = iceberg.EntryDeleted
 				e.SnapshotID = p.snapshotID
 				p.sum.removedFile(e.DataFile)
@@ -331,6 +333,7 @@ func (p *producer) writeAdded(ctx context.Context) ([]iceberg.ManifestFile, erro
 func (p *producer) writeManifest(ctx context.Context, content iceberg.ManifestContent, spec iceberg.PartitionSpec, fill func(*manifest.Writer) error) (iceberg.ManifestFile, error) {
 	loc := fmt.Sprintf("%s/%s-m%d.avro", p.metaDir, p.commitUUID, p.manifests)
 	p.manifests++
+	p.sum.manifestsCreated++
 	var mf iceberg.ManifestFile
 	err := p.create(ctx, loc, func(out io.Writer) error {
 		mw, err := manifest.NewWriter(out, manifest.Options{FormatVersion: p.md.FormatVersion, Content: content, Schema: p.schema, Spec: spec, SnapshotID: p.snapshotID})

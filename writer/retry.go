@@ -94,6 +94,14 @@ type attemptFunc func(ctx context.Context, attempt int, t *catalog.Table) (writt
 // returned a conflict, which is retried like a lost race.
 var errHook = errors.New("writer hook")
 
+// mayClean reports whether the files of a commit that failed with err
+// may be removed: not when the outcome is unknown (they may be the table
+// now), nor after a hook's simulated crash.
+func mayClean(err error) bool {
+	crashed := errors.Is(err, errHook) && !isConflict(err)
+	return !errors.Is(err, catalog.ErrCommitStateUnknown) && !crashed
+}
+
 // retry runs attempts on fresh loads of the table until one commits, the
 // error is not a conflict, or the table's retry policy is spent. It
 // returns how many attempts ran.
@@ -109,8 +117,7 @@ func (w *Writer) retry(ctx context.Context, id catalog.Identifier, run attemptFu
 		if err == nil {
 			return attempt, nil
 		}
-		crashed := errors.Is(err, errHook) && !isConflict(err)
-		if !errors.Is(err, catalog.ErrCommitStateUnknown) && !crashed {
+		if mayClean(err) {
 			w.removeFiles(context.WithoutCancel(ctx), t.IO, written)
 		}
 		if !isConflict(err) || attempt > policy.retries || w.now().Sub(start) >= policy.total {

@@ -21,6 +21,8 @@ type summaryBuilder struct {
 	addedPosDeletes, removedPosDeletes         int64
 	addedEqDeletes, removedEqDeletes           int64
 	partitions                                 map[string]struct{}
+	// Manifests written, carried over unchanged, and rewritten.
+	manifestsCreated, manifestsKept, manifestsReplaced int64
 }
 
 func newSummaryBuilder() *summaryBuilder {
@@ -95,6 +97,10 @@ func (b *summaryBuilder) removedFile(df iceberg.DataFile) {
 func (b *summaryBuilder) build(op string, prev map[string]string, first bool, extra map[string]string) map[string]string {
 	s := map[string]string{}
 	maps.Copy(s, extra)
+	// SnapshotProducer.summary writes these three always.
+	s["manifests-created"] = strconv.FormatInt(b.manifestsCreated, 10)
+	s["manifests-kept"] = strconv.FormatInt(b.manifestsKept, 10)
+	s["manifests-replaced"] = strconv.FormatInt(b.manifestsReplaced, 10)
 	setIf := func(key string, v int64) {
 		if v > 0 {
 			s[key] = strconv.FormatInt(v, 10)
