@@ -222,7 +222,7 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 		if err != nil {
 			return nil, fmt.Errorf("expire snapshots of %s: %w", id, err)
 		}
-		stats, err := expiredStatistics(ctx, t.IO, t.MetadataLocation, "", idSet(plan.snapshots))
+		stats, err := expiredStatistics(t.Metadata, t.Metadata, idSet(plan.snapshots))
 		if err != nil {
 			return nil, fmt.Errorf("expire snapshots of %s: %w", id, err)
 		}
@@ -268,7 +268,7 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 	files, err := unreachableFiles(ctx, committed, expired, committed.Metadata.Snapshots)
 	if err == nil {
 		var stats []RemovedFile
-		stats, err = expiredStatistics(ctx, committed.IO, base.MetadataLocation, committed.MetadataLocation, idSet(res.ExpiredSnapshots))
+		stats, err = expiredStatistics(base.Metadata, committed.Metadata, idSet(res.ExpiredSnapshots))
 		files = append(files, stats...)
 	}
 	if err != nil {

@@ -226,32 +226,30 @@ func countKinds(files []RemovedFile) map[string]int {
 	return counts
 }
 
-// expiredStatistics returns the statistics files that the metadata at
-// baseLocation lists for expired snapshots and that no statistics entry
-// of a remaining snapshot (in the metadata at keptLocation, or in the
-// base when keptLocation is "") still names.
-func expiredStatistics(ctx context.Context, fio fileio.FileIO, baseLocation, keptLocation string, expired map[int64]bool) ([]RemovedFile, error) {
-	base, err := readStatistics(ctx, fio, baseLocation)
+// expiredStatistics returns the statistics files that base lists for
+// expired snapshots and that no statistics entry of a remaining snapshot
+// in kept still names.
+func expiredStatistics(base, kept *iceberg.TableMetadata, expired map[int64]bool) ([]RemovedFile, error) {
+	gone, err := statisticsOf(base)
 	if err != nil {
 		return nil, err
 	}
-	kept := base
-	if keptLocation != "" {
-		if kept, err = readStatistics(ctx, fio, keptLocation); err != nil {
-			return nil, err
-		}
+	stay, err := statisticsOf(kept)
+	if err != nil {
+		return nil, err
 	}
 	keep := map[string]bool{}
-	for _, s := range kept {
+	for _, s := range stay {
 		if !expired[s.SnapshotID] {
-			keep[s.Path] = true
+			keep[normalizeLocation(s.Path)] = true
 		}
 	}
 	var out []RemovedFile
 	seen := map[string]bool{}
-	for _, s := range base {
-		if expired[s.SnapshotID] && !keep[s.Path] && !seen[s.Path] {
-			seen[s.Path] = true
+	for _, s := range gone {
+		n := normalizeLocation(s.Path)
+		if expired[s.SnapshotID] && !keep[n] && !seen[n] {
+			seen[n] = true
 			out = append(out, RemovedFile{Location: s.Path, Kind: kindStatistics, Size: s.Size})
 		}
 	}

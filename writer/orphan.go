@@ -1,12 +1,9 @@
 package writer
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -136,18 +133,4 @@ func orphanKind(loc string) string {
 		return kindData
 	}
 	return kindOther
-}
-
-// gunzipIfNeeded decompresses a gzip metadata file, recognised by its
-// magic bytes.
-func gunzipIfNeeded(b []byte) ([]byte, error) {
-	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
-		return b, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, err
-	}
-	defer zr.Close()
-	return io.ReadAll(io.LimitReader(zr, maxMetadataBytes))
 }

@@ -12,40 +12,29 @@ import (
 	"github.com/iceflight/iceflight/iceberg"
 )
 
-// maxMetadataBytes bounds a metadata file read for its statistics.
-const maxMetadataBytes = 256 << 20
-
-// statisticsFile is a statistics or partition-statistics entry of table
-// metadata, read from the file itself: the parsed model does not keep
-// them, and maintenance must never lose track of one.
+// statisticsFile is a statistics or partition-statistics file of the
+// table metadata.
 type statisticsFile struct {
 	SnapshotID int64  `json:"snapshot-id"`
 	Path       string `json:"statistics-path"`
 	Size       int64  `json:"file-size-in-bytes"`
 }
 
-// readStatistics returns the statistics and partition statistics files
-// the metadata file at location lists.
-func readStatistics(ctx context.Context, fio fileio.FileIO, location string) ([]statisticsFile, error) {
-	if location == "" {
-		return nil, nil
+// statisticsOf returns the statistics and partition statistics files md
+// lists. An entry whose path cannot be read is an error: maintenance must
+// never lose track of a file.
+func statisticsOf(md *iceberg.TableMetadata) ([]statisticsFile, error) {
+	var out []statisticsFile
+	for _, list := range [][]iceberg.StatisticsFile{md.Statistics, md.PartitionStatistics} {
+		for _, e := range list {
+			var f statisticsFile
+			if err := json.Unmarshal(e.JSON, &f); err != nil || f.Path == "" {
+				return nil, fmt.Errorf("%w: statistics entry of snapshot %d names no file", iceberg.ErrInvalidMetadata, e.SnapshotID)
+			}
+			out = append(out, f)
+		}
 	}
-	b, err := fileio.ReadAll(ctx, fio, location, maxMetadataBytes)
-	if err != nil {
-		return nil, fmt.Errorf("read metadata %s: %w", location, err)
-	}
-	b, err = gunzipIfNeeded(b)
-	if err != nil {
-		return nil, fmt.Errorf("read metadata %s: %w", location, err)
-	}
-	var doc struct {
-		Statistics          []statisticsFile `json:"statistics"`
-		PartitionStatistics []statisticsFile `json:"partition-statistics"`
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("read metadata %s: %w: %v", location, iceberg.ErrInvalidMetadata, err)
-	}
-	return append(doc.Statistics, doc.PartitionStatistics...), nil
+	return out, nil
 }
 
 // referencedFiles returns, by normalised location, every file the table's
@@ -67,7 +56,7 @@ func referencedFiles(ctx context.Context, t *catalog.Table) (map[string]bool, er
 	for _, e := range md.MetadataLog {
 		add(e.MetadataFile)
 	}
-	stats, err := readStatistics(ctx, t.IO, t.MetadataLocation)
+	stats, err := statisticsOf(md)
 	if err != nil {
 		return nil, err
 	}
