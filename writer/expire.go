@@ -258,6 +258,7 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 			res.ExpiredSnapshots = append(res.ExpiredSnapshots, s.SnapshotID)
 		}
 	}
+	slices.Sort(res.ExpiredSnapshots)
 	res.Counts["snapshots"] = len(res.ExpiredSnapshots)
 	res.Counts["refs"] = len(plan.refs)
 	if len(expired) == 0 {
