@@ -11,11 +11,6 @@ import (
 
 var errStub = errors.New("not built yet")
 
-// RewriteDataFiles (maint helper).
-func (w *Writer) RewriteDataFiles(ctx context.Context, id catalog.Identifier, req CompactRequest) (*MaintenanceResult, error) {
-	return nil, errStub
-}
-
 // RewriteManifests (maint helper).
 func (w *Writer) RewriteManifests(ctx context.Context, id catalog.Identifier, req RewriteManifestsRequest) (*MaintenanceResult, error) {
 	return nil, errStub
