@@ -716,3 +716,27 @@ func TestConcurrentAppendsAllLand(t *testing.T) {
 		f.wantNoOrphans()
 	})
 }
+
+func TestObjectStorageLayoutSpreadsDataFiles(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, true, map[string]string{propObjectStorage: "true"})
+		f.write(Append, "", span(0, 6)...)
+		f.wantIDs(span(0, 6))
+		tb := f.load()
+		live, err := readLive(context.Background(), tb, tb.Metadata.CurrentSnapshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for loc := range live.data {
+			rest := strings.TrimPrefix(loc, strings.TrimRight(tb.Metadata.Location, "/")+"/data/")
+			parts := strings.Split(rest, "/")
+			if len(parts) != 6 || len(parts[0]) != 4 || len(parts[3]) != 8 || !strings.HasPrefix(parts[4], "p=") {
+				t.Fatalf("data file %s: want data/<4>/<4>/<4>/<8>/p=<n>/<name>", loc)
+			}
+			if got := entropyDirs(parts[5]); got != strings.Join(parts[:4], "/") {
+				t.Fatalf("data file %s: entropy %s, want %s", loc, strings.Join(parts[:4], "/"), got)
+			}
+		}
+	})
+}
