@@ -74,6 +74,18 @@ func each(t *testing.T, fn func(t *testing.T, b backend)) {
 	}
 }
 
+// create creates the fixture's table: rowsSchema, partitioned by p.
+func (f *fixture) create(v int, partitioned bool, props map[string]string) {
+	f.t.Helper()
+	req := CreateTable{Schema: rowsSchema, FormatVersion: v, Properties: props}
+	if partitioned {
+		req.PartitionBy = []PartitionField{{Source: "p", Transform: "identity"}}
+	}
+	if _, err := f.w.CreateTable(context.Background(), f.id, req); err != nil {
+		f.t.Fatalf("create table: %v", err)
+	}
+}
+
 // batch builds a record of rows (p = id % 3).
 func (f *fixture) batch(rows ...row) arrow.RecordBatch {
 	b := array.NewRecordBuilder(f.mem, rowsSchema)
