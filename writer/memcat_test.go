@@ -26,17 +26,27 @@ type memCatalog struct {
 	tables map[string]*iceberg.TableMetadata
 	// commits counts CommitTable calls.
 	commits int
+	// root is where new tables go.
+	root string
 }
 
-// trackedIO is a Mem that remembers which files exist, for orphan checks.
+// writableIO is a FileIO that creates and removes files.
+type writableIO interface {
+	fileio.FileIO
+	Create(ctx context.Context, loc string) (io.WriteCloser, error)
+	Remove(ctx context.Context, loc string) error
+}
+
+// trackedIO is a FileIO that remembers which files exist, for orphan
+// checks.
 type trackedIO struct {
-	*fileio.Mem
+	writableIO
 	mu    sync.Mutex
 	files map[string]bool
 }
 
 func (t *trackedIO) Create(ctx context.Context, loc string) (io.WriteCloser, error) {
-	w, err := t.Mem.Create(ctx, loc)
+	w, err := t.writableIO.Create(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +60,7 @@ func (t *trackedIO) Remove(ctx context.Context, loc string) error {
 	t.mu.Lock()
 	delete(t.files, loc)
 	t.mu.Unlock()
-	return t.Mem.Remove(ctx, loc)
+	return t.writableIO.Remove(ctx, loc)
 }
 
 func (t *trackedIO) list() []string {
@@ -59,8 +69,8 @@ func (t *trackedIO) list() []string {
 	return slices.Sorted(maps.Keys(t.files))
 }
 
-func newMemCatalog() *memCatalog {
-	return &memCatalog{io: &trackedIO{Mem: fileio.NewMem(), files: map[string]bool{}}, tables: map[string]*iceberg.TableMetadata{}}
+func newMemCatalog(fio writableIO, root string) *memCatalog {
+	return &memCatalog{io: &trackedIO{writableIO: fio, files: map[string]bool{}}, root: root, tables: map[string]*iceberg.TableMetadata{}}
 }
 
 func (c *memCatalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) { return nil, nil }
@@ -83,7 +93,7 @@ func (c *memCatalog) CreateTable(ctx context.Context, id catalog.Identifier, md 
 	}
 	if md.Location == "" {
 		cp := *md
-		cp.Location = "mem://wh/" + id.String()
+		cp.Location = c.root + "/" + id.String()
 		md = &cp
 	}
 	c.tables[id.String()] = md
@@ -121,7 +131,12 @@ func (c *memCatalog) CommitTable(ctx context.Context, id catalog.Identifier, req
 // memFixture is a fixture over a memCatalog.
 func newMemFixture(t *testing.T, formatVersion int, partitioned bool, props map[string]string, opts ...Option) (*fixture, *memCatalog) {
 	t.Helper()
-	mc := newMemCatalog()
+	return newCatalogFixture(t, newMemCatalog(fileio.NewMem(), "mem://wh"), formatVersion, partitioned, props, opts...)
+}
+
+// newCatalogFixture is a fixture of a new table in mc.
+func newCatalogFixture(t *testing.T, mc *memCatalog, formatVersion int, partitioned bool, props map[string]string, opts ...Option) (*fixture, *memCatalog) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	f := &fixture{t: t, mem: mem, id: catalog.Identifier{"db", "t"}}
