@@ -752,3 +752,61 @@ func TestObjectStorageLayoutSpreadsDataFiles(t *testing.T) {
 		}
 	})
 }
+
+func TestManifestsMergeKeepingSequenceNumbers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		for _, v := range []int{2, 3} {
+			t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+				f := b.make(t, v, false, map[string]string{propMinMergeCount: "3"})
+				seqs := map[string]int64{}
+				firstRows := map[string]int64{}
+				var ids []int64
+				for i := range int64(7) {
+					f.write(Append, "", 10*i, 10*i+1)
+					ids = append(ids, 10*i, 10*i+1)
+					if i == 2 {
+						f.delete(DeleteRequest{Filter: "id = 1"})
+						ids = slices.DeleteFunc(ids, func(id int64) bool { return id == 1 })
+					}
+					tb := f.load()
+					s := tb.Metadata.CurrentSnapshot()
+					live, err := readLive(context.Background(), tb, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for loc, e := range live.data {
+						if seq, ok := seqs[loc]; ok && seq != e.SequenceNumber {
+							t.Fatalf("after append %d: %s has sequence number %d, was %d", i, loc, e.SequenceNumber, seq)
+						}
+						seqs[loc] = e.SequenceNumber
+						if e.DataFile.FirstRowID != nil {
+							if r, ok := firstRows[loc]; ok && r != *e.DataFile.FirstRowID {
+								t.Fatalf("after append %d: %s has first row id %d, was %d", i, loc, *e.DataFile.FirstRowID, r)
+							}
+							firstRows[loc] = *e.DataFile.FirstRowID
+						}
+					}
+					mfs, err := (&producer{t: tb, md: tb.Metadata}).readList(context.Background(), s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					data := 0
+					for _, mf := range mfs {
+						if mf.Content == iceberg.ManifestContentData {
+							data++
+						}
+					}
+					if data >= 3 {
+						t.Fatalf("after append %d: %d data manifests, want them merged below 3", i, data)
+					}
+				}
+				f.wantIDs(ids)
+				if v >= 3 && len(firstRows) == 0 {
+					t.Fatal("no first row ids")
+				}
+				f.wantNoOrphans()
+			})
+		}
+	})
+}
