@@ -130,7 +130,7 @@ func TestIcebergJavaReadsWhatWeWrite(t *testing.T) {
 		t.Run(fmt.Sprintf("v%d cow=%v", c.v, c.cow), func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
-			f, _ := newCatalogFixture(t, newMemCatalog(osIO{}, root), c.v, true, nil)
+			f, _ := newCatalogFixture(t, newMemCatalog(osIO{}, root), c.v, true, map[string]string{propMinMergeCount: "2"})
 			dir := filepath.Join(root, f.id.String())
 			f.write(Append, "", span(0, 12)...)
 			f.write(Append, "", span(12, 20)...)
