@@ -126,7 +126,7 @@ func TestIcebergJavaReadsWhatWeWrite(t *testing.T) {
 	for _, c := range []struct {
 		v   int
 		cow bool
-	}{{2, false}, {3, false}, {2, true}} {
+	}{{1, false}, {2, false}, {3, false}, {2, true}} {
 		t.Run(fmt.Sprintf("v%d cow=%v", c.v, c.cow), func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
