@@ -74,6 +74,18 @@ func each(t *testing.T, fn func(t *testing.T, b backend)) {
 	}
 }
 
+// create creates the fixture's table: rowsSchema, partitioned by p.
+func (f *fixture) create(v int, partitioned bool, props map[string]string) {
+	f.t.Helper()
+	req := CreateTable{Schema: rowsSchema, FormatVersion: v, Properties: props}
+	if partitioned {
+		req.PartitionBy = []PartitionField{{Source: "p", Transform: "identity"}}
+	}
+	if _, err := f.w.CreateTable(context.Background(), f.id, req); err != nil {
+		f.t.Fatalf("create table: %v", err)
+	}
+}
+
 // batch builds a record of rows (p = id % 3).
 func (f *fixture) batch(rows ...row) arrow.RecordBatch {
 	b := array.NewRecordBuilder(f.mem, rowsSchema)
@@ -714,5 +726,87 @@ func TestConcurrentAppendsAllLand(t *testing.T) {
 			t.Fatalf("total-records %s", sum["total-records"])
 		}
 		f.wantNoOrphans()
+	})
+}
+
+func TestObjectStorageLayoutSpreadsDataFiles(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, true, map[string]string{propObjectStorage: "true"})
+		f.write(Append, "", span(0, 6)...)
+		f.wantIDs(span(0, 6))
+		tb := f.load()
+		live, err := readLive(context.Background(), tb, tb.Metadata.CurrentSnapshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for loc := range live.data {
+			rest := strings.TrimPrefix(loc, strings.TrimRight(tb.Metadata.Location, "/")+"/data/")
+			parts := strings.Split(rest, "/")
+			if len(parts) != 6 || len(parts[0]) != 4 || len(parts[3]) != 8 || !strings.HasPrefix(parts[4], "p=") {
+				t.Fatalf("data file %s: want data/<4>/<4>/<4>/<8>/p=<n>/<name>", loc)
+			}
+			if got := entropyDirs(parts[5]); got != strings.Join(parts[:4], "/") {
+				t.Fatalf("data file %s: entropy %s, want %s", loc, strings.Join(parts[:4], "/"), got)
+			}
+		}
+	})
+}
+
+func TestManifestsMergeKeepingSequenceNumbers(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		for _, v := range []int{2, 3} {
+			t.Run(fmt.Sprintf("v%d", v), func(t *testing.T) {
+				f := b.make(t, v, false, map[string]string{propMinMergeCount: "3"})
+				seqs := map[string]int64{}
+				firstRows := map[string]int64{}
+				var ids []int64
+				for i := range int64(7) {
+					f.write(Append, "", 10*i, 10*i+1)
+					ids = append(ids, 10*i, 10*i+1)
+					if i == 2 {
+						f.delete(DeleteRequest{Filter: "id = 1"})
+						ids = slices.DeleteFunc(ids, func(id int64) bool { return id == 1 })
+					}
+					tb := f.load()
+					s := tb.Metadata.CurrentSnapshot()
+					live, err := readLive(context.Background(), tb, s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for loc, e := range live.data {
+						if seq, ok := seqs[loc]; ok && seq != e.SequenceNumber {
+							t.Fatalf("after append %d: %s has sequence number %d, was %d", i, loc, e.SequenceNumber, seq)
+						}
+						seqs[loc] = e.SequenceNumber
+						if e.DataFile.FirstRowID != nil {
+							if r, ok := firstRows[loc]; ok && r != *e.DataFile.FirstRowID {
+								t.Fatalf("after append %d: %s has first row id %d, was %d", i, loc, *e.DataFile.FirstRowID, r)
+							}
+							firstRows[loc] = *e.DataFile.FirstRowID
+						}
+					}
+					mfs, err := (&producer{t: tb, md: tb.Metadata}).readList(context.Background(), s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					data := 0
+					for _, mf := range mfs {
+						if mf.Content == iceberg.ManifestContentData {
+							data++
+						}
+					}
+					if data >= 3 {
+						t.Fatalf("after append %d: %d data manifests, want them merged below 3", i, data)
+					}
+				}
+				f.wantIDs(ids)
+				if v >= 3 && len(firstRows) == 0 {
+					t.Fatal("no first row ids")
+				}
+				f.wantNoOrphans()
+			})
+		}
 	})
 }
