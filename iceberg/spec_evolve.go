@@ -353,14 +353,7 @@ func (u *SpecUpdate) Apply() (spec PartitionSpec, lastPartitionID int, changed b
 		return u.spec, u.base.LastPartitionID, false, nil
 	}
 	names := map[string]bool{}
-	timeSources := map[int]string{}
 	for _, f := range fields {
-		if isTimeTransform(f.Transform) {
-			if other, ok := timeSources[f.SourceID]; ok {
-				return PartitionSpec{}, 0, false, fmt.Errorf("partition field %s: %w: redundant with %s", f.Name, ErrInvalidChange, other)
-			}
-			timeSources[f.SourceID] = f.Name
-		}
 		if names[f.Name] {
 			return PartitionSpec{}, 0, false, fmt.Errorf("partition spec: %w: name %s used twice", ErrInvalidChange, f.Name)
 		}

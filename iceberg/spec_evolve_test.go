@@ -54,7 +54,9 @@ func TestSpecUpdate(t *testing.T) {
 			func(u *SpecUpdate) error { return u.AddField("id", "bucket[4]", "") },
 			func(u *SpecUpdate) error { return u.AddField("id", "bucket[4]", "b2") },
 		}, err: "already added"},
-		{name: "redundant time partition with the current one", v: 2, ops: []op{func(u *SpecUpdate) error { return u.AddField("ts", "hour", "") }}, err: "redundant"},
+		// Java checks redundancy among the fields one change adds only.
+		{name: "a time partition beside the current one", v: 2, ops: []op{func(u *SpecUpdate) error { return u.AddField("ts", "hour", "") }},
+			want: "1000:ts_day=day(3) 1001:ts_hour=hour(3)", wantID: 1, wantLast: 1001},
 		{name: "redundant time partitions added", v: 2, ops: []op{
 			func(u *SpecUpdate) error { return u.RemoveField("ts_day") },
 			func(u *SpecUpdate) error { return u.AddField("ts", "hour", "") },

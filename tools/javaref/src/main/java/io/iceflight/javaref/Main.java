@@ -44,6 +44,9 @@ public final class Main {
       case "restserver":
         rc = RestServer.run(rest);
         break;
+      case "evolve":
+        rc = org.apache.iceberg.JavarefEvolve.run(rest);
+        break;
       default:
         usage();
         rc = 2;
