@@ -28,7 +28,6 @@ type evolveOp struct {
 // applyOurs applies ops with SchemaUpdate then SpecUpdate.
 func applyOurs(md *TableMetadata, ops []evolveOp) (*Schema, int, PartitionSpec, int, error) {
 	su := NewSchemaUpdate(md)
-	schema, lastCol := md.CurrentSchema(), md.LastColumnID
 	var err error
 	for _, o := range ops {
 		if o.Kind == "spec" {
@@ -68,7 +67,8 @@ func applyOurs(md *TableMetadata, ops []evolveOp) (*Schema, int, PartitionSpec, 
 			return nil, 0, PartitionSpec{}, 0, err
 		}
 	}
-	if schema, lastCol, _, err = su.Apply(); err != nil {
+	schema, lastCol, _, err := su.Apply()
+	if err != nil {
 		return nil, 0, PartitionSpec{}, 0, err
 	}
 	spec, _ := md.SpecByID(md.DefaultSpecID)
