@@ -810,3 +810,32 @@ func TestManifestsMergeKeepingSequenceNumbers(t *testing.T) {
 		}
 	})
 }
+
+// unknownCatalog commits, then reports the outcome unknown.
+type unknownCatalog struct{ Catalog }
+
+func (c unknownCatalog) CommitTable(ctx context.Context, id catalog.Identifier, reqs []iceberg.Requirement, updates []iceberg.Update) (*catalog.Table, error) {
+	if _, err := c.Catalog.CommitTable(ctx, id, reqs, updates); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("the catalog went away: %w", catalog.ErrCommitStateUnknown)
+}
+
+func TestAnUnknownOutcomeKeepsTheFiles(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, true, nil)
+		w := f.newWriter(func(c Catalog) Catalog { return unknownCatalog{c} })
+		_, err := w.Write(context.Background(), f.id, WriteRequest{}, f.stream(0, rowsOf(span(0, 6)...)))
+		if !errors.Is(err, catalog.ErrCommitStateUnknown) {
+			t.Fatalf("error %v, want ErrCommitStateUnknown", err)
+		}
+		// The commit did land: its files must all still be there.
+		f.wantIDs(span(0, 6))
+		f.wantNoOrphans()
+		if _, err := w.Delete(context.Background(), f.id, DeleteRequest{Filter: "id = 2"}); !errors.Is(err, catalog.ErrCommitStateUnknown) {
+			t.Fatalf("error %v, want ErrCommitStateUnknown", err)
+		}
+		f.wantIDs([]int64{0, 1, 3, 4, 5})
+	})
+}
