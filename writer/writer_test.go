@@ -378,15 +378,14 @@ func TestOverwrite(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b backend) {
 		cases := []struct {
-			name     string
-			filter   string
-			want     []int64
-			removed  int64 // data files removed
-			wantFrom func(res *Result) bool
+			name    string
+			filter  string
+			want    []int64
+			deleted int64 // rows removed
 		}{
-			{name: "everything", filter: "", want: []int64{100, 101}},
-			{name: "whole partitions go without rewrites", filter: "p = 1", want: append(withoutMod(span(0, 12), 1), 100, 101)},
-			{name: "files that match in part are rewritten", filter: "id < 4", want: append(span(4, 12), 100, 101)},
+			{name: "everything", filter: "", want: []int64{100, 101}, deleted: 12},
+			{name: "whole partitions go without rewrites", filter: "p = 1", want: append(withoutMod(span(0, 12), 1), 100, 101), deleted: 4},
+			{name: "files that match in part are rewritten", filter: "id < 4", want: append(span(4, 12), 100, 101), deleted: 4},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -395,8 +394,8 @@ func TestOverwrite(t *testing.T) {
 				f.write(Append, "", span(0, 6)...)
 				f.write(Append, "", span(6, 12)...)
 				res := f.write(Overwrite, c.filter, 100, 101)
-				if res.Operation != "overwrite" {
-					t.Fatalf("operation %q", res.Operation)
+				if res.Operation != "overwrite" || res.DeletedRecords != c.deleted || res.AddedRecords != 2 {
+					t.Fatalf("result %+v, want an overwrite of %d rows by 2", res, c.deleted)
 				}
 				want := slices.Clone(c.want)
 				slices.Sort(want)
