@@ -436,8 +436,8 @@ func TestDelete(t *testing.T) {
 				f := b.make(t, c.v, true, nil)
 				f.write(Append, "", span(0, 12)...)
 				res := f.delete(DeleteRequest{Filter: "id = 3 or id = 4", CopyOnWrite: c.cow})
-				if res.DeletedRecords != 2 || res.SnapshotID == 0 {
-					t.Fatalf("result %+v, want 2 rows deleted", res)
+				if res.DeletedRecords != 2 || res.AddedRecords != 0 || res.SnapshotID == 0 {
+					t.Fatalf("result %+v, want 2 rows deleted and none added", res)
 				}
 				f.wantIDs(slices.DeleteFunc(span(0, 12), func(id int64) bool { return id == 3 || id == 4 }))
 				// A second delete in a file that has deletes already.
