@@ -378,15 +378,14 @@ func TestOverwrite(t *testing.T) {
 	t.Parallel()
 	each(t, func(t *testing.T, b backend) {
 		cases := []struct {
-			name     string
-			filter   string
-			want     []int64
-			removed  int64 // data files removed
-			wantFrom func(res *Result) bool
+			name    string
+			filter  string
+			want    []int64
+			deleted int64 // rows removed
 		}{
-			{name: "everything", filter: "", want: []int64{100, 101}},
-			{name: "whole partitions go without rewrites", filter: "p = 1", want: append(withoutMod(span(0, 12), 1), 100, 101)},
-			{name: "files that match in part are rewritten", filter: "id < 4", want: append(span(4, 12), 100, 101)},
+			{name: "everything", filter: "", want: []int64{100, 101}, deleted: 12},
+			{name: "whole partitions go without rewrites", filter: "p = 1", want: append(withoutMod(span(0, 12), 1), 100, 101), deleted: 4},
+			{name: "files that match in part are rewritten", filter: "id < 4", want: append(span(4, 12), 100, 101), deleted: 4},
 		}
 		for _, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
@@ -395,8 +394,8 @@ func TestOverwrite(t *testing.T) {
 				f.write(Append, "", span(0, 6)...)
 				f.write(Append, "", span(6, 12)...)
 				res := f.write(Overwrite, c.filter, 100, 101)
-				if res.Operation != "overwrite" {
-					t.Fatalf("operation %q", res.Operation)
+				if res.Operation != "overwrite" || res.DeletedRecords != c.deleted || res.AddedRecords != 2 {
+					t.Fatalf("result %+v, want an overwrite of %d rows by 2", res, c.deleted)
 				}
 				want := slices.Clone(c.want)
 				slices.Sort(want)
@@ -437,8 +436,8 @@ func TestDelete(t *testing.T) {
 				f := b.make(t, c.v, true, nil)
 				f.write(Append, "", span(0, 12)...)
 				res := f.delete(DeleteRequest{Filter: "id = 3 or id = 4", CopyOnWrite: c.cow})
-				if res.DeletedRecords != 2 || res.SnapshotID == 0 {
-					t.Fatalf("result %+v, want 2 rows deleted", res)
+				if res.DeletedRecords != 2 || res.AddedRecords != 0 || res.SnapshotID == 0 {
+					t.Fatalf("result %+v, want 2 rows deleted and none added", res)
 				}
 				f.wantIDs(slices.DeleteFunc(span(0, 12), func(id int64) bool { return id == 3 || id == 4 }))
 				// A second delete in a file that has deletes already.
@@ -808,5 +807,34 @@ func TestManifestsMergeKeepingSequenceNumbers(t *testing.T) {
 				f.wantNoOrphans()
 			})
 		}
+	})
+}
+
+// unknownCatalog commits, then reports the outcome unknown.
+type unknownCatalog struct{ Catalog }
+
+func (c unknownCatalog) CommitTable(ctx context.Context, id catalog.Identifier, reqs []iceberg.Requirement, updates []iceberg.Update) (*catalog.Table, error) {
+	if _, err := c.Catalog.CommitTable(ctx, id, reqs, updates); err != nil {
+		return nil, err
+	}
+	return nil, fmt.Errorf("the catalog went away: %w", catalog.ErrCommitStateUnknown)
+}
+
+func TestAnUnknownOutcomeKeepsTheFiles(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, true, nil)
+		w := f.newWriter(func(c Catalog) Catalog { return unknownCatalog{c} })
+		_, err := w.Write(context.Background(), f.id, WriteRequest{}, f.stream(0, rowsOf(span(0, 6)...)))
+		if !errors.Is(err, catalog.ErrCommitStateUnknown) {
+			t.Fatalf("error %v, want ErrCommitStateUnknown", err)
+		}
+		// The commit did land: its files must all still be there.
+		f.wantIDs(span(0, 6))
+		f.wantNoOrphans()
+		if _, err := w.Delete(context.Background(), f.id, DeleteRequest{Filter: "id = 2"}); !errors.Is(err, catalog.ErrCommitStateUnknown) {
+			t.Fatalf("error %v, want ErrCommitStateUnknown", err)
+		}
+		f.wantIDs([]int64{0, 1, 3, 4, 5})
 	})
 }
