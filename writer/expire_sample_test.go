@@ -61,7 +61,7 @@ func relNames(files []RemovedFile, dir string) []string {
 // that stays (its rows are not in the current scan), so it goes with S1's
 // manifest and both snapshots' manifest lists, while history-2 and the
 // manifest that carries it into S3 stay.
-func TestExpireSnapshotsDryRunSample(t *testing.T) {
+func TestExpireSnapshotsSample(t *testing.T) {
 	t.Parallel()
 	root := sampleWarehouse(t, "history")
 	dir := filepath.Join(root, "samples", "history")
@@ -71,7 +71,7 @@ func TestExpireSnapshotsDryRunSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	w := New(noCommits{localIO{cat}}, WithClock(func() time.Time { return now }))
+	w := New(cat, WithClock(func() time.Time { return now }))
 	before := filesBelow(t, dir)
 	res, err := w.ExpireSnapshots(context.Background(), catalog.Identifier{"samples", "history"}, ExpireRequest{DryRun: true})
 	if err != nil {
@@ -96,13 +96,35 @@ func TestExpireSnapshotsDryRunSample(t *testing.T) {
 		t.Error("a dry run changed the table's files")
 	}
 
+	// The real run commits through the directory catalog and removes
+	// just those files; the table then reads as Iceberg Java wrote it.
+	res, err = w.ExpireSnapshots(context.Background(), catalog.Identifier{"samples", "history"}, ExpireRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := relNames(res.Removed, dir); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("removed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, f := range want {
+		if _, err := os.Stat(filepath.Join(dir, strings.Fields(f)[1])); !os.IsNotExist(err) {
+			t.Errorf("%s is still there", f)
+		}
+	}
+	tb, err := cat.LoadTable(context.Background(), catalog.Identifier{"samples", "history"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Metadata.Snapshots) != 1 || len(tb.Metadata.Refs) != 1 || tb.Metadata.CurrentSnapshot().SnapshotID != 8162928666802183831 {
+		t.Errorf("after expiry: %d snapshots, refs %v", len(tb.Metadata.Snapshots), tb.Metadata.Refs)
+	}
+
 	// With the refs kept, every snapshot is a ref's head and nothing goes.
 	root2 := sampleWarehouse(t, "history")
 	cat2, err := catalog.NewDirectory(root2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2 := New(noCommits{localIO{cat2}}, WithClock(func() time.Time { return now }))
+	w2 := New(cat2, WithClock(func() time.Time { return now }))
 	res, err = w2.ExpireSnapshots(context.Background(), catalog.Identifier{"samples", "history"}, ExpireRequest{DryRun: true, RetainLast: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package writer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/testutil"
 )
 
@@ -85,7 +83,7 @@ func TestRemoveOrphanFilesSamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			w := New(noCommits{localIO{cat}}, WithClock(func() time.Time { return now }))
+			w := New(cat, WithClock(func() time.Time { return now }))
 			id := catalog.Identifier{"samples", table}
 			want := map[string]string{
 				"data/orphan-1.parquet":          kindData,
@@ -149,63 +147,18 @@ func TestRemoveOrphanFilesRefusals(t *testing.T) {
 	}
 	id := catalog.Identifier{"samples", "history"}
 	now := time.Now()
-	w := New(noCommits{localIO{cat}}, WithClock(func() time.Time { return now }))
+	w := New(cat, WithClock(func() time.Time { return now }))
 	if _, err := w.RemoveOrphanFiles(context.Background(), id, OrphanRequest{OlderThan: now.Add(time.Hour)}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("older_than in the future: err = %v", err)
 	}
 	if _, err := w.RemoveOrphanFiles(context.Background(), id, OrphanRequest{Location: t.TempDir()}); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("a location outside the table: err = %v", err)
 	}
-	noList := New(noCommits{unlistable{cat}}, WithClock(func() time.Time { return now }))
+	noList := New(unlistable{cat}, WithClock(func() time.Time { return now }))
 	_, err = noList.RemoveOrphanFiles(context.Background(), id, OrphanRequest{})
 	if !errors.Is(err, fileio.ErrUnsupportedScheme) || !strings.Contains(err.Error(), "cannot list") {
 		t.Errorf("a store that cannot list: err = %v", err)
 	}
-}
-
-// noCommits lets a writer use a catalog for maintenance that only reads
-// and deletes files (remove_orphan_files makes no commit).
-type noCommits struct{ catalog.Catalog }
-
-func (noCommits) CommitTable(context.Context, catalog.Identifier, []iceberg.Requirement, []iceberg.Update) (*catalog.Table, error) {
-	return nil, catalog.ErrReadOnly
-}
-
-func (noCommits) CreateTable(context.Context, catalog.Identifier, *iceberg.TableMetadata) (*catalog.Table, error) {
-	return nil, catalog.ErrReadOnly
-}
-
-func (noCommits) DropTable(context.Context, catalog.Identifier, bool) error {
-	return catalog.ErrReadOnly
-}
-
-// localIO serves tables through a plain local FileIO, mapped from where
-// the table was written to where it is, as the directory catalog maps it
-// (its confined IO reads only; the catalog helper gives it the rest).
-type localIO struct{ catalog.Catalog }
-
-func (l localIO) LoadTable(ctx context.Context, id catalog.Identifier) (*catalog.Table, error) {
-	t, err := l.Catalog.LoadTable(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	c := *t
-	c.IO = fileio.Remap(localRW{fileio.NewLocal()}, fileio.Rule{From: t.Metadata.Location, To: t.Location}).WithBase(t.Location)
-	return &c, nil
-}
-
-// localRW is a local FileIO that removes files too.
-type localRW struct{ *fileio.Local }
-
-func (localRW) Remove(_ context.Context, loc string) error {
-	p, err := fileio.LocalPath(loc)
-	if err == nil {
-		err = os.Remove(p)
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("remove %s: %w", loc, fileio.ErrNotFound)
-	}
-	return err
 }
 
 // unlistable serves tables whose storage cannot list folders.
