@@ -56,6 +56,9 @@ public final class Main {
       case "restserver":
         rc = RestServer.run(rest);
         break;
+      case "evolve":
+        rc = org.apache.iceberg.JavarefEvolve.run(rest);
+        break;
       case "metacheck":
         rc = MetaCheck.run(rest);
         break;
