@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/writer/datafile"
 )
 
@@ -188,5 +190,30 @@ func TestObjectStorageLayoutSpreadsDataFiles(t *testing.T) {
 				t.Fatalf("data file %s: entropy %s, want %s", loc, strings.Join(parts[:4], "/"), got)
 			}
 		}
+	})
+}
+
+func TestATagIsNotWritten(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, false, nil)
+		f.write(Append, "", 1, 2)
+		head := f.current().SnapshotID
+		_, err := f.w.commitUpdates(context.Background(), f.id, func(ctx context.Context, t *catalog.Table) ([]iceberg.Requirement, []iceberg.Update, error) {
+			return nil, []iceberg.Update{iceberg.SetSnapshotRef{Name: "v1", Ref: iceberg.SnapshotRef{SnapshotID: head, Type: iceberg.RefTag}}}, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.w.Write(context.Background(), f.id, WriteRequest{Branch: "v1"}, f.stream(0, rowsOf(3))); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("write to a tag: %v, want ErrInvalidArgument", err)
+		}
+		if _, err := f.w.Delete(context.Background(), f.id, DeleteRequest{Branch: "v1", Filter: "id = 1"}); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("delete from a tag: %v, want ErrInvalidArgument", err)
+		}
+		if got := f.idsOf("v1"); !slices.Equal(got, []int64{1, 2}) {
+			t.Fatalf("tag reads %v", got)
+		}
+		f.wantNoOrphans()
 	})
 }
