@@ -16,11 +16,15 @@ import (
 	"github.com/iceflight/iceflight/writer/puffin"
 )
 
+// propDeleteMode is the table's delete mode (TableProperties.DELETE_MODE).
+const propDeleteMode = "write.delete.mode"
+
 // Delete deletes the rows matching req.Filter in one commit: data files
 // whose every row matches are removed whole; from the others the
 // matching rows are deleted with position delete files (v2), deletion
-// vectors (v3, merged with the file's existing one) or, with CopyOnWrite
-// (and always in v1), by rewriting the file without them. A filter that
+// vectors (v3, merged with the file's existing one) or, with CopyOnWrite,
+// write.delete.mode=copy-on-write or in v1, by rewriting the file
+// without them. A filter that
 // matches nothing commits nothing (SnapshotID 0).
 func (w *Writer) Delete(ctx context.Context, id catalog.Identifier, req DeleteRequest) (*Result, error) {
 	if strings.TrimSpace(req.Filter) == "" {
@@ -87,7 +91,9 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cow := d.req.CopyOnWrite || md.FormatVersion < 2
+	// write.delete.mode is the table's choice (Spark's; merge-on-read
+	// unless it says copy-on-write), the request's flag forces CoW.
+	cow := d.req.CopyOnWrite || md.FormatVersion < 2 || md.Properties[propDeleteMode] == "copy-on-write"
 	cols := []string{posColumn}
 	if cow {
 		cols = allColumns(md)

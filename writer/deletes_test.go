@@ -101,3 +101,17 @@ func TestDeleteDryRunAndNoMatch(t *testing.T) {
 		f.wantNoOrphans()
 	})
 }
+
+func TestTheTableDeleteModeChoosesCopyOnWrite(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		f := b.make(t, 2, true, map[string]string{propDeleteMode: "copy-on-write"})
+		f.write(Append, "", span(0, 6)...)
+		res := f.delete(DeleteRequest{Filter: "id = 1"})
+		if res.AddedDeleteFiles != 0 || res.Operation != "overwrite" {
+			t.Fatalf("result %+v, want a rewrite and no delete files", res)
+		}
+		f.wantIDs([]int64{0, 2, 3, 4, 5})
+		f.wantNoOrphans()
+	})
+}
