@@ -237,7 +237,7 @@ func TestManifestsMergeKeepingSequenceNumbers(t *testing.T) {
 							firstRows[loc] = *e.DataFile.FirstRowID
 						}
 					}
-					mfs, err := (&producer{t: tb, md: tb.Metadata}).readList(context.Background(), s)
+					mfs, err := readList(context.Background(), tb, s)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -87,7 +87,7 @@ func (p *producer) commit(ctx context.Context) (*Result, error) {
 	var parentManifests []iceberg.ManifestFile
 	if p.parent != nil {
 		var err error
-		if parentManifests, err = p.readList(ctx, p.parent); err != nil {
+		if parentManifests, err = readList(ctx, p.t, p.parent); err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
 	}
@@ -177,15 +177,15 @@ func (p *producer) result(committed *catalog.Table) *Result {
 }
 
 // readList reads a snapshot's manifest list.
-func (p *producer) readList(ctx context.Context, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
+func readList(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
 	if s.ManifestList == "" {
 		return nil, fmt.Errorf("snapshot %d: %w: no manifest list (a v1 snapshot listing manifests is not rewritten)", s.SnapshotID, ErrUnsupported)
 	}
-	b, err := fileio.ReadAll(ctx, p.t.IO, s.ManifestList, maxManifestBytes)
+	b, err := fileio.ReadAll(ctx, t.IO, s.ManifestList, maxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
-	mfs, err := iceberg.ReadManifestList(strings.NewReader(string(b)), p.md.FormatVersion, s)
+	mfs, err := iceberg.ReadManifestList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}

@@ -239,11 +239,10 @@ func (f *fixture) referenced() map[string]bool {
 	for _, l := range t.Metadata.MetadataLog {
 		refs[norm(l.MetadataFile)] = true
 	}
-	p := &producer{t: t, md: t.Metadata}
 	for i := range t.Metadata.Snapshots {
 		s := &t.Metadata.Snapshots[i]
 		refs[norm(s.ManifestList)] = true
-		mfs, err := p.readList(ctx, s)
+		mfs, err := readList(ctx, t, s)
 		if err != nil {
 			f.t.Fatal(err)
 		}
