@@ -176,6 +176,11 @@ func (p *producer) result(committed *catalog.Table) *Result {
 	return r
 }
 
+// readList reads a snapshot's manifest list of the producer's table.
+func (p *producer) readList(ctx context.Context, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
+	return readList(ctx, p.t, s)
+}
+
 // readList reads a snapshot's manifest list.
 func readList(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
 	if s.ManifestList == "" {
