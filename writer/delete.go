@@ -107,7 +107,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			d.w.removeFiles(context.WithoutCancel(ctx), d.t.IO, d.written)
 		}
 	}()
-	ch = &change{operation: "delete", branch: d.req.Branch, removed: map[string]struct{}{}}
+	ch = &change{operation: "delete", branch: d.req.Branch}
 	var rewriter *copyOnWrite
 	defer func() {
 		if err != nil && rewriter != nil {
@@ -124,7 +124,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			continue
 		}
 		if m.covered(loc) {
-			ch.removed[loc] = struct{}{}
+			ch.remove(entry.DataFile)
 			d.wholeFiles++
 			d.rows += entry.DataFile.RecordCount
 			continue
@@ -150,7 +150,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			if err := rewriter.rewrite(ctx, m, m.files[loc], matched); err != nil {
 				return nil, err
 			}
-			ch.removed[loc] = struct{}{}
+			ch.remove(entry.DataFile)
 		case md.FormatVersion >= 3:
 			v, err := d.vector(ctx, rd, m, live, entry, matched, ch)
 			if err != nil {
@@ -191,7 +191,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			ch.operation = "overwrite"
 		}
 	}
-	removeDanglingDeletes(live, ch.removed)
+	removeDanglingDeletes(live, ch)
 	if len(ch.removed) == 0 && len(ch.addedDeletes) == 0 && len(ch.addedData) == 0 {
 		return nil, nil
 	}
@@ -218,7 +218,7 @@ func (d *deletion) vector(ctx context.Context, rd *reader.Reader, m *matchPlan, 
 			all.AndNot(kept)
 			all.Or(matched)
 			bm = all
-			ch.removed[fileKey(e.DataFile)] = struct{}{}
+			ch.remove(e.DataFile)
 			break
 		}
 	}
