@@ -191,7 +191,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			ch.operation = "overwrite"
 		}
 	}
-	removeDanglingDeletes(live, ch)
+	ch.removeDangling(live)
 	if len(ch.removed) == 0 && len(ch.addedDeletes) == 0 && len(ch.addedData) == 0 {
 		return nil, nil
 	}

@@ -173,21 +173,42 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 		ch.written = append(ch.written, paths(files)...)
 		kept = cow.rows
 	}
-	removeDanglingDeletes(live, ch)
+	ch.removeDangling(live)
 	return kept, nil
 }
 
-// removeDanglingDeletes removes deletion vectors and file-scoped
-// position deletes of removed data files, as Java drops dangling DVs.
-func removeDanglingDeletes(live *liveFiles, ch *change) {
+// removeDanglingDeletes adds to removed the deletion vectors and
+// file-scoped position deletes of removed data files, as Java drops
+// dangling DVs.
+//
+//lint:ignore U1000 compaction (maint) calls it
+func removeDanglingDeletes(live *liveFiles, removed map[string]struct{}) {
+	for _, df := range danglingDeletes(live, removed) {
+		removed[fileKey(df)] = struct{}{}
+	}
+}
+
+// danglingDeletes returns the live deletion vectors and file-scoped
+// position deletes whose data file is in removed.
+func danglingDeletes(live *liveFiles, removed map[string]struct{}) []iceberg.DataFile {
+	var out []iceberg.DataFile
 	for _, e := range live.deletes {
 		ref := e.DataFile.ReferencedDataFile
 		if ref == "" || e.DataFile.Content != iceberg.FileContentPositionDeletes {
 			continue
 		}
-		if _, gone := ch.removed[ref]; gone {
-			ch.remove(e.DataFile)
+		if _, gone := removed[ref]; gone {
+			out = append(out, e.DataFile)
 		}
+	}
+	return out
+}
+
+// removeDangling removes the dangling deletes of the change's removed
+// data files (see removeDanglingDeletes).
+func (ch *change) removeDangling(live *liveFiles) {
+	for _, df := range danglingDeletes(live, ch.removed) {
+		ch.remove(df)
 	}
 }
 
