@@ -31,6 +31,46 @@ type change struct {
 	// reused by every attempt (an append's data files) are not listed:
 	// their owner removes them when the whole commit fails.
 	written []string
+	// scopes are the (content, spec) pairs of the files remove recorded,
+	// scoped how many it recorded: when that is every removed file, only
+	// manifests of those pairs can hold one and the others are not read.
+	scopes map[scope]bool
+	scoped int
+}
+
+// scope is a manifest's kind of files: content and partition spec.
+type scope struct {
+	content iceberg.ManifestContent
+	spec    int
+}
+
+// remove records a live file the change removes.
+func (ch *change) remove(df iceberg.DataFile) {
+	if ch.removed == nil {
+		ch.removed = map[string]struct{}{}
+	}
+	k := fileKey(df)
+	if _, dup := ch.removed[k]; dup {
+		return
+	}
+	ch.removed[k] = struct{}{}
+	if ch.scopes == nil {
+		ch.scopes = map[scope]bool{}
+	}
+	content := iceberg.ManifestContentDeletes
+	if df.Content == iceberg.FileContentData {
+		content = iceberg.ManifestContentData
+	}
+	ch.scopes[scope{content, df.SpecID}] = true
+	ch.scoped++
+}
+
+// mayHoldRemoved reports whether a manifest may hold a removed file.
+func (ch *change) mayHoldRemoved(mf iceberg.ManifestFile) bool {
+	if len(ch.removed) == 0 {
+		return false
+	}
+	return ch.scoped != len(ch.removed) || ch.scopes[scope{mf.Content, mf.SpecID}]
 }
 
 // fileKey names a data or delete file in change.removed: its location,

@@ -16,11 +16,15 @@ import (
 	"github.com/iceflight/iceflight/writer/puffin"
 )
 
+// propDeleteMode is the table's delete mode (TableProperties.DELETE_MODE).
+const propDeleteMode = "write.delete.mode"
+
 // Delete deletes the rows matching req.Filter in one commit: data files
 // whose every row matches are removed whole; from the others the
 // matching rows are deleted with position delete files (v2), deletion
-// vectors (v3, merged with the file's existing one) or, with CopyOnWrite
-// (and always in v1), by rewriting the file without them. A filter that
+// vectors (v3, merged with the file's existing one) or, with CopyOnWrite,
+// write.delete.mode=copy-on-write or in v1, by rewriting the file
+// without them. A filter that
 // matches nothing commits nothing (SnapshotID 0).
 func (w *Writer) Delete(ctx context.Context, id catalog.Identifier, req DeleteRequest) (*Result, error) {
 	if strings.TrimSpace(req.Filter) == "" {
@@ -87,7 +91,9 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 	if err != nil {
 		return nil, err
 	}
-	cow := d.req.CopyOnWrite || md.FormatVersion < 2
+	// write.delete.mode is the table's choice (Spark's; merge-on-read
+	// unless it says copy-on-write), the request's flag forces CoW.
+	cow := d.req.CopyOnWrite || md.FormatVersion < 2 || md.Properties[propDeleteMode] == "copy-on-write"
 	cols := []string{posColumn}
 	if cow {
 		cols = allColumns(md)
@@ -101,7 +107,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			d.w.removeFiles(context.WithoutCancel(ctx), d.t.IO, d.written)
 		}
 	}()
-	ch = &change{operation: "delete", branch: d.req.Branch, removed: map[string]struct{}{}}
+	ch = &change{operation: "delete", branch: d.req.Branch}
 	var rewriter *copyOnWrite
 	defer func() {
 		if err != nil && rewriter != nil {
@@ -118,7 +124,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			continue
 		}
 		if m.covered(loc) {
-			ch.removed[loc] = struct{}{}
+			ch.remove(entry.DataFile)
 			d.wholeFiles++
 			d.rows += entry.DataFile.RecordCount
 			continue
@@ -144,7 +150,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			if err := rewriter.rewrite(ctx, m, m.files[loc], matched); err != nil {
 				return nil, err
 			}
-			ch.removed[loc] = struct{}{}
+			ch.remove(entry.DataFile)
 		case md.FormatVersion >= 3:
 			v, err := d.vector(ctx, rd, m, live, entry, matched, ch)
 			if err != nil {
@@ -185,7 +191,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 			ch.operation = "overwrite"
 		}
 	}
-	removeDanglingDeletes(live, ch.removed)
+	ch.removeDangling(live)
 	if len(ch.removed) == 0 && len(ch.addedDeletes) == 0 && len(ch.addedData) == 0 {
 		return nil, nil
 	}
@@ -212,7 +218,7 @@ func (d *deletion) vector(ctx context.Context, rd *reader.Reader, m *matchPlan, 
 			all.AndNot(kept)
 			all.Or(matched)
 			bm = all
-			ch.removed[fileKey(e.DataFile)] = struct{}{}
+			ch.remove(e.DataFile)
 			break
 		}
 	}

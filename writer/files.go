@@ -46,8 +46,7 @@ func readLive(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) (*live
 	if s == nil {
 		return out, nil
 	}
-	p := &producer{t: t, md: t.Metadata}
-	mfs, err := p.readList(ctx, s)
+	mfs, err := readList(ctx, t, s)
 	if err != nil {
 		return nil, err
 	}

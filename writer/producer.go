@@ -87,7 +87,7 @@ func (p *producer) commit(ctx context.Context) (*Result, error) {
 	var parentManifests []iceberg.ManifestFile
 	if p.parent != nil {
 		var err error
-		if parentManifests, err = p.readList(ctx, p.parent); err != nil {
+		if parentManifests, err = readList(ctx, p.t, p.parent); err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
 	}
@@ -176,16 +176,23 @@ func (p *producer) result(committed *catalog.Table) *Result {
 	return r
 }
 
-// readList reads a snapshot's manifest list.
+// readList reads a snapshot's manifest list of the producer's table.
+//
+//lint:ignore U1000 rewrite_manifests (maint) calls it
 func (p *producer) readList(ctx context.Context, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
+	return readList(ctx, p.t, s)
+}
+
+// readList reads a snapshot's manifest list.
+func readList(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
 	if s.ManifestList == "" {
 		return nil, fmt.Errorf("snapshot %d: %w: no manifest list (a v1 snapshot listing manifests is not rewritten)", s.SnapshotID, ErrUnsupported)
 	}
-	b, err := fileio.ReadAll(ctx, p.t.IO, s.ManifestList, maxManifestBytes)
+	b, err := fileio.ReadAll(ctx, t.IO, s.ManifestList, maxManifestBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
-	mfs, err := iceberg.ReadManifestList(strings.NewReader(string(b)), p.md.FormatVersion, s)
+	mfs, err := iceberg.ReadManifestList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
@@ -223,7 +230,7 @@ func (p *producer) filterManifests(ctx context.Context, mfs []iceberg.ManifestFi
 		if !live {
 			continue
 		}
-		if len(p.ch.removed) == 0 {
+		if !p.ch.mayHoldRemoved(mf) {
 			p.sum.manifestsKept++
 			out = append(out, mf)
 			continue

@@ -123,13 +123,12 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 	if err != nil {
 		return 0, err
 	}
-	ch.removed = map[string]struct{}{}
 	if _, all := filter.(expr.TrueExpr); all {
-		for loc := range live.data {
-			ch.removed[loc] = struct{}{}
+		for _, e := range live.data {
+			ch.remove(e.DataFile)
 		}
 		for _, e := range live.deletes {
-			ch.removed[fileKey(e.DataFile)] = struct{}{}
+			ch.remove(e.DataFile)
 		}
 		return 0, nil
 	}
@@ -139,11 +138,12 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 	}
 	var cow *copyOnWrite
 	for _, loc := range m.order {
-		if _, ok := live.data[loc]; !ok {
+		entry, ok := live.data[loc]
+		if !ok {
 			continue
 		}
 		if m.covered(loc) {
-			ch.removed[loc] = struct{}{}
+			ch.remove(entry.DataFile)
 			continue
 		}
 		matched, err := positions(ctx, w.readerFor(t), m.scan, m.files[loc], false)
@@ -161,7 +161,7 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 		if err := cow.rewrite(ctx, m, m.files[loc], matched); err != nil {
 			return 0, w.abortCOW(ctx, cow, err)
 		}
-		ch.removed[loc] = struct{}{}
+		ch.remove(entry.DataFile)
 	}
 	var kept int64
 	if cow != nil {
@@ -173,21 +173,42 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 		ch.written = append(ch.written, paths(files)...)
 		kept = cow.rows
 	}
-	removeDanglingDeletes(live, ch.removed)
+	ch.removeDangling(live)
 	return kept, nil
 }
 
-// removeDanglingDeletes removes deletion vectors and file-scoped
-// position deletes of removed data files, as Java drops dangling DVs.
+// removeDanglingDeletes adds to removed the deletion vectors and
+// file-scoped position deletes of removed data files, as Java drops
+// dangling DVs.
+//
+//lint:ignore U1000 compaction (maint) calls it
 func removeDanglingDeletes(live *liveFiles, removed map[string]struct{}) {
+	for _, df := range danglingDeletes(live, removed) {
+		removed[fileKey(df)] = struct{}{}
+	}
+}
+
+// danglingDeletes returns the live deletion vectors and file-scoped
+// position deletes whose data file is in removed.
+func danglingDeletes(live *liveFiles, removed map[string]struct{}) []iceberg.DataFile {
+	var out []iceberg.DataFile
 	for _, e := range live.deletes {
 		ref := e.DataFile.ReferencedDataFile
 		if ref == "" || e.DataFile.Content != iceberg.FileContentPositionDeletes {
 			continue
 		}
 		if _, gone := removed[ref]; gone {
-			removed[fileKey(e.DataFile)] = struct{}{}
+			out = append(out, e.DataFile)
 		}
+	}
+	return out
+}
+
+// removeDangling removes the dangling deletes of the change's removed
+// data files (see removeDanglingDeletes).
+func (ch *change) removeDangling(live *liveFiles) {
+	for _, df := range danglingDeletes(live, ch.removed) {
+		ch.remove(df)
 	}
 }
 
