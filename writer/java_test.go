@@ -49,7 +49,8 @@ func (osIO) Create(ctx context.Context, loc string) (io.WriteCloser, error) {
 
 func (osIO) Remove(ctx context.Context, loc string) error { return os.Remove(loc) }
 
-// javaCheck writes the table's current metadata as a file and runs Iceberg
+// javaCheck writes the table's current metadata as a file (in dir, for the
+// in-memory catalog; "" for a catalog that wrote it) and runs Iceberg
 // Java's tablecheck (tools/javaref, from the verify helper) on it: every
 // metadata file and manifest entry parsed, summaries recomputed, rows
 // scanned. It returns the rows of the current snapshot as Java reads them
@@ -61,13 +62,17 @@ func javaCheck(t *testing.T, f *fixture, dir string) []string {
 		t.Skip("JAVAREF_JAR is not set: no Iceberg Java check")
 	}
 	tb := f.load()
-	b, err := json.Marshal(tb.Metadata)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := filepath.Join(dir, "metadata", "v9.metadata.json")
-	if err := os.WriteFile(loc, b, 0o644); err != nil {
-		t.Fatal(err)
+	loc := norm(tb.MetadataLocation)
+	if dir != "" {
+		// The in-memory catalog keeps metadata in memory: write it out.
+		b, err := json.Marshal(tb.Metadata)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc = filepath.Join(dir, "metadata", "v9.metadata.json")
+		if err := os.WriteFile(loc, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out := t.TempDir()
 	cmd := exec.Command("java", "-cp", jar, "io.iceflight.javaref.Main", "tablecheck", "--out", out, "--metadata", loc)
@@ -124,14 +129,22 @@ func javaCheck(t *testing.T, f *fixture, dir string) []string {
 func TestIcebergJavaReadsWhatWeWrite(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
-		v   int
-		cow bool
-	}{{2, false}, {3, false}, {2, true}} {
-		t.Run(fmt.Sprintf("v%d cow=%v", c.v, c.cow), func(t *testing.T) {
+		v         int
+		cow       bool
+		directory bool
+	}{{1, false, false}, {2, false, false}, {3, false, false}, {2, true, false}, {2, false, true}, {3, false, true}} {
+		t.Run(fmt.Sprintf("v%d cow=%v directory=%v", c.v, c.cow, c.directory), func(t *testing.T) {
 			t.Parallel()
-			root := t.TempDir()
-			f, _ := newCatalogFixture(t, newMemCatalog(osIO{}, root), c.v, true, nil)
-			dir := filepath.Join(root, f.id.String())
+			props := map[string]string{propMinMergeCount: "2"}
+			var f *fixture
+			var dir string
+			if c.directory {
+				f = newDirectoryFixture(t, c.v, true, props)
+			} else {
+				root := t.TempDir()
+				f, _ = newCatalogFixture(t, newMemCatalog(osIO{}, root), c.v, true, props)
+				dir = filepath.Join(root, f.id.String())
+			}
 			f.write(Append, "", span(0, 12)...)
 			f.write(Append, "", span(12, 20)...)
 			f.delete(DeleteRequest{Filter: "id = 3 or id = 13", CopyOnWrite: c.cow})
