@@ -55,8 +55,11 @@ def flightd(warehouse: Path, *args: str) -> Iterator[str]:
 
 
 def committing(client: iceflight.Client, table: str, schema: pa.Schema, **kwargs: Any) -> None:
-    """Create table, or skip when the server's catalog cannot commit yet."""
+    """Create table (and its namespace), or skip when the server's catalog cannot commit yet."""
     try:
+        namespace = table.rsplit(".", 1)[0]
+        if namespace not in client.list_namespaces():
+            client.create_namespace(namespace)
         client.create_table(table, schema, **kwargs)
     except pa.ArrowException as exc:
         if "cannot commit" in str(exc):
