@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -516,5 +517,29 @@ func TestDoPutAbortMessageCommitsNothing(t *testing.T) {
 	<-fw.wrote
 	if fw.commits != 0 || fw.rows != 3 {
 		t.Errorf("aborted DoPut: %d commits after %d rows; want none after 3", fw.commits, fw.rows)
+	}
+}
+
+func TestDoPutMetrics(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(ctx) })
+	m, err := NewMetrics(mp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw := newFakeWriter()
+	h, _ := serveWriter(t, fw, nil, WithMetrics(m), WithPutLimits(1, 0))
+	if _, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{4, 6}, 0); err != nil {
+		t.Fatal(err)
+	}
+	data := collect(t, reader)
+	if got := sumOf(t, data, "iceflight.rows_written"); got != 10 {
+		t.Errorf("rows_written = %d, want 10", got)
+	}
+	if got := sumOf(t, data, "iceflight.received_bytes"); got < 10*8 {
+		t.Errorf("received_bytes = %d, want at least the 80 bytes of ids", got)
 	}
 }
