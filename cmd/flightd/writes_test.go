@@ -71,7 +71,10 @@ func TestServeWritesALoopbackWarehouse(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(wh, "db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := startServe(t, "--warehouse", wh, "--listen", "127.0.0.1:0")
+	// An hour of metadata cache: the read after the append sees it because
+	// a commit refreshes the cached table (the directory catalog does on
+	// its commit, and the service asks again after it).
+	s := startServe(t, "--warehouse", wh, "--listen", "127.0.0.1:0", "--metadata-refresh", "1h")
 	ctx := context.Background()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -100,6 +103,12 @@ func TestServeWritesALoopbackWarehouse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rdr.Release()
+	// Read the empty table first, so that it is cached.
+	if empty, err := c.Read(ctx, client.Command{Table: "db.t"}); err != nil {
+		t.Fatal(err)
+	} else {
+		empty.Release()
+	}
 	res, err := c.Append(ctx, "db.t", rdr)
 	if err != nil || res.AddedRecords != 3 || res.SnapshotID == 0 {
 		t.Fatalf("Append = %+v, %v", res, err)
