@@ -32,20 +32,19 @@ func writeOptions(cfg serveConfig, cat catalog.Catalog, pl *planner.Planner, log
 	opts := []flight.Option{flight.WithPutLimits(cfg.maxPuts, cfg.maxPutBytes)}
 	switch {
 	case cfg.readOnly:
-		return append(opts, flight.WithReadOnly("the server was started with --read-only"))
+		opts = append(opts, flight.WithReadOnly("the server was started with --read-only"))
 	case cfg.tokens == "" && cfg.users == "" && !loopback(cfg.listen):
-		return append(opts, flight.WithReadOnly("the server listens on "+cfg.listen+" without --tokens or --users; "+
+		opts = append(opts, flight.WithReadOnly("the server listens on "+cfg.listen+" without --tokens or --users; "+
 			"writes need credentials with rw: grants (or a loopback --listen)"))
 	}
-	wc, ok := cat.(writer.Catalog)
-	if !ok {
-		// A worker has no catalog; checkWritable says so to a client.
-		if cat != nil {
-			log.Info("the catalog cannot commit; serving reads only")
-		}
-		return opts
-	}
-	w := writer.New(wc, writer.WithPlanner(pl))
+	// Namespaces are listed even by a read-only server.
 	ns, _ := cat.(flight.WriteCatalog)
+	var w flight.Writer
+	if wc, ok := cat.(writer.Catalog); ok {
+		w = writer.New(wc, writer.WithPlanner(pl))
+	} else if cat != nil {
+		// A worker has no catalog; the service tells a client so.
+		log.Info("the catalog cannot commit; serving reads only")
+	}
 	return append(opts, flight.WithWriter(w, ns))
 }

@@ -58,6 +58,11 @@ func TestServeRefusesWrites(t *testing.T) {
 			if _, err := c.Append(ctx, "samples.trips", rdr); status.Code(err) != codes.FailedPrecondition {
 				t.Errorf("Append = %v, want FailedPrecondition", err)
 			}
+			if tc.name == "read-only" {
+				if ns, err := c.ListNamespaces(ctx, ""); err != nil || len(ns) != 1 || ns[0] != "samples" {
+					t.Errorf("a read-only server lists namespaces %v, %v; want [samples]", ns, err)
+				}
+			}
 		})
 	}
 }
