@@ -58,7 +58,10 @@ func TestRegistryRoutesCommits(t *testing.T) {
 			_, err := r.CommitTable(ctx, catalog.Identifier{"ro", "t"}, nil, []iceberg.Update{iceberg.SetProperties{}})
 			return err
 		}(),
-		"create":    func() error { _, err := r.CreateTable(ctx, catalog.Identifier{"ro", "t"}, committest.NewMetadata(t, "", nil)); return err }(),
+		"create": func() error {
+			_, err := r.CreateTable(ctx, catalog.Identifier{"ro", "t"}, committest.NewMetadata(t, "", nil))
+			return err
+		}(),
 		"drop":      r.DropTable(ctx, catalog.Identifier{"ro", "t"}, false),
 		"namespace": r.CreateNamespace(ctx, []string{"ro", "x"}, nil),
 	} {
