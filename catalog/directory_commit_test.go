@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -191,5 +192,31 @@ func TestDirectoryNamespacesAndDrop(t *testing.T) {
 	}
 	if err := d.DropTable(ctx, catalog.Identifier{"sales", "orders"}, true); !errors.Is(err, catalog.ErrTableNotFound) {
 		t.Fatalf("drop again: %v", err)
+	}
+}
+
+func TestDirectoryCreateRace(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d, _ := newWritableDirectory(t)
+	id := catalog.Identifier{"t"}
+	const writers = 8
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	for i := range writers {
+		wg.Go(func() { _, errs[i] = d.CreateTable(ctx, id, committest.NewMetadata(t, "", nil)) })
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, catalog.ErrTableExists):
+			t.Fatalf("writer %d: %v, want ErrTableExists", i, err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d creates won: %v", won, errs)
 	}
 }

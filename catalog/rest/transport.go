@@ -25,6 +25,7 @@ type call struct {
 	query  url.Values
 	header http.Header // besides the catalog's own headers
 	form   url.Values  // a form body (the OAuth2 token request)
+	body   []byte      // a JSON body (commits, creates)
 	limit  int64       // body bound; 0: maxBodyBytes
 	what   string      // what the call does, for messages: "load table demo.t"
 	// notFound is wrapped by a 404's error, besides the server's type.
@@ -99,6 +100,8 @@ func (c *Catalog) sendOnce(ctx context.Context, cl call) (*response, error) {
 	var body io.Reader
 	if cl.form != nil {
 		body = strings.NewReader(cl.form.Encode())
+	} else if cl.body != nil {
+		body = bytes.NewReader(cl.body)
 	}
 	req, err := http.NewRequestWithContext(reqCtx, cl.method, target, body)
 	if err != nil {
@@ -114,6 +117,8 @@ func (c *Catalog) sendOnce(ctx context.Context, cl call) (*response, error) {
 	req.Header.Set("User-Agent", "iceflight")
 	if cl.form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	} else if cl.body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	if !cl.noAuth {
 		tok, err := c.auth.token(ctx)

@@ -139,6 +139,7 @@ func testReadDirListsOneLevel(t *testing.T, s *azurite.Server) {
 func testCreateCommitsOnCloseAndRemoveDeletes(t *testing.T, s *azurite.Server) {
 	s.CreateContainer(t, "lake4")
 	fileiotest.CheckCreateRemove(t, newFileIO(t, s.Props()), azurite.Location("lake4", "out/f.txt"), azurite.Location("lake4", "out/cut.txt"))
+	fileiotest.CheckCreateExclusive(t, newFileIO(t, s.Props()), azurite.Location("lake4", "t/metadata/v2.metadata.json"))
 }
 
 func TestAStoppedServerIsUnavailableAndARestartedOneServes(t *testing.T) {

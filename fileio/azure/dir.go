@@ -88,6 +88,10 @@ func isFolder(md map[string]*string) bool {
 // The upload runs in a goroutine that Close waits for, so Close must be
 // called.
 func (f *FileIO) Create(ctx context.Context, loc string) (io.WriteCloser, error) {
+	return f.create(ctx, loc, false)
+}
+
+func (f *FileIO) create(ctx context.Context, loc string, exclusive bool) (io.WriteCloser, error) {
 	l, err := parseLocation(loc)
 	if err != nil {
 		return nil, fmt.Errorf("create %w", err)
@@ -101,9 +105,13 @@ func (f *FileIO) Create(ctx context.Context, loc string) (io.WriteCloser, error)
 	}
 	bb := a.client.NewContainerClient(l.container).NewBlockBlobClient(l.blob)
 	pr, pw := io.Pipe()
-	w := &writer{loc: loc, l: l, a: a, pw: pw, done: make(chan error, 1)}
+	w := &writer{loc: loc, l: l, a: a, pw: pw, done: make(chan error, 1), exclusive: exclusive}
+	opts := &blockblob.UploadStreamOptions{BlockSize: uploadBlockSize, Concurrency: 1}
+	if exclusive {
+		opts.AccessConditions = notThere()
+	}
 	go func() {
-		_, err := bb.UploadStream(ctx, pr, &blockblob.UploadStreamOptions{BlockSize: uploadBlockSize, Concurrency: 1})
+		_, err := bb.UploadStream(ctx, pr, opts)
 		pr.CloseWithError(err)
 		w.done <- err
 	}()
@@ -121,6 +129,8 @@ type writer struct {
 	pw     *io.PipeWriter
 	done   chan error
 	failed bool
+	// exclusive commits the blob only where none is (If-None-Match: *).
+	exclusive bool
 }
 
 // Write hands p to the upload.
@@ -142,6 +152,9 @@ func (w *writer) Close() error {
 	}
 	w.pw.Close()
 	if err := <-w.done; err != nil {
+		if w.exclusive && blobTaken(err) {
+			return fmt.Errorf("write %s: %w", w.loc, fileio.ErrExist)
+		}
 		return wrap("write", w.loc, w.l, w.a, err)
 	}
 	return nil

@@ -53,6 +53,10 @@ func (f *FileIO) ReadDir(ctx context.Context, dir string) ([]fileio.Entry, error
 // returns nil (GCS commits an upload whole); a write cut short by ctx, or
 // a Close after a failed Write, leaves nothing behind.
 func (f *FileIO) Create(ctx context.Context, loc string) (io.WriteCloser, error) {
+	return f.create(ctx, loc, false)
+}
+
+func (f *FileIO) create(ctx context.Context, loc string, exclusive bool) (io.WriteCloser, error) {
 	l, err := parseLocation(loc)
 	if err != nil {
 		return nil, fmt.Errorf("create %w", err)
@@ -64,8 +68,11 @@ func (f *FileIO) Create(ctx context.Context, loc string) (io.WriteCloser, error)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", loc, err)
 	}
+	if exclusive {
+		obj = obj.If(storage.Conditions{DoesNotExist: true})
+	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &writer{fio: f, loc: loc, l: l, w: obj.NewWriter(ctx), cancel: cancel}, nil
+	return &writer{fio: f, loc: loc, l: l, w: obj.NewWriter(ctx), cancel: cancel, exclusive: exclusive}, nil
 }
 
 // writer is an upload in progress.
@@ -76,6 +83,8 @@ type writer struct {
 	w      *storage.Writer
 	cancel context.CancelFunc
 	failed bool
+	// exclusive uploads with ifGenerationMatch=0: only where no object is.
+	exclusive bool
 }
 
 // Write buffers or sends p.
@@ -97,6 +106,9 @@ func (w *writer) Close() error {
 		return fmt.Errorf("write %s: abandoned after a failed write", w.loc)
 	}
 	if err := w.w.Close(); err != nil {
+		if w.exclusive && preconditionFailed(err) {
+			return fmt.Errorf("write %s: %w", w.loc, fileio.ErrExist)
+		}
 		return w.fio.wrap("write", w.loc, w.l, err)
 	}
 	return nil

@@ -120,6 +120,13 @@ func TestCreateCommitsOnCloseAndRemoveDeletes(t *testing.T) {
 	fileiotest.CheckCreateRemove(t, newFileIO(t, s, nil), "gs://lake/out/f.txt", "gs://lake/out/cut.txt")
 }
 
+func TestCreateExclusiveHasOneWinner(t *testing.T) {
+	t.Parallel()
+	s := fakegcs.Start(t)
+	s.CreateBucket(t, "lake")
+	fileiotest.CheckCreateExclusive(t, newFileIO(t, s, nil), "gs://lake/t/metadata/v2.metadata.json")
+}
+
 func TestAStoppedServerIsUnavailableAndARestartedOneServes(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)

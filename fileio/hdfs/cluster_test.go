@@ -66,6 +66,10 @@ func TestMiniDFS(t *testing.T) {
 // liveRules are the rules that need the cluster up.
 func liveRules(t *testing.T, srv *minidfs.Server, fio *hdfs.FileIO) {
 	ctx := context.Background()
+	t.Run("an exclusive create has one winner", func(t *testing.T) {
+		t.Parallel()
+		fileiotest.CheckCreateExclusive(t, fio, srv.URL("/wh/exclusive/metadata/v2.metadata.json"))
+	})
 	t.Run("a table's data files read equal to the Java oracle", func(t *testing.T) {
 		t.Parallel()
 		schema, rows := readTable(t, fio, srv.URL(tableAt), nil)

@@ -6,12 +6,45 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/iceflight/iceflight/fileio"
 )
+
+var _ fileio.ExclusiveCreator = (*FileIO)(nil)
+
+// CreateExclusive starts a new object at location as Create does, but
+// Close writes it with If-None-Match: * (on the PUT, or on the completion
+// of a multipart upload), which S3 refuses with 412 Precondition Failed
+// when an object is there by then (409 ConditionalRequestConflict while
+// another conditional write of the key is under way): Close then fails
+// wrapping fileio.ErrExist.
+func (fs *FileIO) CreateExclusive(ctx context.Context, location string) (io.WriteCloser, error) {
+	w, err := fs.Create(ctx, location)
+	if err != nil {
+		return nil, err
+	}
+	w.(*writer).exclusive = true
+	return w, nil
+}
+
+// lostRace reports whether err is S3 refusing a conditional write because
+// the key is taken, or being taken.
+func lostRace(err error) bool {
+	var api smithy.APIError
+	if errors.As(err, &api) && (api.ErrorCode() == "PreconditionFailed" || api.ErrorCode() == "ConditionalRequestConflict") {
+		return true
+	}
+	var resp *smithyhttp.ResponseError
+	return errors.As(err, &resp) && resp.HTTPStatusCode() == http.StatusPreconditionFailed
+}
 
 // Sizes of multipart uploads. S3 requires at least 5 MiB for each part but
 // the last; 8 MiB parts keep a writer's buffer small and a 1 GiB file at
@@ -49,6 +82,9 @@ type writer struct {
 	parts    []types.CompletedPart
 	err      error // the first failure; the upload is then aborted at Close
 	closed   bool
+	// exclusive completes the object only where none exists
+	// (If-None-Match: *).
+	exclusive bool
 }
 
 // Write buffers p and sends every full part.
@@ -126,11 +162,18 @@ func (w *writer) finish() error {
 			return fmt.Errorf("write %s: %w", w.location, err)
 		}
 		defer release()
-		_, err = w.fs.client.PutObject(w.ctx, &s3.PutObjectInput{
+		in := &s3.PutObjectInput{
 			Bucket: &w.bucket, Key: &w.key,
 			Body: bytes.NewReader(w.buf.Bytes()), ContentLength: aws.Int64(int64(w.buf.Len())),
-		})
+		}
+		if w.exclusive {
+			in.IfNoneMatch = aws.String("*")
+		}
+		_, err = w.fs.client.PutObject(w.ctx, in)
 		if err != nil {
+			if w.exclusive && lostRace(err) {
+				return fmt.Errorf("write %s: %w", w.location, fileio.ErrExist)
+			}
 			return w.fs.wrapErr(w.ctx, "write", w.object, err)
 		}
 		return nil
@@ -145,11 +188,18 @@ func (w *writer) finish() error {
 		return fmt.Errorf("write %s: %w", w.location, err)
 	}
 	defer release()
-	_, err = w.fs.client.CompleteMultipartUpload(w.ctx, &s3.CompleteMultipartUploadInput{
+	in := &s3.CompleteMultipartUploadInput{
 		Bucket: &w.bucket, Key: &w.key, UploadId: w.uploadID,
 		MultipartUpload: &types.CompletedMultipartUpload{Parts: w.parts},
-	})
+	}
+	if w.exclusive {
+		in.IfNoneMatch = aws.String("*")
+	}
+	_, err = w.fs.client.CompleteMultipartUpload(w.ctx, in)
 	if err != nil {
+		if w.exclusive && lostRace(err) {
+			return fmt.Errorf("write %s: %w", w.location, fileio.ErrExist)
+		}
 		return w.fs.wrapErr(w.ctx, "write", w.object, err)
 	}
 	return nil
