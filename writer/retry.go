@@ -108,12 +108,18 @@ func mayClean(err error) bool {
 func (w *Writer) retry(ctx context.Context, id catalog.Identifier, run attemptFunc) (attempts int, err error) {
 	start := w.now()
 	for attempt := 1; ; attempt++ {
+		unlock, err := w.locks.lock(ctx, id)
+		if err != nil {
+			return attempt, fmt.Errorf("commit to %s: %w", id, err)
+		}
 		t, err := w.load(ctx, id)
 		if err != nil {
+			unlock()
 			return attempt, err
 		}
 		policy := retryPolicyOf(t.Metadata.Properties)
 		written, err := run(ctx, attempt, t)
+		unlock()
 		if err == nil {
 			return attempt, nil
 		}

@@ -35,6 +35,8 @@ type Writer struct {
 	// hook, when set, runs at named points of a commit (tests inject
 	// faults and crashes there).
 	hook func(point string) error
+	// locks serializes this process's commit attempts per table.
+	locks tableLocks
 }
 
 // Option sets an optional Writer setting.
