@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"os"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/flight"
@@ -41,7 +42,9 @@ func writeOptions(cfg serveConfig, cat catalog.Catalog, pl *planner.Planner, log
 	ns, _ := cat.(flight.WriteCatalog)
 	var w flight.Writer
 	if wc, ok := cat.(writer.Catalog); ok {
-		w = writer.New(wc, writer.WithPlanner(pl))
+		// The crash tests (writes_crash_test.go) stop a real flightd at a
+		// named point of a commit; the variable is unset everywhere else.
+		w = writer.New(wc, writer.WithPlanner(pl), writer.WithHook(writer.CrashHook(os.Getenv("ICEFLIGHT_TEST_CRASH_POINT"))))
 	} else if cat != nil {
 		// A worker has no catalog; the service tells a client so.
 		log.Info("the catalog cannot commit; serving reads only")
