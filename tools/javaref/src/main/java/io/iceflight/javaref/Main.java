@@ -41,6 +41,9 @@ public final class Main {
       case "jdbcwrite":
         rc = JdbcWrite.run(rest);
         break;
+      case "tablecheck":
+        rc = TableCheck.run(rest);
+        break;
       case "restserver":
         rc = RestServer.run(rest);
         break;
