@@ -33,6 +33,10 @@ const (
 type Table struct {
 	// MetadataLocation is the table's current metadata file.
 	MetadataLocation string
+	// Dir is the table's folder in a directory warehouse: Iceberg Java
+	// finds the current metadata file there itself (the version hint, then
+	// the highest vN.metadata.json), as a Hadoop-table reader does.
+	Dir string
 	// SQLite is the catalog database file, Catalog the catalog's name and
 	// Name the table ("db.t"), when the table is loaded through the SQL
 	// catalog (JdbcCatalog in Java, SqlCatalog in PyIceberg).
@@ -42,6 +46,9 @@ type Table struct {
 func (tb Table) String() string {
 	if tb.MetadataLocation != "" {
 		return tb.MetadataLocation
+	}
+	if tb.Dir != "" {
+		return tb.Dir
 	}
 	return fmt.Sprintf("%s in catalog %s (%s)", tb.Name, tb.Catalog, tb.SQLite)
 }
@@ -99,6 +106,8 @@ func Java(t testing.TB, tb Table, snapshots ...int64) *Report {
 	args := []string{"-cp", jar, "io.iceflight.javaref.Main", "tablecheck", "--out", out}
 	if tb.MetadataLocation != "" {
 		args = append(args, "--metadata", tb.MetadataLocation)
+	} else if tb.Dir != "" {
+		args = append(args, "--table-dir", tb.Dir)
 	} else {
 		args = append(args, "--jdbc-uri", "jdbc:sqlite:"+tb.SQLite, "--catalog", tb.Catalog, "--table", tb.Name)
 	}
@@ -167,7 +176,8 @@ func (r *Report) Snapshot(id int64) *Snapshot {
 	return nil
 }
 
-// Python scans tb with PyIceberg (snapshot 0: the current one) and
+// Python scans tb with PyIceberg (snapshot 0: the current one; a Dir table
+// is not supported, give its MetadataLocation) and
 // returns its rows in canonical form against schema. It skips t when the
 // PyIceberg venv is missing (fails under make test).
 func Python(t testing.TB, tb Table, schema *iceberg.Schema, snapshot int64) []string {
