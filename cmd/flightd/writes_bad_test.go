@@ -140,7 +140,9 @@ func TestWritesNeedAWriteGrant(t *testing.T) {
 	}
 	tg := &writeTarget{fc: fc, table: "db.granted", ns: "db"}
 	tg.folder = func(t *testing.T) string { return tableDir(t, wh, "db", "granted") }
-	tg.python = func(r *writecheck.Report) writecheck.Table { return writecheck.Table{MetadataLocation: r.MetadataLocation} }
+	tg.python = func(r *writecheck.Report) writecheck.Table {
+		return writecheck.Table{MetadataLocation: r.MetadataLocation}
+	}
 	tg.create(as(rw), t, 2)
 	m := model{}
 	res := tg.append(as(rw), t, m, ids(0, 10)...)

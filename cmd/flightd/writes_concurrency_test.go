@@ -27,9 +27,9 @@ func TestWritesConcurrentAppendsLandExactlyOnce(t *testing.T) {
 	tg.createWith(ctx, t, createTable{Properties: map[string]string{
 		// Eight writers on one table conflict all the time; every append
 		// must land, so retry long enough.
-		"commit.retry.num-retries":     "1000",
-		"commit.retry.min-wait-ms":     "1",
-		"commit.retry.max-wait-ms":     "100",
+		"commit.retry.num-retries":      "1000",
+		"commit.retry.min-wait-ms":      "1",
+		"commit.retry.max-wait-ms":      "100",
 		"commit.retry.total-timeout-ms": "600000",
 	}})
 	m := model{}
