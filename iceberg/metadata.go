@@ -38,6 +38,10 @@ type TableMetadata struct {
 	Refs               map[string]SnapshotRef
 	// NextRowID is the v3 row-lineage counter.
 	NextRowID *int64
+	// Statistics and PartitionStatistics list the table's statistics
+	// files, kept as read so that a rewritten metadata file keeps them.
+	Statistics          []StatisticsFile
+	PartitionStatistics []StatisticsFile
 }
 
 type jsonMetadata struct {
@@ -53,7 +57,7 @@ type jsonMetadata struct {
 	PartitionSpec      []jsonPartitionField   `json:"partition-spec"`
 	PartitionSpecs     []jsonPartitionSpec    `json:"partition-specs"`
 	DefaultSpecID      *int                   `json:"default-spec-id"`
-	LastPartitionID    int                    `json:"last-partition-id"`
+	LastPartitionID    *int                   `json:"last-partition-id"`
 	Properties         map[string]string      `json:"properties"`
 	CurrentSnapshotID  *int64                 `json:"current-snapshot-id"`
 	Snapshots          []Snapshot             `json:"snapshots"`
@@ -63,6 +67,8 @@ type jsonMetadata struct {
 	DefaultSortOrderID int                    `json:"default-sort-order-id"`
 	Refs               map[string]SnapshotRef `json:"refs"`
 	NextRowID          *int64                 `json:"next-row-id"`
+	Statistics         []StatisticsFile       `json:"statistics"`
+	PartitionStats     []StatisticsFile       `json:"partition-statistics"`
 }
 
 // ParseMetadata parses a table metadata file. Gzip-compressed metadata is
@@ -140,26 +146,32 @@ func parseMetadata(text string) (*TableMetadata, error) {
 		return nil, fmt.Errorf("%w: format-version %d (this reader supports 1 to %d)", ErrUnsupportedVersion, jm.FormatVersion, MaxFormatVersion)
 	}
 	md := &TableMetadata{
-		FormatVersion:      jm.FormatVersion,
-		TableUUID:          jm.TableUUID,
-		Location:           jm.Location,
-		LastSequenceNumber: jm.LastSequenceNumber,
-		LastUpdatedMs:      jm.LastUpdatedMs,
-		LastColumnID:       jm.LastColumnID,
-		LastPartitionID:    jm.LastPartitionID,
-		Properties:         jm.Properties,
-		Snapshots:          jm.Snapshots,
-		SnapshotLog:        jm.SnapshotLog,
-		MetadataLog:        jm.MetadataLog,
-		SortOrders:         jm.SortOrders,
-		DefaultSortOrderID: jm.DefaultSortOrderID,
-		Refs:               jm.Refs,
-		NextRowID:          jm.NextRowID,
+		FormatVersion:       jm.FormatVersion,
+		TableUUID:           jm.TableUUID,
+		Location:            jm.Location,
+		LastSequenceNumber:  jm.LastSequenceNumber,
+		LastUpdatedMs:       jm.LastUpdatedMs,
+		LastColumnID:        jm.LastColumnID,
+		Properties:          jm.Properties,
+		Snapshots:           jm.Snapshots,
+		SnapshotLog:         jm.SnapshotLog,
+		MetadataLog:         jm.MetadataLog,
+		SortOrders:          jm.SortOrders,
+		DefaultSortOrderID:  jm.DefaultSortOrderID,
+		Refs:                jm.Refs,
+		NextRowID:           jm.NextRowID,
+		Statistics:          nilIfEmpty(jm.Statistics),
+		PartitionStatistics: nilIfEmpty(jm.PartitionStats),
 	}
 	if err := md.parseSchemas(&jm); err != nil {
 		return nil, err
 	}
 	md.parseSpecs(&jm)
+	md.LastPartitionID = lastPartitionID(jm.LastPartitionID, md.Specs)
+	if md.SortOrders == nil {
+		// As Iceberg Java reads a v1 file without sort orders: unsorted.
+		md.SortOrders = []SortOrder{{OrderID: 0, Fields: []SortField{}}}
+	}
 	if jm.CurrentSnapshotID != nil && *jm.CurrentSnapshotID != -1 {
 		id := *jm.CurrentSnapshotID
 		md.CurrentSnapshotID = &id

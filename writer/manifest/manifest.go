@@ -25,7 +25,7 @@ type Options struct {
 }
 
 // Writer writes one manifest.
-type Writer struct{ stub }
+type Writer struct{ impl *writerImpl }
 
 // NewWriter starts a manifest on w.
 func NewWriter(w io.Writer, opts Options) (*Writer, error) { return newWriter(w, opts) }

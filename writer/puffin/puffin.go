@@ -22,7 +22,8 @@ type Vector struct {
 // cardinality properties and the footer Iceberg Java writes), and returns
 // each blob's delete file entry: content position deletes, format PUFFIN,
 // ReferencedDataFile, ContentOffset, ContentSizeInBytes, RecordCount the
-// cardinality, FileSize the Puffin file's size.
+// cardinality, FileSize the Puffin file's size. The caller sets each
+// entry's Partition (that of its data file) and SpecID.
 func WriteDeletionVectors(ctx context.Context, fio fileio.FileIO, location string, vectors []Vector) ([]iceberg.DataFile, error) {
 	return writeDeletionVectors(ctx, fio, location, vectors)
 }

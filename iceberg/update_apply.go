@@ -1,0 +1,483 @@
+package iceberg
+
+import (
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Table properties the metadata writer reads.
+const (
+	// PropMetadataPreviousVersionsMax bounds the metadata-log.
+	PropMetadataPreviousVersionsMax = "write.metadata.previous-versions-max"
+	// defaultPreviousVersionsMax is Iceberg Java's default for it.
+	defaultPreviousVersionsMax = 100
+)
+
+// nowMs is the clock of ApplyUpdates and NewTableMetadata; tests replace it.
+var nowMs = func() int64 { return time.Now().UnixMilli() }
+
+// ApplyUpdates returns base with updates applied in order, with the
+// semantics of Iceberg Java's TableMetadata.Builder; base is not changed.
+// When baseLocation is not "", the result's metadata-log gains
+// {base.LastUpdatedMs, baseLocation}, trimmed to the table property
+// write.metadata.previous-versions-max (default 100). LastUpdatedMs becomes
+// the time of the call (never earlier than base's or an added snapshot's).
+// An update that cannot apply (a snapshot id that exists, a ref to an
+// unknown snapshot, a lower format version) is an error wrapping
+// ErrInvalidMetadata.
+func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*TableMetadata, error) {
+	if base == nil {
+		return nil, fmt.Errorf("%w: no base metadata to apply updates to", ErrInvalidMetadata)
+	}
+	b := &builder{md: base.clone(), lastAddedSchema: -1, lastAddedSpec: -1, lastAddedOrder: -1}
+	for i, u := range updates {
+		if err := b.apply(u); err != nil {
+			return nil, fmt.Errorf("%w: update %d (%s): %v", ErrInvalidMetadata, i, actionOf(u), err)
+		}
+	}
+	md := b.md
+	if b.removedSnapshots {
+		md.SnapshotLog = trimSnapshotLog(md.SnapshotLog, md)
+	}
+	md.LastUpdatedMs = max(nowMs(), base.LastUpdatedMs, b.latestAddedMs)
+	if baseLocation != "" {
+		md.MetadataLog = append(md.MetadataLog, MetadataLogEntry{TimestampMs: base.LastUpdatedMs, MetadataFile: baseLocation})
+		keep := defaultPreviousVersionsMax
+		if v, ok := md.Properties[PropMetadataPreviousVersionsMax]; ok {
+			if n, err := strconv.Atoi(v); err == nil {
+				keep = n
+			}
+		}
+		keep = max(keep, 1)
+		if len(md.MetadataLog) > keep {
+			md.MetadataLog = slices.Clone(md.MetadataLog[len(md.MetadataLog)-keep:])
+		}
+	}
+	if err := md.check(); err != nil {
+		return nil, err
+	}
+	return md, nil
+}
+
+func actionOf(u Update) string {
+	if u == nil {
+		return "nil"
+	}
+	return u.Action()
+}
+
+// builder carries what Java's builder remembers across updates of one
+// commit: the ids added last (for the -1 of set-current-schema and the
+// like) and the snapshots added.
+type builder struct {
+	md               *TableMetadata
+	lastAddedSchema  int
+	lastAddedSpec    int
+	lastAddedOrder   int
+	added            map[int64]bool
+	latestAddedMs    int64
+	removedSnapshots bool
+}
+
+func (b *builder) apply(u Update) error {
+	md := b.md
+	switch u := u.(type) {
+	case AssignUUID:
+		if u.UUID == "" {
+			return fmt.Errorf("empty uuid")
+		}
+		if md.TableUUID != "" && md.TableUUID != u.UUID {
+			return fmt.Errorf("cannot reassign uuid %s to %s", md.TableUUID, u.UUID)
+		}
+		md.TableUUID = u.UUID
+	case UpgradeFormatVersion:
+		switch {
+		case u.FormatVersion > MaxFormatVersion:
+			return fmt.Errorf("unsupported format version %d (at most %d)", u.FormatVersion, MaxFormatVersion)
+		case u.FormatVersion < md.FormatVersion:
+			return fmt.Errorf("cannot downgrade format version from %d to %d", md.FormatVersion, u.FormatVersion)
+		case u.FormatVersion > md.FormatVersion:
+			if u.FormatVersion >= 3 && md.NextRowID == nil {
+				zero := int64(0)
+				md.NextRowID = &zero
+			}
+			md.FormatVersion = u.FormatVersion
+		}
+	case AddSchema:
+		return b.addSchema(u)
+	case SetCurrentSchema:
+		id := u.SchemaID
+		if id == -1 {
+			if b.lastAddedSchema < 0 {
+				return fmt.Errorf("cannot set the last added schema: none was added")
+			}
+			id = b.lastAddedSchema
+		}
+		if _, ok := md.SchemaByID(id); !ok {
+			return fmt.Errorf("unknown schema id %d", id)
+		}
+		md.CurrentSchemaID = id
+	case AddSpec:
+		return b.addSpec(u.Spec)
+	case SetDefaultSpec:
+		id := u.SpecID
+		if id == -1 {
+			if b.lastAddedSpec < 0 {
+				return fmt.Errorf("cannot set the last added spec: none was added")
+			}
+			id = b.lastAddedSpec
+		}
+		if _, ok := md.SpecByID(id); !ok {
+			return fmt.Errorf("unknown partition spec id %d", id)
+		}
+		md.DefaultSpecID = id
+	case AddSortOrder:
+		return b.addSortOrder(u.SortOrder)
+	case SetDefaultSortOrder:
+		id := u.SortOrderID
+		if id == -1 {
+			if b.lastAddedOrder < 0 {
+				return fmt.Errorf("cannot set the last added sort order: none was added")
+			}
+			id = b.lastAddedOrder
+		}
+		if !slices.ContainsFunc(md.SortOrders, func(o SortOrder) bool { return o.OrderID == id }) {
+			return fmt.Errorf("unknown sort order id %d", id)
+		}
+		md.DefaultSortOrderID = id
+	case AddSnapshot:
+		return b.addSnapshot(u.Snapshot)
+	case SetSnapshotRef:
+		return b.setRef(u.Name, u.Ref)
+	case RemoveSnapshots:
+		b.removeSnapshots(u.SnapshotIDs)
+	case RemoveSnapshotRef:
+		b.removeRef(u.Name)
+	case SetLocation:
+		if u.Location == "" {
+			return fmt.Errorf("empty location")
+		}
+		md.Location = u.Location
+	case SetProperties:
+		maps.Copy(md.Properties, u.Updates)
+	case RemoveProperties:
+		for _, k := range u.Removals {
+			delete(md.Properties, k)
+		}
+	case nil:
+		return fmt.Errorf("nil update")
+	default:
+		return fmt.Errorf("unsupported update %T", u)
+	}
+	return nil
+}
+
+func (b *builder) addSchema(u AddSchema) error {
+	md := b.md
+	if u.Schema == nil {
+		return fmt.Errorf("nil schema")
+	}
+	if err := checkSchemaForVersion(u.Schema, md.FormatVersion); err != nil {
+		return err
+	}
+	last := u.LastColumnID
+	if last == 0 {
+		last = max(u.Schema.HighestFieldID(), md.LastColumnID)
+	}
+	if last < md.LastColumnID {
+		return fmt.Errorf("last-column-id %d is below the table's %d", last, md.LastColumnID)
+	}
+	if h := u.Schema.HighestFieldID(); h > last {
+		return fmt.Errorf("schema uses field id %d above last-column-id %d", h, last)
+	}
+	// Java reuses the id of an identical schema, and otherwise takes the
+	// next id after the highest.
+	newID := md.CurrentSchemaID
+	for _, s := range md.Schemas {
+		if sameSchema(s, u.Schema) {
+			b.lastAddedSchema = s.ID
+			md.LastColumnID = last
+			return nil
+		}
+		if s.ID >= newID {
+			newID = s.ID + 1
+		}
+	}
+	s := NewSchema(newID, u.Schema.Fields...)
+	s.IdentifierFieldIDs = slices.Clone(u.Schema.IdentifierFieldIDs)
+	md.Schemas = append(md.Schemas, s)
+	md.LastColumnID = last
+	b.lastAddedSchema = newID
+	return nil
+}
+
+// sameSchema is Java's Schema.sameSchema: the same fields and identifier
+// fields, whatever the schema ids.
+func sameSchema(a, b *Schema) bool {
+	return reflect.DeepEqual(a.Fields, b.Fields) && slices.Equal(sortedInts(a.IdentifierFieldIDs), sortedInts(b.IdentifierFieldIDs))
+}
+
+func sortedInts(in []int) []int {
+	out := slices.Clone(in)
+	slices.Sort(out)
+	return out
+}
+
+func (b *builder) addSpec(spec PartitionSpec) error {
+	md := b.md
+	// Fields without an id (a REST client may leave them out) get the
+	// next ids after the table's last-partition-id.
+	next := md.LastPartitionID
+	fields := make([]PartitionField, len(spec.Fields))
+	for i, f := range spec.Fields {
+		if f.FieldID == 0 {
+			next++
+			f.FieldID = next
+		}
+		if f.Transform == nil {
+			return fmt.Errorf("partition field %q without a transform", f.Name)
+		}
+		fields[i] = f
+	}
+	if md.FormatVersion == 1 {
+		for i, f := range fields {
+			if f.FieldID != partitionDataIDStart+i {
+				return fmt.Errorf("v1 partition specs need sequential field ids from %d, field %q has %d", partitionDataIDStart, f.Name, f.FieldID)
+			}
+		}
+	}
+	schema := md.CurrentSchema()
+	for _, f := range fields {
+		if _, void := f.Transform.(VoidTransform); void {
+			continue
+		}
+		if _, ok := schema.FieldByID(f.SourceID); !ok {
+			return fmt.Errorf("partition field %q: source column %d is not in the current schema", f.Name, f.SourceID)
+		}
+	}
+	newID := 0
+	for _, s := range md.Specs {
+		if sameSpecFields(s.Fields, fields) {
+			b.lastAddedSpec = s.ID
+			return nil
+		}
+		newID = max(newID, s.ID+1)
+	}
+	md.Specs = append(md.Specs, PartitionSpec{ID: newID, Fields: fields})
+	for _, f := range fields {
+		md.LastPartitionID = max(md.LastPartitionID, f.FieldID)
+	}
+	b.lastAddedSpec = newID
+	return nil
+}
+
+func sameSpecFields(a, b []PartitionField) bool {
+	return slices.EqualFunc(a, b, func(x, y PartitionField) bool {
+		return x.SourceID == y.SourceID && x.FieldID == y.FieldID && x.Name == y.Name && x.Transform.String() == y.Transform.String()
+	})
+}
+
+func (b *builder) addSortOrder(order SortOrder) error {
+	md := b.md
+	schema := md.CurrentSchema()
+	for _, f := range order.Fields {
+		if _, ok := schema.FieldByID(f.SourceID); !ok {
+			return fmt.Errorf("sort field: source column %d is not in the current schema", f.SourceID)
+		}
+	}
+	// Java: the unsorted order is always id 0; an order like an existing
+	// one reuses its id; a new one takes the next id from 1.
+	if len(order.Fields) == 0 {
+		b.lastAddedOrder = 0
+		if !slices.ContainsFunc(md.SortOrders, func(o SortOrder) bool { return o.OrderID == 0 }) {
+			md.SortOrders = append(md.SortOrders, SortOrder{OrderID: 0, Fields: []SortField{}})
+		}
+		return nil
+	}
+	newID := 1
+	for _, o := range md.SortOrders {
+		if slices.Equal(o.Fields, order.Fields) {
+			b.lastAddedOrder = o.OrderID
+			return nil
+		}
+		newID = max(newID, o.OrderID+1)
+	}
+	md.SortOrders = append(md.SortOrders, SortOrder{OrderID: newID, Fields: slices.Clone(order.Fields)})
+	b.lastAddedOrder = newID
+	return nil
+}
+
+func (b *builder) addSnapshot(s Snapshot) error {
+	md := b.md
+	if _, ok := md.SnapshotByID(s.SnapshotID); ok {
+		return fmt.Errorf("snapshot %d already exists", s.SnapshotID)
+	}
+	// Java: "Cannot add snapshot with sequence number older than last
+	// sequence number", except for a snapshot without a parent.
+	if md.FormatVersion > 1 && s.SequenceNumber <= md.LastSequenceNumber && s.ParentSnapshotID != nil {
+		return fmt.Errorf("snapshot %d has sequence number %d, not above the table's last-sequence-number %d", s.SnapshotID, s.SequenceNumber, md.LastSequenceNumber)
+	}
+	if s.SchemaID != nil {
+		if _, ok := md.SchemaByID(*s.SchemaID); !ok {
+			return fmt.Errorf("snapshot %d names unknown schema %d", s.SnapshotID, *s.SchemaID)
+		}
+	}
+	if md.FormatVersion >= 3 {
+		next := int64(0)
+		if md.NextRowID != nil {
+			next = *md.NextRowID
+		}
+		if s.FirstRowID == nil {
+			return fmt.Errorf("v3 snapshot %d without first-row-id", s.SnapshotID)
+		}
+		if *s.FirstRowID < next {
+			return fmt.Errorf("snapshot %d first-row-id %d is behind the table's next-row-id %d", s.SnapshotID, *s.FirstRowID, next)
+		}
+		if s.AddedRows == nil || *s.AddedRows < 0 {
+			return fmt.Errorf("v3 snapshot %d without added-rows", s.SnapshotID)
+		}
+		next = *s.FirstRowID + *s.AddedRows
+		md.NextRowID = &next
+	}
+	md.Snapshots = append(md.Snapshots, s)
+	md.LastSequenceNumber = max(md.LastSequenceNumber, s.SequenceNumber)
+	if b.added == nil {
+		b.added = map[int64]bool{}
+	}
+	b.added[s.SnapshotID] = true
+	b.latestAddedMs = max(b.latestAddedMs, s.TimestampMs)
+	return nil
+}
+
+func (b *builder) setRef(name string, ref SnapshotRef) error {
+	md := b.md
+	if name == "" {
+		return fmt.Errorf("empty ref name")
+	}
+	if ref.Type != RefBranch && ref.Type != RefTag {
+		return fmt.Errorf("ref %q: type %q is neither branch nor tag", name, ref.Type)
+	}
+	if name == "main" && ref.Type != RefBranch {
+		return fmt.Errorf("ref main must be a branch")
+	}
+	if existing, ok := md.Refs[name]; ok && reflect.DeepEqual(existing, ref) {
+		return nil
+	}
+	s, ok := md.SnapshotByID(ref.SnapshotID)
+	if !ok {
+		return fmt.Errorf("cannot set %s to unknown snapshot %d", name, ref.SnapshotID)
+	}
+	if name == "main" {
+		// The log entry is stamped with the snapshot's time when it was
+		// added in this commit, else with now (Java's lastUpdatedMillis).
+		at := nowMs()
+		if b.added[s.SnapshotID] {
+			at = s.TimestampMs
+		}
+		id := ref.SnapshotID
+		md.CurrentSnapshotID = &id
+		md.SnapshotLog = append(md.SnapshotLog, SnapshotLogEntry{TimestampMs: at, SnapshotID: id})
+	}
+	md.Refs[name] = ref
+	return nil
+}
+
+func (b *builder) removeRef(name string) {
+	if name == "main" {
+		b.md.CurrentSnapshotID = nil
+	}
+	delete(b.md.Refs, name)
+}
+
+func (b *builder) removeSnapshots(ids []int64) {
+	md := b.md
+	gone := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		gone[id] = true
+	}
+	n := len(md.Snapshots)
+	md.Snapshots = slices.DeleteFunc(md.Snapshots, func(s Snapshot) bool { return gone[s.SnapshotID] })
+	if len(md.Snapshots) == n {
+		return
+	}
+	b.removedSnapshots = true
+	md.Statistics = slices.DeleteFunc(md.Statistics, func(f StatisticsFile) bool { return gone[f.SnapshotID] })
+	md.PartitionStatistics = slices.DeleteFunc(md.PartitionStatistics, func(f StatisticsFile) bool { return gone[f.SnapshotID] })
+	// Refs left pointing nowhere go too (main with them: no current
+	// snapshot).
+	for name, ref := range md.Refs {
+		if _, ok := md.SnapshotByID(ref.SnapshotID); !ok {
+			b.removeRef(name)
+		}
+	}
+}
+
+// trimSnapshotLog drops log entries of removed snapshots and, as Java
+// does, everything before the last of them: a gap would claim a later
+// snapshot was current while the removed one was.
+func trimSnapshotLog(log []SnapshotLogEntry, md *TableMetadata) []SnapshotLogEntry {
+	var out []SnapshotLogEntry
+	for _, e := range log {
+		if _, ok := md.SnapshotByID(e.SnapshotID); ok {
+			out = append(out, e)
+		} else {
+			out = out[:0]
+		}
+	}
+	return out
+}
+
+// check is the consistency Java's builder asserts before it builds.
+func (md *TableMetadata) check() error {
+	if md.CurrentSchema() == nil {
+		return fmt.Errorf("%w: current-schema-id %d not among the schemas", ErrInvalidMetadata, md.CurrentSchemaID)
+	}
+	if _, ok := md.SpecByID(md.DefaultSpecID); !ok {
+		return fmt.Errorf("%w: default-spec-id %d not among the specs", ErrInvalidMetadata, md.DefaultSpecID)
+	}
+	if !slices.ContainsFunc(md.SortOrders, func(o SortOrder) bool { return o.OrderID == md.DefaultSortOrderID }) {
+		return fmt.Errorf("%w: default-sort-order-id %d not among the sort orders", ErrInvalidMetadata, md.DefaultSortOrderID)
+	}
+	if md.CurrentSnapshotID != nil {
+		if _, ok := md.SnapshotByID(*md.CurrentSnapshotID); !ok {
+			return fmt.Errorf("%w: current-snapshot-id %d not among the snapshots", ErrInvalidMetadata, *md.CurrentSnapshotID)
+		}
+	}
+	return nil
+}
+
+// clone copies md deeply enough that the builder can change the copy's
+// slices and maps without touching md. Schemas, snapshots and the like
+// are values the builder never changes in place.
+func (md *TableMetadata) clone() *TableMetadata {
+	c := *md
+	c.Schemas = slices.Clone(md.Schemas)
+	c.Specs = slices.Clone(md.Specs)
+	c.Snapshots = slices.Clone(md.Snapshots)
+	c.SnapshotLog = slices.Clone(md.SnapshotLog)
+	c.MetadataLog = slices.Clone(md.MetadataLog)
+	c.SortOrders = slices.Clone(md.SortOrders)
+	c.Statistics = slices.Clone(md.Statistics)
+	c.PartitionStatistics = slices.Clone(md.PartitionStatistics)
+	c.Properties = maps.Clone(md.Properties)
+	if c.Properties == nil {
+		c.Properties = map[string]string{}
+	}
+	c.Refs = maps.Clone(md.Refs)
+	if c.Refs == nil {
+		c.Refs = map[string]SnapshotRef{}
+	}
+	if md.CurrentSnapshotID != nil {
+		id := *md.CurrentSnapshotID
+		c.CurrentSnapshotID = &id
+	}
+	if md.NextRowID != nil {
+		n := *md.NextRowID
+		c.NextRowID = &n
+	}
+	return &c
+}

@@ -1,0 +1,162 @@
+package writer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// memCatalog is a catalog of tables in memory over fileio.Mem, applying
+// only snapshot commits: it tests the commit loop apart from the real
+// catalogs and metadata builder.
+type memCatalog struct {
+	mu     sync.Mutex
+	io     *trackedIO
+	tables map[string]*iceberg.TableMetadata
+	// commits counts CommitTable calls.
+	commits int
+}
+
+// trackedIO is a Mem that remembers which files exist, for orphan checks.
+type trackedIO struct {
+	*fileio.Mem
+	mu    sync.Mutex
+	files map[string]bool
+}
+
+func (t *trackedIO) Create(ctx context.Context, loc string) (io.WriteCloser, error) {
+	w, err := t.Mem.Create(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.files[loc] = true
+	t.mu.Unlock()
+	return w, nil
+}
+
+func (t *trackedIO) Remove(ctx context.Context, loc string) error {
+	t.mu.Lock()
+	delete(t.files, loc)
+	t.mu.Unlock()
+	return t.Mem.Remove(ctx, loc)
+}
+
+func (t *trackedIO) list() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Sorted(maps.Keys(t.files))
+}
+
+func newMemCatalog() *memCatalog {
+	return &memCatalog{io: &trackedIO{Mem: fileio.NewMem(), files: map[string]bool{}}, tables: map[string]*iceberg.TableMetadata{}}
+}
+
+// memSchema is rowsSchema with the ids NewTableMetadata would give it.
+func memSchema() *iceberg.Schema {
+	return iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
+		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.StringType{}},
+		iceberg.NestedField{ID: 3, Name: "p", Type: iceberg.IntType{}})
+}
+
+func (c *memCatalog) add(id catalog.Identifier, formatVersion int, partitioned bool, props map[string]string) {
+	spec := iceberg.PartitionSpec{ID: 0}
+	lastPartition := 999
+	if partitioned {
+		spec.Fields = []iceberg.PartitionField{{SourceID: 3, FieldID: 1000, Name: "p", Transform: iceberg.IdentityTransform{}}}
+		lastPartition = 1000
+	}
+	if props == nil {
+		props = map[string]string{}
+	}
+	md := &iceberg.TableMetadata{FormatVersion: formatVersion, TableUUID: newUUID(), Location: "mem://wh/" + id.String(),
+		LastColumnID: 3, Schemas: []*iceberg.Schema{memSchema()}, Specs: []iceberg.PartitionSpec{spec}, LastPartitionID: lastPartition,
+		Properties: props, SortOrders: []iceberg.SortOrder{{OrderID: 0, Fields: []iceberg.SortField{}}}, Refs: map[string]iceberg.SnapshotRef{}}
+	if formatVersion >= 3 {
+		var zero int64
+		md.NextRowID = &zero
+	}
+	c.tables[id.String()] = md
+}
+
+func (c *memCatalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) { return nil, nil }
+
+func (c *memCatalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalog.Table, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	md, ok := c.tables[id.String()]
+	if !ok {
+		return nil, catalog.ErrTableNotFound
+	}
+	return &catalog.Table{Identifier: id, Metadata: md, IO: c.io, Location: md.Location, MetadataLocation: fmt.Sprintf("mem://v%d", len(md.Snapshots))}, nil
+}
+
+func (c *memCatalog) CreateTable(ctx context.Context, id catalog.Identifier, md *iceberg.TableMetadata) (*catalog.Table, error) {
+	return nil, errors.New("memCatalog creates tables with add")
+}
+
+func (c *memCatalog) DropTable(ctx context.Context, id catalog.Identifier, purge bool) error {
+	return errors.New("not supported")
+}
+
+// CommitTable checks the requirements and applies the updates with the
+// iceberg package's own Validate and ApplyUpdates, as the directory
+// catalog does, without writing a metadata file.
+func (c *memCatalog) CommitTable(ctx context.Context, id catalog.Identifier, reqs []iceberg.Requirement, updates []iceberg.Update) (*catalog.Table, error) {
+	c.mu.Lock()
+	c.commits++
+	base := c.tables[id.String()]
+	for _, r := range reqs {
+		if err := r.Validate(base); err != nil {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("%w: %w", catalog.ErrCommitConflict, err)
+		}
+	}
+	md, err := iceberg.ApplyUpdates(base, "", updates)
+	if err != nil {
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.tables[id.String()] = md
+	c.mu.Unlock()
+	return c.LoadTable(ctx, id)
+}
+
+// memFixture is a fixture over a memCatalog.
+func newMemFixture(t *testing.T, formatVersion int, partitioned bool, props map[string]string, opts ...Option) (*fixture, *memCatalog) {
+	t.Helper()
+	mc := newMemCatalog()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { mem.AssertSize(t, 0) })
+	f := &fixture{t: t, mem: mem, id: catalog.Identifier{"db", "t"}}
+	mc.add(f.id, formatVersion, partitioned, props)
+	f.load = func() *catalog.Table {
+		tb, err := mc.LoadTable(context.Background(), f.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tb
+	}
+	f.files = mc.io.list
+	f.newWriter = func(wrap func(Catalog) Catalog) *Writer {
+		var c Catalog = mc
+		if wrap != nil {
+			c = wrap(c)
+		}
+		return New(c, WithAllocator(mem))
+	}
+	f.w = New(mc, append([]Option{WithAllocator(mem)}, opts...)...)
+	return f, mc
+}

@@ -1,0 +1,186 @@
+package writer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/writer/datafile"
+)
+
+// Write appends or overwrites with the stream's rows, in one commit. The
+// stream's schema is checked against the table's before anything is
+// written (a mismatch wraps ErrInvalidArgument and
+// datafile.ErrSchemaMismatch); a stream that fails midway removes the
+// files written and commits nothing. rows is consumed, not released.
+func (w *Writer) Write(ctx context.Context, id catalog.Identifier, req WriteRequest, rows array.RecordReader) (*Result, error) {
+	if req.Mode != Append && req.Mode != Overwrite {
+		return nil, fmt.Errorf("write to %s: %w: mode %d", id, ErrInvalidArgument, req.Mode)
+	}
+	var filter expr.Expr = expr.AlwaysTrue()
+	if req.Mode == Overwrite && req.Filter != "" {
+		f, err := parseFilter(id, req.Filter)
+		if err != nil {
+			return nil, err
+		}
+		filter = f
+	}
+	t, err := w.load(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := branchHead(t.Metadata, req.Branch); err != nil {
+		return nil, fmt.Errorf("write to %s: %w", id, err)
+	}
+	files, err := w.writeRows(ctx, t, rows)
+	if err != nil {
+		return nil, err
+	}
+	res, err := w.commitChange(ctx, id, func(ctx context.Context, fresh *catalog.Table) (*change, error) {
+		ch := &change{operation: "append", branch: req.Branch, addedData: files, summary: maps.Clone(req.SnapshotProperties)}
+		if req.Mode == Append && len(files) == 0 {
+			return nil, nil // an empty stream appends nothing: no snapshot
+		}
+		if req.Mode == Overwrite {
+			ch.operation = "overwrite"
+			if err := w.planOverwrite(ctx, fresh, req.Branch, filter, ch); err != nil {
+				return nil, err
+			}
+		}
+		return ch, nil
+	})
+	if err != nil {
+		if mayClean(err) {
+			w.removeDataFiles(ctx, t.IO, files)
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+// writeRows writes the stream into data files of the table's current
+// schema and default spec.
+func (w *Writer) writeRows(ctx context.Context, t *catalog.Table, rows array.RecordReader) ([]iceberg.DataFile, error) {
+	conf, err := datafile.NewConformer(rows.Schema(), t.Metadata.CurrentSchema(), w.mem)
+	if err != nil {
+		return nil, fmt.Errorf("write to %s: %w: %w", t.Identifier, ErrInvalidArgument, err)
+	}
+	dw, err := w.newDataWriter(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) ([]iceberg.DataFile, error) {
+		return nil, errors.Join(err, dw.Abort(context.WithoutCancel(ctx)))
+	}
+	for rows.Next() {
+		batch, err := conf.Conform(rows.RecordBatch())
+		if err != nil {
+			return fail(fmt.Errorf("write to %s: %w: %w", t.Identifier, ErrInvalidArgument, err))
+		}
+		err = dw.Write(ctx, batch)
+		batch.Release()
+		if err != nil {
+			return fail(fmt.Errorf("write to %s: %w", t.Identifier, err))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fail(fmt.Errorf("write to %s: read the stream: %w", t.Identifier, err))
+	}
+	files, err := dw.Close(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("write to %s: %w", t.Identifier, err))
+	}
+	return files, nil
+}
+
+// planOverwrite adds to ch what an overwrite of the rows matching filter
+// removes: files whose every row matches go whole (with their deletion
+// vectors and the delete files of partitions the filter covers), files
+// that match in part are rewritten without the matching rows.
+func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch string, filter expr.Expr, ch *change) error {
+	head, err := branchHead(t.Metadata, branch)
+	if err != nil || head == nil {
+		return err
+	}
+	live, err := readLive(ctx, t, head)
+	if err != nil {
+		return err
+	}
+	ch.removed = map[string]struct{}{}
+	if _, all := filter.(expr.TrueExpr); all {
+		for loc := range live.data {
+			ch.removed[loc] = struct{}{}
+		}
+		for _, e := range live.deletes {
+			ch.removed[fileKey(e.DataFile)] = struct{}{}
+		}
+		return nil
+	}
+	m, err := w.planMatches(ctx, t, branch, filter, allColumns(t.Metadata))
+	if err != nil {
+		return err
+	}
+	var cow *copyOnWrite
+	for _, loc := range m.order {
+		if _, ok := live.data[loc]; !ok {
+			continue
+		}
+		if m.covered(loc) {
+			ch.removed[loc] = struct{}{}
+			continue
+		}
+		matched, err := positions(ctx, w.readerFor(t), m.scan, m.files[loc], false)
+		if err != nil {
+			return w.abortCOW(ctx, cow, err)
+		}
+		if matched.IsEmpty() {
+			continue
+		}
+		if cow == nil {
+			if cow, err = w.newCopyOnWrite(ctx, t); err != nil {
+				return err
+			}
+		}
+		if err := cow.rewrite(ctx, m, m.files[loc], matched); err != nil {
+			return w.abortCOW(ctx, cow, err)
+		}
+		ch.removed[loc] = struct{}{}
+	}
+	if cow != nil {
+		files, err := cow.close(ctx)
+		if err != nil {
+			return err
+		}
+		ch.addedData = append(append([]iceberg.DataFile(nil), ch.addedData...), files...)
+		ch.written = append(ch.written, paths(files)...)
+	}
+	removeDanglingDeletes(live, ch.removed)
+	return nil
+}
+
+// removeDanglingDeletes removes deletion vectors and file-scoped
+// position deletes of removed data files, as Java drops dangling DVs.
+func removeDanglingDeletes(live *liveFiles, removed map[string]struct{}) {
+	for _, e := range live.deletes {
+		ref := e.DataFile.ReferencedDataFile
+		if ref == "" || e.DataFile.Content != iceberg.FileContentPositionDeletes {
+			continue
+		}
+		if _, gone := removed[ref]; gone {
+			removed[fileKey(e.DataFile)] = struct{}{}
+		}
+	}
+}
+
+func (w *Writer) abortCOW(ctx context.Context, cow *copyOnWrite, err error) error {
+	if cow != nil {
+		cow.abort(ctx)
+	}
+	return err
+}
