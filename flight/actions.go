@@ -35,7 +35,7 @@ var actionTypes = []*flight.ActionType{
 
 // ListActions lists the actions DoAction serves.
 func (s *Service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
-	for _, a := range actionTypes {
+	for _, a := range append(actionTypes[:len(actionTypes):len(actionTypes)], writeActionTypes...) {
 		if err := stream.Send(a); err != nil {
 			return err
 		}
@@ -103,6 +103,9 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 			return err
 		}
 		return sendProto(res, send)
+	}
+	if isWriteAction(action.GetType()) {
+		return s.writeAction(ctx, action, send)
 	}
 	if err := s.needPlanner("DoAction " + action.GetType()); err != nil {
 		return err

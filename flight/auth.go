@@ -48,14 +48,25 @@ const (
 	sessionLabel = "iceflight session token v1"
 )
 
-// Principal is an authenticated caller and the namespaces it may read.
+// Principal is an authenticated caller and the namespaces it may read
+// and write.
 type Principal struct {
 	// Name identifies the caller in logs and errors: the user name for
 	// Basic logins, "token:" and a digest prefix for static tokens.
 	Name string
 	// Namespaces are dotted namespace names ("db", "db.sub"), or "*" for
-	// every table.
+	// every table, that the caller may read.
 	Namespaces []string
+	// Write are the namespaces (or "*") the caller may also write:
+	// create and drop tables and namespaces, append, delete, alter and
+	// maintain. Each is in Namespaces too.
+	Write []string
+}
+
+// CanWrite reports whether p may change the tables of a namespace (or the
+// namespace itself), by the same hierarchical rule as CanRead.
+func (p *Principal) CanWrite(namespace []string) bool {
+	return p != nil && covers(p.Write, namespace)
 }
 
 // CanRead reports whether p may read the tables of a namespace (a table
@@ -63,10 +74,13 @@ type Principal struct {
 // so a grant of "db" covers "db" and every namespace below it ("db.sub"),
 // but not "dbx"; tables at the catalog root are readable only with "*".
 func (p *Principal) CanRead(namespace []string) bool {
-	if p == nil {
-		return false
-	}
-	for _, grant := range p.Namespaces {
+	return p != nil && covers(p.Namespaces, namespace)
+}
+
+// covers reports whether one of grants is "*", namespace or one of its
+// ancestors.
+func covers(grants []string, namespace []string) bool {
+	for _, grant := range grants {
 		if grant == allNamespaces {
 			return true
 		}
@@ -243,14 +257,17 @@ func (a *Authenticator) verifyBearer(token string) (*Principal, error) {
 type sessionClaims struct {
 	User       string   `json:"sub"`
 	Namespaces []string `json:"ns"`
-	IssuedAt   int64    `json:"iat"` // Unix milliseconds
-	Expires    int64    `json:"exp"` // Unix milliseconds
+	// Write is absent from the tokens of earlier versions, which were
+	// read-only.
+	Write    []string `json:"w,omitempty"`
+	IssuedAt int64    `json:"iat"` // Unix milliseconds
+	Expires  int64    `json:"exp"` // Unix milliseconds
 }
 
 // issueSession returns "ifs1.<base64url claims>.<base64url HMAC>" for p.
 func (a *Authenticator) issueSession(p *Principal) (string, error) {
 	now := a.now()
-	body, err := json.Marshal(sessionClaims{User: p.Name, Namespaces: p.Namespaces,
+	body, err := json.Marshal(sessionClaims{User: p.Name, Namespaces: p.Namespaces, Write: p.Write,
 		IssuedAt: now.UnixMilli(), Expires: now.Add(a.ttl).UnixMilli()})
 	if err != nil {
 		return "", fmt.Errorf("session token: %w", err)
@@ -287,7 +304,7 @@ func (a *Authenticator) verifySession(token string) (*Principal, error) {
 		return nil, fmt.Errorf("%w: session of %s expired %s ago; authenticate again", errUnauthenticated,
 			c.User, time.Duration(now-c.Expires)*time.Millisecond)
 	}
-	return &Principal{Name: c.User, Namespaces: c.Namespaces}, nil
+	return &Principal{Name: c.User, Namespaces: c.Namespaces, Write: c.Write}, nil
 }
 
 func sessionMAC(key []byte, signed string) []byte {
@@ -353,7 +370,7 @@ func (a *Authenticator) checkBasic(cred string) (*Principal, error) {
 	if subtle.ConstantTimeCompare(got[:], u.digest[:]) != 1 || !known || !ok {
 		return nil, bad
 	}
-	return &Principal{Name: login, Namespaces: u.namespaces}, nil
+	return &Principal{Name: login, Namespaces: u.namespaces, Write: u.write}, nil
 }
 
 // principal returns the verified caller, or nil when authentication is
@@ -403,4 +420,37 @@ func (a *Authenticator) readable(ctx context.Context, ids []catalog.Identifier) 
 		}
 	}
 	return out, nil
+}
+
+// authorizeWrite returns nil when the caller may change namespace (for
+// what, "table db.t" or "namespace db", named in the refusal): always
+// when authentication is disabled, else when its principal has a write
+// grant covering it.
+func (a *Authenticator) authorizeWrite(ctx context.Context, namespace []string, what string) error {
+	p, err := a.principal(ctx)
+	if err != nil || p == nil {
+		return err
+	}
+	if !p.CanWrite(namespace) {
+		if p.CanRead(namespace) {
+			return fmt.Errorf("%w: %s may only read %s; writing needs an rw: grant of its namespace", errNotAuthorized, p.Name, what)
+		}
+		return fmt.Errorf("%w: %s may not write %s", errNotAuthorized, p.Name, what)
+	}
+	return nil
+}
+
+// visibleNamespace reports whether the caller may see namespace in a
+// listing: it may read it, or it is an ancestor of one it may read.
+func (a *Authenticator) visibleNamespace(p *Principal, namespace []string) bool {
+	if a == nil || p.CanRead(namespace) {
+		return true
+	}
+	for _, grant := range p.Namespaces {
+		parts := strings.Split(grant, ".")
+		if len(namespace) < len(parts) && slices.Equal(parts[:len(namespace)], namespace) {
+			return true
+		}
+	}
+	return false
 }

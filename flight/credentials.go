@@ -27,17 +27,21 @@ type Credentials struct {
 type user struct {
 	digest     [sha256.Size]byte // SHA-256 of the password
 	namespaces []string
+	write      []string
 }
 
 // LoadCredentials reads a tokens file and a users file; either path may be
 // empty, not both.
 //
-// A tokens file (--tokens) has one token a line: "TOKEN NAMESPACE[,NAMESPACE...]",
-// "*" for every namespace. Tokens are at least 16 printable ASCII characters
+// A tokens file (--tokens) has one token a line: "TOKEN GRANT[,GRANT...]".
+// A grant is a namespace ("db", "db.sub", or "*" for every namespace),
+// read-only, or "ro:" or "rw:" and a namespace: "rw:" grants writes too
+// (create, append, delete, alter, maintenance), so files written before
+// writes existed keep their meaning, read-only. Tokens are at least 16 printable ASCII characters
 // without spaces and appear once; clients send them as
 // "authorization: Bearer TOKEN".
 //
-// A users file (--users) has one user a line: "USER PASSWORD NAMESPACE[,...]".
+// A users file (--users) has one user a line: "USER PASSWORD GRANT[,...]".
 // PASSWORD is either "sha256:HEX", the hex SHA-256 of the password
 // (printf %s "$pw" | sha256sum), or the password itself in plain text; a
 // plain-text password cannot contain spaces or start with "sha256:". User
@@ -87,7 +91,7 @@ func (c *Credentials) parseTokens(r io.Reader, name string) error {
 			// gRPC metadata values must be printable ASCII.
 			return errors.New("token holds a character that is not printable ASCII")
 		}
-		ns, err := parseNamespaces(rest)
+		ns, write, err := parseGrants(rest)
 		if err != nil {
 			return err
 		}
@@ -96,7 +100,7 @@ func (c *Credentials) parseTokens(r io.Reader, name string) error {
 			return fmt.Errorf("duplicate token (first on line %d)", l)
 		}
 		first[sum] = lineNo
-		c.tokens[sum] = &Principal{Name: "token:" + hex.EncodeToString(sum[:4]), Namespaces: ns}
+		c.tokens[sum] = &Principal{Name: "token:" + hex.EncodeToString(sum[:4]), Namespaces: ns, Write: write}
 		n++
 		return nil
 	})
@@ -129,11 +133,11 @@ func (c *Credentials) parseUsers(r io.Reader, name string) error {
 			}
 			copy(u.digest[:], b)
 		}
-		ns, err := parseNamespaces(rest)
+		ns, write, err := parseGrants(rest)
 		if err != nil {
 			return fmt.Errorf("user %q: %w", login, err)
 		}
-		u.namespaces = ns
+		u.namespaces, u.write = ns, write
 		c.users[login] = u
 		n++
 		return nil
@@ -174,29 +178,45 @@ func cutField(s string) (field, rest string) {
 	return s[:i], strings.TrimSpace(s[i:])
 }
 
-// parseNamespaces parses "db,other.sub" or "*". Spaces after commas are
-// allowed; a space inside a name means a missing comma and is an error.
-func parseNamespaces(s string) ([]string, error) {
+// parseGrants parses "db,rw:other.sub,ro:x" or "*" into the namespaces
+// readable and those writable (which are readable too). Spaces after
+// commas are allowed; a space inside a name means a missing comma and is
+// an error.
+func parseGrants(s string) (read, write []string, err error) {
 	if s == "" {
-		return nil, errors.New("no namespaces (use * for all)")
+		return nil, nil, errors.New("no namespaces (use * for all)")
 	}
-	var out []string
 	for _, ns := range strings.Split(s, ",") {
 		ns = strings.TrimSpace(ns)
-		switch {
-		case ns == allNamespaces:
-		case ns == "":
-			return nil, fmt.Errorf("empty namespace in %q", s)
-		case strings.ContainsFunc(ns, unicode.IsSpace):
-			return nil, fmt.Errorf("namespace %q holds a space; separate namespaces with commas", ns)
-		case strings.Contains(ns, allNamespaces):
-			return nil, fmt.Errorf("namespace %q: only a lone * is a wildcard", ns)
-		default:
-			if err := catalog.Identifier(strings.Split(ns, ".")).Validate(); err != nil {
-				return nil, fmt.Errorf("namespace %q: %w", ns, err)
-			}
+		ns, rw := strings.CutPrefix(ns, "rw:")
+		if !rw {
+			ns = strings.TrimPrefix(ns, "ro:")
 		}
-		out = append(out, ns)
+		if err := checkNamespace(ns, s); err != nil {
+			return nil, nil, err
+		}
+		read = append(read, ns)
+		if rw {
+			write = append(write, ns)
+		}
 	}
-	return out, nil
+	return read, write, nil
+}
+
+// checkNamespace checks one namespace of a grant list s.
+func checkNamespace(ns, s string) error {
+	switch {
+	case ns == allNamespaces:
+	case ns == "":
+		return fmt.Errorf("empty namespace in %q", s)
+	case strings.ContainsFunc(ns, unicode.IsSpace):
+		return fmt.Errorf("namespace %q holds a space; separate namespaces with commas", ns)
+	case strings.Contains(ns, allNamespaces):
+		return fmt.Errorf("namespace %q: only a lone * is a wildcard", ns)
+	default:
+		if err := catalog.Identifier(strings.Split(ns, ".")).Validate(); err != nil {
+			return fmt.Errorf("namespace %q: %w", ns, err)
+		}
+	}
+	return nil
 }

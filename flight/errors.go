@@ -16,6 +16,7 @@ import (
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/writer/datafile"
 )
 
 // statusError maps an error from any layer to the gRPC status a client can
@@ -85,6 +86,23 @@ func codeOf(err error) codes.Code {
 		return codes.Unavailable
 	case errors.Is(err, errWrongRole):
 		return codes.Unimplemented
+	case errors.Is(err, errWorkerWrite), errors.Is(err, catalog.ErrReadOnly), errors.Is(err, catalog.ErrNamespaceNotEmpty):
+		// A write sent to a process or catalog that cannot take it: the
+		// message says where to send it instead.
+		return codes.FailedPrecondition
+	case errors.Is(err, catalog.ErrTableExists), errors.Is(err, catalog.ErrNamespaceExists):
+		return codes.AlreadyExists
+	case errors.Is(err, catalog.ErrCommitStateUnknown):
+		// The commit may or may not have happened: Unknown, so a client
+		// looks at the table before it retries, which Aborted would not
+		// make it do.
+		return codes.Unknown
+	case errors.Is(err, catalog.ErrCommitConflict), errors.Is(err, iceberg.ErrRequirementFailed):
+		// Lost every retry to concurrent writers: nothing changed, and the
+		// client may retry the whole call.
+		return codes.Aborted
+	case errors.Is(err, datafile.ErrSchemaMismatch), errors.Is(err, errPutTooLarge):
+		return codes.InvalidArgument
 	case errors.Is(err, catalog.ErrCatalogPermissionDenied):
 		// A catalog server that refused its credentials: the message names
 		// the catalog, never the token.

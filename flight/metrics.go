@@ -53,6 +53,8 @@ type Metrics struct {
 	rejected metric.Int64Counter
 	calls    metric.Int64Counter
 	panics   metric.Int64Counter
+	written  metric.Int64Counter
+	putBytes metric.Int64Counter
 }
 
 // NewMetrics creates the service's instruments on a meter of mp.
@@ -89,6 +91,14 @@ func NewMetrics(mp metric.MeterProvider, cacheStats func() (hits, misses int64))
 	}
 	if m.panics, err = meter.Int64Counter("iceflight.panics", metric.WithUnit("{panic}"),
 		metric.WithDescription("Panics recovered while serving a call; each is a bug, logged with its stack.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.written, err = meter.Int64Counter("iceflight.rows_written", metric.WithUnit("{row}"),
+		metric.WithDescription("Rows committed from clients' DoPut streams.")); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	if m.putBytes, err = meter.Int64Counter("iceflight.received_bytes", metric.WithUnit("By"),
+		metric.WithDescription("Arrow IPC bytes of the DoPut streams committed.")); err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
 	}
 	if cacheStats != nil {
@@ -179,4 +189,13 @@ func (m *Metrics) CallFinished(ctx context.Context, fullMethod string, code code
 	m.calls.Add(ctx, 1, metric.WithAttributes(
 		attribute.String("method", strings.TrimPrefix(fullMethod, "/")),
 		attribute.String("code", code.String())))
+}
+
+// Written counts the rows and Arrow IPC bytes of a committed DoPut.
+func (m *Metrics) Written(ctx context.Context, rows, bytes int64) {
+	if m == nil {
+		return
+	}
+	m.written.Add(ctx, rows)
+	m.putBytes.Add(ctx, bytes)
 }

@@ -58,6 +58,7 @@ type Service struct {
 	// storage builds the FileIO of tickets with sealed storage properties;
 	// see WithStorage.
 	storage StorageFunc
+	writeConfig
 }
 
 // Option configures a Service.
@@ -118,6 +119,7 @@ func NewService(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...
 		mem: memory.DefaultAllocator, log: slog.Default(),
 		streams: newLimiter("DoGet", DefaultMaxStreams), plans: newLimiter("planning", DefaultMaxPlans),
 		maxInfoBytes: DefaultMaxFlightInfoBytes}
+	s.puts = newLimiter("DoPut", DefaultMaxPuts)
 	for _, o := range opts {
 		o(s)
 	}

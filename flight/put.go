@@ -1,0 +1,223 @@
+package flight
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/writer"
+)
+
+// RejectPutLimit is the reason of a DoPut refused because the process
+// already runs its bound of DoPut streams.
+const RejectPutLimit = "put_limit"
+
+// errPutTooLarge is a DoPut stream past the server's byte bound; it maps
+// to InvalidArgument.
+var errPutTooLarge = errors.New("DoPut stream too large")
+
+// putCommand is the JSON CMD descriptor of a DoPut. Unknown keys are
+// refused, as in GetFlightInfo commands.
+type putCommand struct {
+	Table string `json:"table"`
+	// Mode is "append" (default) or "overwrite".
+	Mode string `json:"mode"`
+	// Filter is the overwrite's row filter ("" replaces every row).
+	Filter             string            `json:"filter"`
+	Branch             string            `json:"branch"`
+	SnapshotProperties map[string]string `json:"snapshot_properties"`
+}
+
+// parsePutDescriptor reads a DoPut's descriptor: a CMD holding a
+// putCommand, or a PATH naming a table to append to.
+func parsePutDescriptor(d *flight.FlightDescriptor) (*putCommand, writer.WriteRequest, error) {
+	var cmd putCommand
+	switch {
+	case d == nil:
+		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: the first message carries no descriptor", errBadCommand)
+	case d.Type == flight.DescriptorPATH:
+		if len(d.Path) == 0 {
+			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: empty path", errBadCommand)
+		}
+		cmd.Table = strings.Join(d.Path, ".")
+	case d.Type == flight.DescriptorCMD:
+		b := bytes.TrimSpace(d.Cmd)
+		if len(b) == 0 || b[0] != '{' {
+			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut command is not a JSON object such as "+
+				`{"table": "db.t", "mode": "append"}`, errBadCommand)
+		}
+		if err := decodeStrict(b, &cmd); err != nil {
+			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut command JSON: %v", errBadCommand, err)
+		}
+	default:
+		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: descriptor type %v", errBadCommand, d.Type)
+	}
+	req := writer.WriteRequest{Filter: cmd.Filter, Branch: cmd.Branch, SnapshotProperties: cmd.SnapshotProperties}
+	switch cmd.Mode {
+	case "", "append":
+		req.Mode = writer.Append
+		if cmd.Filter != "" {
+			return nil, req, fmt.Errorf("%w: DoPut: a filter needs mode \"overwrite\"", errBadCommand)
+		}
+	case "overwrite":
+		req.Mode = writer.Overwrite
+	default:
+		return nil, req, fmt.Errorf("%w: DoPut: mode %q: want \"append\" or \"overwrite\"", errBadCommand, cmd.Mode)
+	}
+	if strings.TrimSpace(cmd.Table) == "" {
+		return nil, req, fmt.Errorf("%w: DoPut command names no table", errBadCommand)
+	}
+	return &cmd, req, nil
+}
+
+// DoPut appends or overwrites a table's rows with the client's Arrow
+// stream, as one commit, and answers one PutResult whose app_metadata is
+// the JSON writer.Result. A stream that breaks or is cancelled before its
+// end commits nothing.
+func (s *Service) DoPut(stream flight.FlightService_DoPutServer) (err error) {
+	ctx := stream.Context()
+	defer s.endCall(ctx, &err)
+	defer panics.Recover(&err, "DoPut")
+	return s.doPut(ctx, stream)
+}
+
+func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutServer) error {
+	// Refused before the stream is read: a worker or a read-only server
+	// should not take in a stream it will throw away.
+	if err := s.checkWritable("DoPut"); err != nil {
+		return err
+	}
+	release, err := s.puts.acquire(ctx)
+	if err != nil {
+		s.metrics.Rejected(ctx, RejectPutLimit)
+		return err
+	}
+	defer release()
+	// The writer's context ends when the stream breaks, so that a writer
+	// that has not looked at the reader's error yet cannot commit.
+	wctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	in := &putStream{recv: stream.Recv, max: s.maxPutBytes, broken: cancel}
+	rdr, err := flight.NewRecordReader(in, ipc.WithAllocator(s.mem))
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: DoPut: the stream ended before its schema", errBadCommand)
+		}
+		if in.err != nil {
+			return in.err
+		}
+		return fmt.Errorf("%w: DoPut: read the stream's schema: %v", errBadCommand, err)
+	}
+	defer rdr.Release()
+	cmd, req, err := parsePutDescriptor(rdr.LatestFlightDescriptor())
+	if err != nil {
+		return err
+	}
+	id, err := s.authorizeWrite(ctx, "DoPut", cmd.Table)
+	if err != nil {
+		return err
+	}
+	rows := &putRows{Reader: rdr, in: in}
+	res, err := s.writer.Write(wctx, id, req, rows)
+	if err == nil && in.err != nil {
+		// Writers must not commit a broken stream; if one did, the
+		// client still learns that its stream failed.
+		s.log.ErrorContext(ctx, "DoPut: the writer committed a stream that broke", "table", id.String(), "err", in.err)
+		err = in.err
+	}
+	if err != nil {
+		if in.err != nil && !errors.Is(err, in.err) {
+			err = fmt.Errorf("%w (the stream broke: %v)", err, in.err)
+		}
+		return withTableName(id.String(), err)
+	}
+	s.committed(id)
+	call := CallInfoFrom(ctx)
+	call.SetSnapshotID(res.SnapshotID)
+	call.SetFiles(int(res.AddedDataFiles))
+	call.AddServed(rows.rows, in.bytes)
+	s.metrics.Written(ctx, rows.rows, in.bytes)
+	body, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("table %s: encode result: %w", id, err)
+	}
+	return stream.Send(&flight.PutResult{AppMetadata: body})
+}
+
+// withTableName names table in err unless its message already does.
+func withTableName(table string, err error) error {
+	if strings.Contains(err.Error(), table) {
+		return err
+	}
+	return fmt.Errorf("table %s: %w", table, err)
+}
+
+// putStream counts the bytes of a DoPut's messages, fails the stream past
+// max, and remembers the first error that broke it.
+type putStream struct {
+	recv   func() (*flight.FlightData, error)
+	max    int64
+	bytes  int64
+	err    error
+	broken func(error)
+}
+
+func (p *putStream) Recv() (*flight.FlightData, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	fd, err := p.recv()
+	if err == io.EOF {
+		return nil, err
+	}
+	if err == nil {
+		p.bytes += int64(len(fd.DataHeader) + len(fd.DataBody))
+		if p.max > 0 && p.bytes > p.max {
+			err = fmt.Errorf("%w: it sent over %d bytes, the server's --max-put-bytes", errPutTooLarge, p.max)
+		}
+	} else {
+		err = fmt.Errorf("DoPut: the stream broke: %w", err)
+	}
+	if err != nil {
+		p.err = err
+		p.broken(err)
+		return nil, err
+	}
+	return fd, nil
+}
+
+// putRows is the record reader handed to the writer: the stream's
+// batches, and the stream's own error first, since the IPC reader
+// rewraps it.
+type putRows struct {
+	*flight.Reader
+	in   *putStream
+	rows int64
+}
+
+func (r *putRows) Next() bool {
+	if !r.Reader.Next() {
+		return false
+	}
+	r.rows += r.Reader.RecordBatch().NumRows()
+	return true
+}
+
+func (r *putRows) Err() error {
+	if r.in.err != nil {
+		return r.in.err
+	}
+	return r.Reader.Err()
+}
+
+// Schema is the stream's schema.
+func (r *putRows) Schema() *arrow.Schema { return r.Reader.Schema() }

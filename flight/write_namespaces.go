@@ -1,0 +1,73 @@
+package flight
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/iceflight/iceflight/catalog"
+)
+
+// namespaceAction serves create_namespace, drop_namespace and
+// list_namespaces. Creating or dropping a namespace needs a write grant
+// covering it; a listing shows only the namespaces the caller may read
+// and their ancestors.
+func (s *Service) namespaceAction(ctx context.Context, typ string, b namespaceBody, send func([]byte) error) error {
+	if s.writeCatalog == nil {
+		return fmt.Errorf("%w: %s: the catalog has no namespaces to manage", catalog.ErrReadOnly, typ)
+	}
+	if typ == ActionListNamespaces {
+		if b.Namespace != "" || b.Properties != nil {
+			return fmt.Errorf("%w: list_namespaces takes {\"parent\": ...} only", errBadCommand)
+		}
+		var parent []string
+		if b.Parent != "" {
+			id, err := catalog.ParseIdentifier(b.Parent)
+			if err != nil {
+				return err
+			}
+			parent = id
+		}
+		p, err := s.auth.principal(ctx)
+		if err != nil {
+			return err
+		}
+		all, err := s.writeCatalog.ListNamespaces(ctx, parent)
+		if err != nil {
+			return fmt.Errorf("list namespaces below %q: %w", b.Parent, err)
+		}
+		names := []string{}
+		for _, ns := range all {
+			if s.auth.visibleNamespace(p, ns) {
+				names = append(names, strings.Join(ns, "."))
+			}
+		}
+		return sendPages(ctx, len(names), '[', ']', func(i int) ([]byte, error) { return json.Marshal(names[i]) }, send)
+	}
+	if b.Parent != "" || (typ == ActionDropNamespace && b.Properties != nil) {
+		return fmt.Errorf("%w: %s takes {\"namespace\": ...}", errBadCommand, typ)
+	}
+	if b.Namespace == "" {
+		return fmt.Errorf("%w: %s needs {\"namespace\": ...}", errBadCommand, typ)
+	}
+	ns, err := catalog.ParseIdentifier(b.Namespace)
+	if err != nil {
+		return err
+	}
+	CallInfoFrom(ctx).SetTable(ns.String())
+	if err := s.auth.authorizeWrite(ctx, ns, "namespace "+ns.String()); err != nil {
+		s.metrics.Rejected(ctx, RejectPermissionDenied)
+		return err
+	}
+	if typ == ActionCreateNamespace {
+		if err := s.writeCatalog.CreateNamespace(ctx, ns, b.Properties); err != nil {
+			return fmt.Errorf("create namespace %s: %w", ns, err)
+		}
+		return sendJSON(map[string]string{"namespace": ns.String()}, send)
+	}
+	if err := s.writeCatalog.DropNamespace(ctx, ns); err != nil {
+		return fmt.Errorf("drop namespace %s: %w", ns, err)
+	}
+	return send([]byte(`{"dropped": true}`))
+}
