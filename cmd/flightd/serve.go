@@ -60,6 +60,7 @@ type serveConfig struct {
 	maxRead        int64
 	validate       bool
 	batchRows      int
+	writeFlags
 
 	// catalogs are the catalogs of --config and the environment, by name;
 	// none when --warehouse serves one directory alone.
@@ -98,6 +99,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector (0: the formats' own bounds)")
+	c.writeFlags.flags(fs)
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut; the process exits at most "+drainGrace.String()+" later, whatever its calls are doing")
 }
 
@@ -382,6 +384,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	// A worker opens the credentials sealed in a ticket with the same
 	// registry, which keeps one FileIO per credential set.
 	opts = append(opts, flight.WithStorage(src.storage.ForProperties))
+	opts = append(opts, writeOptions(cfg, src.catalog, pl, log)...)
 	svc := flight.NewService(src.catalog, src.reader, signer, opts...)
 
 	p.draining = make(chan struct{})
