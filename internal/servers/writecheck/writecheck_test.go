@@ -185,3 +185,23 @@ func anyContains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestReferenceWritersCheckClean runs tablecheck on tables of
+// testdata/writers that Spark, Iceberg Java and PyIceberg wrote (deletes,
+// deletion vectors, evolution, nested types, Avro files): a check that
+// flags any of them is wrong, not the writer.
+func TestReferenceWritersCheckClean(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{
+		"spark/db/mor_v3", "spark/db/nested", "spark/db/avro_files", "pyiceberg/defaults/deletes",
+	} {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			r := writecheck.Java(t, writecheck.Table{Dir: filepath.Join("..", "..", "..", "testdata", "writers", dir)})
+			r.Clean(t)
+			if len(r.Snapshots) == 0 || len(r.Files) == 0 {
+				t.Errorf("%d snapshots and %d files checked", len(r.Snapshots), len(r.Files))
+			}
+		})
+	}
+}

@@ -48,6 +48,9 @@ import org.apache.iceberg.jdbc.JdbcCatalog;
 final class TableCheck {
   private final List<String> errors = new ArrayList<>();
   private final TreeSet<String> reachable = new TreeSet<>();
+  /** Data files whose footers were checked already. */
+  private final java.util.Set<String> footersChecked = new java.util.HashSet<>();
+  private TableMetadata metadata;
   private int metadataFiles;
   private int manifestLists;
   private int manifests;
@@ -139,6 +142,7 @@ final class TableCheck {
 
   private ObjectNode check(Table table, Path out, List<Long> snapshotIds) throws IOException {
     TableMetadata md = ((HasTableOperations) table).operations().current();
+    metadata = md;
     FileIO io = table.io();
     ObjectNode report = Oracle.MAPPER.createObjectNode();
     report.put("table", table.name());
@@ -376,9 +380,14 @@ final class TableCheck {
       }
       reachable.add(e.file.location());
       checkExists(io, e.file.location(), e.file.fileSizeInBytes(), "file");
+      // Iceberg Java itself collects no column metrics for Avro data files.
       if (e.file.content() == FileContent.DATA && e.file.valueCounts() == null
-          && e.file.recordCount() > 0) {
+          && e.file.format() != org.apache.iceberg.FileFormat.AVRO && e.file.recordCount() > 0) {
         errors.add(fw + " has no value counts");
+      }
+      if (e.file.content() == FileContent.DATA && e.file.format() == org.apache.iceberg.FileFormat.PARQUET
+          && footersChecked.add(e.file.location())) {
+        checkFooter(io, e.file, fw);
       }
       c.live(e.file);
       if (e.status == 1 && e.snapshotId != null && e.snapshotId == s.snapshotId()) {
@@ -391,6 +400,87 @@ final class TableCheck {
     check(where, "added rows", m.addedRowsCount(), rowsByStatus[1]);
     check(where, "existing rows", m.existingRowsCount(), rowsByStatus[0]);
     check(where, "deleted rows", m.deletedRowsCount(), rowsByStatus[2]);
+  }
+
+  /**
+   * Compares a Parquet data file's recorded metrics with what Iceberg Java computes from its
+   * footer (full metrics): the record count and every recorded value and null count must be
+   * equal; every recorded lower bound must be at most the column's minimum and every upper
+   * bound at least its maximum (truncated bounds included), or scans would prune wrongly.
+   */
+  private void checkFooter(FileIO io, org.apache.iceberg.ContentFile<?> f, String where) {
+    org.apache.iceberg.Metrics actual;
+    try {
+      actual =
+          org.apache.iceberg.parquet.ParquetUtil.fileMetrics(
+              io.newInputFile(f.location()),
+              org.apache.iceberg.MetricsConfig.fromProperties(
+                  Map.of("write.metadata.metrics.default", "full")));
+    } catch (Exception e) {
+      errors.add(where + " footer does not read: " + e);
+      return;
+    }
+    if (actual.recordCount() != f.recordCount()) {
+      errors.add(where + " records " + f.recordCount() + ", its footer " + actual.recordCount());
+    }
+    compareCounts(where, "value count", f.valueCounts(), actual.valueCounts());
+    compareCounts(where, "null count", f.nullValueCounts(), actual.nullValueCounts());
+    compareBounds(where, f.lowerBounds(), actual.lowerBounds(), true);
+    compareBounds(where, f.upperBounds(), actual.upperBounds(), false);
+  }
+
+  private void compareCounts(String where, String what, Map<Integer, Long> recorded, Map<Integer, Long> actual) {
+    if (recorded == null || actual == null) {
+      return;
+    }
+    for (Map.Entry<Integer, Long> e : recorded.entrySet()) {
+      Long a = actual.get(e.getKey());
+      if (a != null && !a.equals(e.getValue())) {
+        errors.add(where + " field " + e.getKey() + " " + what + " " + e.getValue() + ", its footer " + a);
+      }
+    }
+  }
+
+  private org.apache.iceberg.types.Type.PrimitiveType typeOf(int id) {
+    for (org.apache.iceberg.Schema s : metadata.schemas()) {
+      org.apache.iceberg.types.Types.NestedField f = s.findField(id);
+      if (f != null && f.type().isPrimitiveType()) {
+        return f.type().asPrimitiveType();
+      }
+    }
+    return null;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private void compareBounds(
+      String where,
+      Map<Integer, java.nio.ByteBuffer> recorded,
+      Map<Integer, java.nio.ByteBuffer> actual,
+      boolean lower) {
+    if (recorded == null || actual == null) {
+      return;
+    }
+    for (Map.Entry<Integer, java.nio.ByteBuffer> e : recorded.entrySet()) {
+      java.nio.ByteBuffer a = actual.get(e.getKey());
+      org.apache.iceberg.types.Type.PrimitiveType type = typeOf(e.getKey());
+      if (a == null || type == null) {
+        continue;
+      }
+      Object got = org.apache.iceberg.types.Conversions.fromByteBuffer(type, e.getValue());
+      Object exact = org.apache.iceberg.types.Conversions.fromByteBuffer(type, a);
+      java.util.Comparator cmp = org.apache.iceberg.types.Comparators.forType(type);
+      int c = cmp.compare(got, exact);
+      // -0.0 and 0.0 are one value for bounds (Java's own writers record either).
+      if (got instanceof Number && exact instanceof Number
+          && ((Number) got).doubleValue() == ((Number) exact).doubleValue()) {
+        c = 0;
+      }
+      if (lower ? c > 0 : c < 0) {
+        errors.add(
+            where + " field " + e.getKey() + (lower ? " lower bound " : " upper bound ") + got
+                + (lower ? " above the column's minimum " : " below the column's maximum ") + exact);
+      }
+    }
   }
 
   private void check(String where, String what, Number recorded, long actual) {
@@ -409,8 +499,18 @@ final class TableCheck {
       m.merge(key, n, Long::sum);
     }
 
+    /** A file's size as SnapshotSummary counts it: a deletion vector's is its blob's. */
+    static long size(org.apache.iceberg.ContentFile<?> f) {
+      if (f instanceof org.apache.iceberg.DeleteFile
+          && f.format() == org.apache.iceberg.FileFormat.PUFFIN
+          && ((org.apache.iceberg.DeleteFile) f).contentSizeInBytes() != null) {
+        return ((org.apache.iceberg.DeleteFile) f).contentSizeInBytes();
+      }
+      return f.fileSizeInBytes();
+    }
+
     void live(org.apache.iceberg.ContentFile<?> f) {
-      add("total-files-size", f.fileSizeInBytes());
+      add("total-files-size", size(f));
       switch (f.content()) {
         case DATA:
           add("total-data-files", 1);
@@ -428,7 +528,7 @@ final class TableCheck {
     }
 
     void added(org.apache.iceberg.ContentFile<?> f) {
-      add("added-files-size", f.fileSizeInBytes());
+      add("added-files-size", size(f));
       switch (f.content()) {
         case DATA:
           add("added-data-files", 1);
@@ -452,7 +552,7 @@ final class TableCheck {
     }
 
     void removed(org.apache.iceberg.ContentFile<?> f) {
-      add("removed-files-size", f.fileSizeInBytes());
+      add("removed-files-size", size(f));
       switch (f.content()) {
         case DATA:
           add("deleted-data-files", 1);
