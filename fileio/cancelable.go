@@ -98,6 +98,13 @@ func (c *cancelable) Create(ctx context.Context, location string) (io.WriteClose
 	return Create(ctx, c.fio, location)
 }
 
+// CreateExclusive starts a file, only where none exists, through the
+// wrapped FileIO, which must be an ExclusiveCreator; like Create it is not
+// abandoned.
+func (c *cancelable) CreateExclusive(ctx context.Context, location string) (io.WriteCloser, error) {
+	return CreateExclusive(ctx, c.fio, location)
+}
+
 // Remove deletes location through the wrapped FileIO, which must be a
 // Remover, giving up when ctx is done.
 func (c *cancelable) Remove(ctx context.Context, location string) error {

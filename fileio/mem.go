@@ -26,6 +26,8 @@ var (
 	_ SizedOpener = (*Mem)(nil)
 	_ Creator     = (*Mem)(nil)
 	_ Remover     = (*Mem)(nil)
+
+	_ ExclusiveCreator = (*Mem)(nil)
 )
 
 // NewMem returns an empty in-memory FileIO.
@@ -105,6 +107,16 @@ func (m *Mem) Create(ctx context.Context, location string) (io.WriteCloser, erro
 	return &memWriter{m: m, location: location}, nil
 }
 
+// CreateExclusive starts a file at location that appears when the writer
+// is closed, unless a file is there by then: Close then fails wrapping
+// ErrExist and the other file stays.
+func (m *Mem) CreateExclusive(ctx context.Context, location string) (io.WriteCloser, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("create %s: %w", location, err)
+	}
+	return &memWriter{m: m, location: location, exclusive: true}, nil
+}
+
 // Remove deletes the file at location.
 func (m *Mem) Remove(ctx context.Context, location string) error {
 	if err := ctx.Err(); err != nil {
@@ -121,10 +133,11 @@ func (m *Mem) Remove(ctx context.Context, location string) error {
 
 // memWriter buffers a file being created until Close stores it.
 type memWriter struct {
-	m        *Mem
-	location string
-	buf      bytes.Buffer
-	closed   bool
+	m         *Mem
+	location  string
+	buf       bytes.Buffer
+	closed    bool
+	exclusive bool
 }
 
 func (w *memWriter) Write(p []byte) (int, error) {
@@ -140,7 +153,12 @@ func (w *memWriter) Close() error {
 		return fs.ErrClosed
 	}
 	w.closed = true
-	w.m.Put(w.location, w.buf.Bytes())
+	w.m.mu.Lock()
+	defer w.m.mu.Unlock()
+	if _, taken := w.m.files[w.location]; taken && w.exclusive {
+		return fmt.Errorf("create %s: %w", w.location, ErrExist)
+	}
+	w.m.files[w.location] = bytes.Clone(w.buf.Bytes())
 	return nil
 }
 

@@ -182,6 +182,31 @@ func (r *Remapper) Create(ctx context.Context, location string) (io.WriteCloser,
 	return w, nil
 }
 
+// CreateExclusive maps location and starts a file there, only where none
+// exists, with the base FileIO.
+func (r *Remapper) CreateExclusive(ctx context.Context, location string) (io.WriteCloser, error) {
+	mapped := r.Map(location)
+	w, err := CreateExclusive(ctx, r.base, mapped)
+	if err != nil {
+		return nil, Rename(err, mapped, location)
+	}
+	return &renamedWriter{WriteCloser: w, real: mapped, shown: location}, nil
+}
+
+// renamedWriter names the location as the caller gave it in the errors of
+// a writer made for its mapped location.
+type renamedWriter struct {
+	io.WriteCloser
+	real, shown string
+}
+
+func (w *renamedWriter) Write(p []byte) (int, error) {
+	n, err := w.WriteCloser.Write(p)
+	return n, Rename(err, w.real, w.shown)
+}
+
+func (w *renamedWriter) Close() error { return Rename(w.WriteCloser.Close(), w.real, w.shown) }
+
 // Remove maps location and deletes the file there with the base FileIO.
 func (r *Remapper) Remove(ctx context.Context, location string) error {
 	mapped := r.Map(location)

@@ -118,6 +118,16 @@ func (r *Resolver) Create(ctx context.Context, location string) (stdio.WriteClos
 	return Create(ctx, io, location)
 }
 
+// CreateExclusive starts a file at location, only where none exists, with
+// the FileIO registered for its scheme, which must be an ExclusiveCreator.
+func (r *Resolver) CreateExclusive(ctx context.Context, location string) (stdio.WriteCloser, error) {
+	io, err := r.For(location)
+	if err != nil {
+		return nil, err
+	}
+	return CreateExclusive(ctx, io, location)
+}
+
 // Remove deletes the file at location with the FileIO registered for its
 // scheme, which must be able to delete.
 func (r *Resolver) Remove(ctx context.Context, location string) error {

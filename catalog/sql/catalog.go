@@ -1,7 +1,9 @@
 // Package sqlcat is the SQL catalog: tables listed in the iceberg_tables
 // table that Iceberg Java's JdbcCatalog and PyIceberg's SqlCatalog write,
 // in a SQLite file (modernc.org/sqlite, pure Go) or a PostgreSQL database
-// (pgx). It reads the catalog; it never writes it.
+// (pgx). It reads the catalog and, unless configured read-only, commits
+// to it as they do: a new metadata file, then a compare-and-swap of the
+// table's metadata_location.
 package sqlcat
 
 import (
@@ -29,6 +31,7 @@ type Catalog struct {
 	conn        *conn
 	db          *sql.DB
 	io          fileio.FileIO
+	warehouse   string // PropWarehouse
 
 	fileIO      FileIOFunc
 	refresh     time.Duration
@@ -88,6 +91,7 @@ func New(ctx context.Context, name string, props fileio.Properties, opts ...Opti
 		maxMetadata: catalog.DefaultMaxMetadataBytes,
 		cacheBytes:  catalog.DefaultMetadataCacheBytes,
 	}
+	c.warehouse = strings.TrimRight(props.Get(PropWarehouse), "/")
 	if v := props.Get(PropCatalogName); v != "" {
 		c.catalogName = v
 	}

@@ -3,6 +3,7 @@ package sqlcat_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -85,6 +86,13 @@ func TestPostgres(t *testing.T) {
 		wantClass(t, open(t, fileio.Properties{sqlcat.PropURI: uri}), sqlcat.ErrDatabaseDenied, wrong)
 		jdbc := open(t, fileio.Properties{sqlcat.PropURI: srv.JDBC(), sqlcat.PropUser: srv.User, sqlcat.PropPassword: wrong})
 		wantClass(t, jdbc, sqlcat.ErrDatabaseDenied, wrong)
+	})
+	t.Run("commits race on one row, one writer winning each round; PyIceberg reads the result", func(t *testing.T) {
+		cat := openWritable(t, "writes", fileio.Properties{sqlcat.PropURI: srv.URI(), sqlcat.PropWarehouse: filepath.Join(dir, "wh-writes")})
+		id := catalog.Identifier{"db", "t"}
+		last := checkCommits(t, cat, id, false)
+		readWithPyIceberg(t, srv.URI(), "writes", id, last)
+		checkCommits(t, cat, catalog.Identifier{"other", "t"}, true)
 	})
 	t.Run("a server that went down is unavailable, and read again once back", func(t *testing.T) {
 		cat := open(t, fileio.Properties{sqlcat.PropURI: srv.URI()})

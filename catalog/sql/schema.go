@@ -96,6 +96,11 @@ func (c *Catalog) probe(ctx context.Context, query string, column bool) (bool, e
 // query runs q with args, written with "?" placeholders, which are
 // renumbered for PostgreSQL ($1, $2, ...).
 func (c *Catalog) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return c.db.QueryContext(ctx, c.rebind(q), args...)
+}
+
+// rebind renumbers the "?" placeholders of q for PostgreSQL ($1, $2, ...).
+func (c *Catalog) rebind(q string) string {
 	if c.conn.engine == enginePostgres {
 		var b strings.Builder
 		n := 0
@@ -109,7 +114,7 @@ func (c *Catalog) query(ctx context.Context, q string, args ...any) (*sql.Rows, 
 		}
 		q = b.String()
 	}
-	return c.db.QueryContext(ctx, q, args...)
+	return q
 }
 
 // metadataLocation returns the metadata_location of the table row of

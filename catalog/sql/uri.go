@@ -28,6 +28,16 @@ const (
 	// is iceflight's own, for a catalog mounted under another name than the
 	// one its writers used.
 	PropCatalogName = "catalog_name"
+	// PropReadOnly, "true", keeps the catalog from writing: the database
+	// is opened read-only (a SQLite file with mode=ro) and commits, creates
+	// and drops fail with catalog.ErrReadOnly. Without it the catalog
+	// writes, as PyIceberg's SqlCatalog and Java's JdbcCatalog always do.
+	// It is iceflight's own.
+	PropReadOnly = "read-only"
+	// PropWarehouse is where new tables go when their metadata names no
+	// location: <warehouse>/<namespace>.db/<table>, as PyIceberg lays
+	// them out.
+	PropWarehouse = "warehouse"
 )
 
 // connectTimeout bounds a PostgreSQL connection attempt whose URL sets none,
@@ -66,6 +76,8 @@ type conn struct {
 	display string
 	// secrets are the strings scrubbed from driver messages.
 	secrets []string
+	// readOnly is PropReadOnly.
+	readOnly bool
 }
 
 // parseConn reads the uri property (and jdbc.user, jdbc.password) into a
@@ -82,11 +94,16 @@ func parseConn(props fileio.Properties) (*conn, error) {
 	}
 	// SQLAlchemy spells a driver after the dialect: "postgresql+psycopg2".
 	dialect, _, _ := strings.Cut(strings.ToLower(scheme), "+")
+	readOnly := strings.EqualFold(props.Get(PropReadOnly), "true")
 	switch dialect {
 	case "sqlite":
-		return parseSQLite(raw, s[len(scheme)+1:])
+		return parseSQLite(raw, s[len(scheme)+1:], readOnly)
 	case "postgresql", "postgres":
-		return parsePostgres(raw, s[len(scheme)+1:], props)
+		c, err := parsePostgres(raw, s[len(scheme)+1:], props)
+		if c != nil {
+			c.readOnly = readOnly
+		}
+		return c, err
 	default:
 		return nil, fmt.Errorf("%w: uri %q: unsupported database %q (sqlite or postgresql)", ErrConfig, redactURI(raw), dialect)
 	}
@@ -95,9 +112,11 @@ func parseConn(props fileio.Properties) (*conn, error) {
 // parseSQLite reads the part of a SQLite URI after "sqlite:". SQLAlchemy's
 // form is "sqlite:///" and then the path, so "sqlite:////abs/x.db" is
 // absolute and "sqlite:///x.db" relative; JDBC's is "jdbc:sqlite:" and the
-// path, or a "file:" URI. The file is opened read-only (a missing file is
-// an error, never a new empty catalog), waiting out a writer's lock.
-func parseSQLite(raw, rest string) (*conn, error) {
+// path, or a "file:" URI. The file is opened for reading and writing, or
+// with readOnly only for reading; a missing file is an error either way,
+// never a new empty catalog (an empty file is one). Calls wait out
+// another writer's lock.
+func parseSQLite(raw, rest string, readOnly bool) (*conn, error) {
 	p := rest
 	if strings.HasPrefix(p, "//") { // SQLAlchemy: sqlite://<host>/<path>, host empty
 		p = strings.TrimPrefix(p[2:], "/")
@@ -114,11 +133,15 @@ func parseSQLite(raw, rest string) (*conn, error) {
 	if strings.HasPrefix(p, "/") {
 		u = url.URL{Scheme: "file", Path: p, OmitHost: true}
 	}
+	mode := "rw"
+	if readOnly {
+		mode = "ro"
+	}
 	u.RawQuery = url.Values{
-		"mode":          {"ro"},
+		"mode":          {mode},
 		"_busy_timeout": {fmt.Sprint(sqliteBusyTimeout.Milliseconds())},
 	}.Encode()
-	return &conn{engine: engineSQLite, sqliteDSN: u.String(), display: p}, nil
+	return &conn{engine: engineSQLite, sqliteDSN: u.String(), display: p, readOnly: readOnly}, nil
 }
 
 // jdbcParams are the JDBC URL parameters passed on to pgx, by their pgx

@@ -28,8 +28,12 @@ func TestParseSQLiteURI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c.engine != engineSQLite || !strings.HasPrefix(c.sqliteDSN, tc.dsn) || !strings.Contains(c.sqliteDSN, "mode=ro") {
-				t.Fatalf("dsn %q, want it to start with %q and open read-only", c.sqliteDSN, tc.dsn)
+			if c.engine != engineSQLite || !strings.HasPrefix(c.sqliteDSN, tc.dsn) || !strings.Contains(c.sqliteDSN, "mode=rw") {
+				t.Fatalf("dsn %q, want it to start with %q and open for writing", c.sqliteDSN, tc.dsn)
+			}
+			ro, err := parseConn(fileio.Properties{PropURI: tc.uri, PropReadOnly: "true"})
+			if err != nil || !ro.readOnly || !strings.Contains(ro.sqliteDSN, "mode=ro") {
+				t.Fatalf("read-only: dsn %q (%v), want mode=ro", ro.sqliteDSN, err)
 			}
 		})
 	}

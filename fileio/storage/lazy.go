@@ -73,6 +73,20 @@ func (l *lazy) Create(ctx context.Context, location string) (io.WriteCloser, err
 	return c.Create(ctx, location)
 }
 
+// CreateExclusive writes with the back end, only where no file exists; it
+// must be a fileio.ExclusiveCreator.
+func (l *lazy) CreateExclusive(ctx context.Context, location string) (io.WriteCloser, error) {
+	fio, err := l.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := fio.(fileio.ExclusiveCreator)
+	if !ok {
+		return nil, unsupported(l.backend, "write exclusively", location)
+	}
+	return c.CreateExclusive(ctx, location)
+}
+
 // Remove deletes with the back end, which must be a fileio.Remover.
 func (l *lazy) Remove(ctx context.Context, location string) error {
 	fio, err := l.get(ctx)

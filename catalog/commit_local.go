@@ -1,0 +1,131 @@
+package catalog
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
+)
+
+// PropMetadataCompression is the table property that compresses metadata
+// files ("gzip" or "none"), as Iceberg Java's TableProperties names it.
+const PropMetadataCompression = "write.metadata.compression-codec"
+
+// ApplyCommit checks reqs against base (nil: no table yet) and applies
+// updates to it, as a catalog that writes metadata files itself commits:
+// the step the directory and SQL catalogs share. baseLocation is base's
+// metadata file, logged in the metadata-log. A requirement that fails
+// wraps both ErrCommitConflict and iceberg.ErrRequirementFailed.
+func ApplyCommit(id Identifier, base *iceberg.TableMetadata, baseLocation string, reqs []iceberg.Requirement, updates []iceberg.Update) (*iceberg.TableMetadata, error) {
+	for _, r := range reqs {
+		if err := r.Validate(base); err != nil {
+			return nil, fmt.Errorf("commit table %s: %w: %w", id, ErrCommitConflict, err)
+		}
+	}
+	md, err := iceberg.ApplyUpdates(base, baseLocation, updates)
+	if err != nil {
+		return nil, fmt.Errorf("commit table %s: %w", id, err)
+	}
+	return md, nil
+}
+
+// MetadataGzip reports whether md's properties ask for gzip-compressed
+// metadata files.
+func MetadataGzip(md *iceberg.TableMetadata) bool {
+	return strings.EqualFold(md.Properties[PropMetadataCompression], "gzip")
+}
+
+// EncodeMetadata returns md as the bytes of a metadata file, gzipped when
+// its properties ask for it.
+func EncodeMetadata(md *iceberg.TableMetadata) ([]byte, error) {
+	text, err := json.Marshal(md)
+	if err != nil {
+		return nil, err
+	}
+	if !MetadataGzip(md) {
+		return text, nil
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(text); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// WriteMetadataFile writes md to location with fio: exclusively (the
+// commit's atomic step) or not. A lost race wraps fileio.ErrExist.
+func WriteMetadataFile(ctx context.Context, fio fileio.FileIO, location string, md *iceberg.TableMetadata, exclusive bool) error {
+	data, err := EncodeMetadata(md)
+	if err != nil {
+		return fmt.Errorf("write metadata %s: %w", location, err)
+	}
+	return writeFile(ctx, fio, location, data, exclusive)
+}
+
+// writeFile writes data to location with fio, whole or not at all.
+func writeFile(ctx context.Context, fio fileio.FileIO, location string, data []byte, exclusive bool) error {
+	create := fileio.Create
+	if exclusive {
+		create = fileio.CreateExclusive
+	}
+	w, err := create(ctx, fio, location)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", location, err)
+	}
+	if _, err := w.Write(data); err != nil {
+		w.Close()
+		return fmt.Errorf("write %s: %w", location, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", location, err)
+	}
+	return nil
+}
+
+// lostRace reports whether err is an exclusive create that found the file
+// there.
+func lostRace(err error) bool { return errors.Is(err, fileio.ErrExist) }
+
+// PurgeLocation deletes every file below the folder location with fio,
+// which must list (fileio.Lister) and delete (fileio.Remover): a dropped
+// table's purge, for catalogs whose tables each own a folder. Files the
+// table keeps elsewhere are left alone. Folders left empty are removed
+// where the storage has folders (local disks; object stores have none).
+func PurgeLocation(ctx context.Context, fio fileio.FileIO, location string) error {
+	location = strings.TrimRight(location, "/")
+	entries, err := fileio.ReadDir(ctx, fio, location)
+	if errors.Is(err, fileio.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("purge %s: %w", location, err)
+	}
+	for _, e := range entries {
+		p := location + "/" + e.Name
+		if e.IsDir {
+			if err := PurgeLocation(ctx, fio, p); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := fileio.Remove(ctx, fio, p); err != nil && !errors.Is(err, fileio.ErrNotFound) {
+			return fmt.Errorf("purge %s: %w", location, err)
+		}
+	}
+	if s := fileio.Scheme(location); s == "" || s == "file" {
+		if err := fileio.Remove(ctx, fio, location); err != nil && !errors.Is(err, fileio.ErrNotFound) {
+			return fmt.Errorf("purge %s: %w", location, err)
+		}
+	}
+	return nil
+}
