@@ -41,18 +41,20 @@ func (w *Writer) Delete(ctx context.Context, id catalog.Identifier, req DeleteRe
 		}
 		return &Result{DryRun: true, Operation: "delete", DeletedDataFiles: d.wholeFiles, DeletedRecords: d.rows, MetadataLocation: t.MetadataLocation}, nil
 	}
-	var rows int64
+	var rows, kept int64
 	res, err := w.commitChange(ctx, id, func(ctx context.Context, t *catalog.Table) (*change, error) {
 		d := &deletion{w: w, t: t, req: req, filter: filter}
 		ch, err := d.plan(ctx)
-		rows = d.rows
+		rows, kept = d.rows, d.kept
 		return ch, err
 	})
 	if err != nil {
 		return nil, err
 	}
 	if res.SnapshotID != 0 {
+		// Rows copied by copy-on-write are not the caller's additions.
 		res.DeletedRecords = rows
+		res.AddedRecords -= kept
 	}
 	return res, nil
 }
@@ -68,7 +70,9 @@ type deletion struct {
 	// wholeFiles and rows count the data files removed whole and the rows
 	// deleted.
 	wholeFiles, rows int64
-	written          []string
+	// kept counts the rows copy-on-write copied into new files.
+	kept    int64
+	written []string
 }
 
 // plan builds the change of the deletion on d.t; nil when nothing
@@ -170,6 +174,7 @@ func (d *deletion) plan(ctx context.Context) (ch *change, err error) {
 	}
 	if rewriter != nil {
 		files, err := rewriter.close(ctx)
+		d.kept = rewriter.rows
 		rewriter = nil
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package writer
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -90,17 +91,42 @@ func (w *Writer) newDataWriter(ctx context.Context, t *catalog.Table) (*datafile
 	}
 	dir := dataDir(t)
 	names := &fileNames{prefix: newUUID()}
+	objectStore := md.Properties[propObjectStorage] == "true"
+	partitionedPaths := md.Properties[propObjectStoragePartitioned] != "false"
 	loc := func(partitionPath string) string {
-		if partitionPath == "" {
-			return dir + "/" + names.next("parquet")
+		name := names.next("parquet")
+		switch {
+		case objectStore && (!partitionedPaths || partitionPath == ""):
+			return dir + "/" + entropyDirs(name) + "-" + name
+		case objectStore:
+			return dir + "/" + entropyDirs(name) + "/" + partitionPath + "/" + name
+		case partitionPath == "":
+			return dir + "/" + name
 		}
-		return dir + "/" + partitionPath + "/" + names.next("parquet")
+		return dir + "/" + partitionPath + "/" + name
 	}
 	dw, err := datafile.New(ctx, t.IO, md.CurrentSchema(), spec, loc, datafile.Options{Properties: md.Properties, Allocator: w.mem})
 	if err != nil {
 		return nil, fmt.Errorf("table %s: start data files: %w", t.Identifier, err)
 	}
 	return dw, nil
+}
+
+// Object storage layout properties (Java's ObjectStoreLocationProvider).
+const (
+	propObjectStorage            = "write.object-storage.enabled"
+	propObjectStoragePartitioned = "write.object-storage.partitioned-paths"
+)
+
+// entropyDirs is Java's ObjectStoreLocationProvider.computeHash: the low
+// 20 bits of the file name's murmur3 hash in binary, leading zeros kept,
+// as three folders of 4 bits and one of 8 ("0101/1100/0011/10010110"), so
+// that files spread over an object store's key prefixes.
+func entropyDirs(name string) string {
+	h, _ := iceberg.HashValue(iceberg.StringType{}, name) // a string always hashes
+	bits := strconv.FormatUint(uint64(uint32(h)|1<<31), 2)
+	bits = bits[len(bits)-20:]
+	return bits[0:4] + "/" + bits[4:8] + "/" + bits[8:12] + "/" + bits[12:]
 }
 
 // paths returns the locations of files.

@@ -26,17 +26,27 @@ type memCatalog struct {
 	tables map[string]*iceberg.TableMetadata
 	// commits counts CommitTable calls.
 	commits int
+	// root is where new tables go.
+	root string
 }
 
-// trackedIO is a Mem that remembers which files exist, for orphan checks.
+// writableIO is a FileIO that creates and removes files.
+type writableIO interface {
+	fileio.FileIO
+	Create(ctx context.Context, loc string) (io.WriteCloser, error)
+	Remove(ctx context.Context, loc string) error
+}
+
+// trackedIO is a FileIO that remembers which files exist, for orphan
+// checks.
 type trackedIO struct {
-	*fileio.Mem
+	writableIO
 	mu    sync.Mutex
 	files map[string]bool
 }
 
 func (t *trackedIO) Create(ctx context.Context, loc string) (io.WriteCloser, error) {
-	w, err := t.Mem.Create(ctx, loc)
+	w, err := t.writableIO.Create(ctx, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +60,7 @@ func (t *trackedIO) Remove(ctx context.Context, loc string) error {
 	t.mu.Lock()
 	delete(t.files, loc)
 	t.mu.Unlock()
-	return t.Mem.Remove(ctx, loc)
+	return t.writableIO.Remove(ctx, loc)
 }
 
 func (t *trackedIO) list() []string {
@@ -59,36 +69,8 @@ func (t *trackedIO) list() []string {
 	return slices.Sorted(maps.Keys(t.files))
 }
 
-func newMemCatalog() *memCatalog {
-	return &memCatalog{io: &trackedIO{Mem: fileio.NewMem(), files: map[string]bool{}}, tables: map[string]*iceberg.TableMetadata{}}
-}
-
-// memSchema is rowsSchema with the ids NewTableMetadata would give it.
-func memSchema() *iceberg.Schema {
-	return iceberg.NewSchema(0,
-		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.LongType{}, Required: true},
-		iceberg.NestedField{ID: 2, Name: "name", Type: iceberg.StringType{}},
-		iceberg.NestedField{ID: 3, Name: "p", Type: iceberg.IntType{}})
-}
-
-func (c *memCatalog) add(id catalog.Identifier, formatVersion int, partitioned bool, props map[string]string) {
-	spec := iceberg.PartitionSpec{ID: 0}
-	lastPartition := 999
-	if partitioned {
-		spec.Fields = []iceberg.PartitionField{{SourceID: 3, FieldID: 1000, Name: "p", Transform: iceberg.IdentityTransform{}}}
-		lastPartition = 1000
-	}
-	if props == nil {
-		props = map[string]string{}
-	}
-	md := &iceberg.TableMetadata{FormatVersion: formatVersion, TableUUID: newUUID(), Location: "mem://wh/" + id.String(),
-		LastColumnID: 3, Schemas: []*iceberg.Schema{memSchema()}, Specs: []iceberg.PartitionSpec{spec}, LastPartitionID: lastPartition,
-		Properties: props, SortOrders: []iceberg.SortOrder{{OrderID: 0, Fields: []iceberg.SortField{}}}, Refs: map[string]iceberg.SnapshotRef{}}
-	if formatVersion >= 3 {
-		var zero int64
-		md.NextRowID = &zero
-	}
-	c.tables[id.String()] = md
+func newMemCatalog(fio writableIO, root string) *memCatalog {
+	return &memCatalog{io: &trackedIO{writableIO: fio, files: map[string]bool{}}, root: root, tables: map[string]*iceberg.TableMetadata{}}
 }
 
 func (c *memCatalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) { return nil, nil }
@@ -104,7 +86,19 @@ func (c *memCatalog) LoadTable(ctx context.Context, id catalog.Identifier) (*cat
 }
 
 func (c *memCatalog) CreateTable(ctx context.Context, id catalog.Identifier, md *iceberg.TableMetadata) (*catalog.Table, error) {
-	return nil, errors.New("memCatalog creates tables with add")
+	c.mu.Lock()
+	if _, ok := c.tables[id.String()]; ok {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("%w: %s", catalog.ErrTableExists, id)
+	}
+	if md.Location == "" {
+		cp := *md
+		cp.Location = c.root + "/" + id.String()
+		md = &cp
+	}
+	c.tables[id.String()] = md
+	c.mu.Unlock()
+	return c.LoadTable(ctx, id)
 }
 
 func (c *memCatalog) DropTable(ctx context.Context, id catalog.Identifier, purge bool) error {
@@ -137,11 +131,15 @@ func (c *memCatalog) CommitTable(ctx context.Context, id catalog.Identifier, req
 // memFixture is a fixture over a memCatalog.
 func newMemFixture(t *testing.T, formatVersion int, partitioned bool, props map[string]string, opts ...Option) (*fixture, *memCatalog) {
 	t.Helper()
-	mc := newMemCatalog()
+	return newCatalogFixture(t, newMemCatalog(fileio.NewMem(), "mem://wh"), formatVersion, partitioned, props, opts...)
+}
+
+// newCatalogFixture is a fixture of a new table in mc.
+func newCatalogFixture(t *testing.T, mc *memCatalog, formatVersion int, partitioned bool, props map[string]string, opts ...Option) (*fixture, *memCatalog) {
+	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	f := &fixture{t: t, mem: mem, id: catalog.Identifier{"db", "t"}}
-	mc.add(f.id, formatVersion, partitioned, props)
 	f.load = func() *catalog.Table {
 		tb, err := mc.LoadTable(context.Background(), f.id)
 		if err != nil {
@@ -158,5 +156,6 @@ func newMemFixture(t *testing.T, formatVersion int, partitioned bool, props map[
 		return New(c, WithAllocator(mem))
 	}
 	f.w = New(mc, append([]Option{WithAllocator(mem)}, opts...)...)
+	f.create(formatVersion, partitioned, props)
 	return f, mc
 }

@@ -113,6 +113,9 @@ func (p *producer) commit(ctx context.Context) (*Result, error) {
 			}
 		}
 	}
+	if list, err = p.mergeManifests(ctx, list); err != nil {
+		return nil, fmt.Errorf("table %s: %w", name, err)
+	}
 	snap, err := p.writeList(ctx, list)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", name, err)

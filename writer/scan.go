@@ -91,10 +91,12 @@ func (w *Writer) planMatches(ctx context.Context, t *catalog.Table, branch strin
 	return m, nil
 }
 
-// readerFor returns the reader of the table's files.
+// readerFor returns the reader of the table's files: the writer's own
+// (its allocator and delete cache) through the table's FileIO, which may
+// hold credentials of its own.
 func (w *Writer) readerFor(t *catalog.Table) *reader.Reader {
 	if w.reader != nil {
-		return w.reader
+		return w.reader.WithFileIO(t.IO)
 	}
 	return reader.New(t.IO, reader.WithAllocator(w.mem))
 }

@@ -42,16 +42,20 @@ func (w *Writer) Write(ctx context.Context, id catalog.Identifier, req WriteRequ
 	if err != nil {
 		return nil, err
 	}
+	var kept int64 // rows of rewritten files copied into new ones
 	res, err := w.commitChange(ctx, id, func(ctx context.Context, fresh *catalog.Table) (*change, error) {
+		kept = 0
 		ch := &change{operation: "append", branch: req.Branch, addedData: files, summary: maps.Clone(req.SnapshotProperties)}
 		if req.Mode == Append && len(files) == 0 {
 			return nil, nil // an empty stream appends nothing: no snapshot
 		}
 		if req.Mode == Overwrite {
 			ch.operation = "overwrite"
-			if err := w.planOverwrite(ctx, fresh, req.Branch, filter, ch); err != nil {
+			n, err := w.planOverwrite(ctx, fresh, req.Branch, filter, ch)
+			if err != nil {
 				return nil, err
 			}
+			kept = n
 		}
 		return ch, nil
 	})
@@ -61,6 +65,11 @@ func (w *Writer) Write(ctx context.Context, id catalog.Identifier, req WriteRequ
 		}
 		return nil, err
 	}
+	// The summary counts a rewritten file's rows as deleted and its copy's
+	// as added; the caller is told the rows the overwrite removed and the
+	// stream's it added.
+	res.DeletedRecords -= kept
+	res.AddedRecords -= kept
 	return res, nil
 }
 
@@ -103,14 +112,16 @@ func (w *Writer) writeRows(ctx context.Context, t *catalog.Table, rows array.Rec
 // removes: files whose every row matches go whole (with their deletion
 // vectors and the delete files of partitions the filter covers), files
 // that match in part are rewritten without the matching rows.
-func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch string, filter expr.Expr, ch *change) error {
+//
+// It returns the rows copied into rewritten files.
+func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch string, filter expr.Expr, ch *change) (int64, error) {
 	head, err := branchHead(t.Metadata, branch)
 	if err != nil || head == nil {
-		return err
+		return 0, err
 	}
 	live, err := readLive(ctx, t, head)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ch.removed = map[string]struct{}{}
 	if _, all := filter.(expr.TrueExpr); all {
@@ -120,11 +131,11 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 		for _, e := range live.deletes {
 			ch.removed[fileKey(e.DataFile)] = struct{}{}
 		}
-		return nil
+		return 0, nil
 	}
 	m, err := w.planMatches(ctx, t, branch, filter, allColumns(t.Metadata))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	var cow *copyOnWrite
 	for _, loc := range m.order {
@@ -137,31 +148,33 @@ func (w *Writer) planOverwrite(ctx context.Context, t *catalog.Table, branch str
 		}
 		matched, err := positions(ctx, w.readerFor(t), m.scan, m.files[loc], false)
 		if err != nil {
-			return w.abortCOW(ctx, cow, err)
+			return 0, w.abortCOW(ctx, cow, err)
 		}
 		if matched.IsEmpty() {
 			continue
 		}
 		if cow == nil {
 			if cow, err = w.newCopyOnWrite(ctx, t); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		if err := cow.rewrite(ctx, m, m.files[loc], matched); err != nil {
-			return w.abortCOW(ctx, cow, err)
+			return 0, w.abortCOW(ctx, cow, err)
 		}
 		ch.removed[loc] = struct{}{}
 	}
+	var kept int64
 	if cow != nil {
 		files, err := cow.close(ctx)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		ch.addedData = append(append([]iceberg.DataFile(nil), ch.addedData...), files...)
 		ch.written = append(ch.written, paths(files)...)
+		kept = cow.rows
 	}
 	removeDanglingDeletes(live, ch.removed)
-	return nil
+	return kept, nil
 }
 
 // removeDanglingDeletes removes deletion vectors and file-scoped
