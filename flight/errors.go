@@ -16,6 +16,7 @@ import (
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/writer"
 	"github.com/iceflight/iceflight/writer/datafile"
 )
 
@@ -101,8 +102,10 @@ func codeOf(err error) codes.Code {
 		// Lost every retry to concurrent writers: nothing changed, and the
 		// client may retry the whole call.
 		return codes.Aborted
-	case errors.Is(err, datafile.ErrSchemaMismatch), errors.Is(err, errPutTooLarge):
+	case errors.Is(err, datafile.ErrSchemaMismatch), errors.Is(err, errPutTooLarge), errors.Is(err, writer.ErrInvalidArgument):
 		return codes.InvalidArgument
+	case errors.Is(err, writer.ErrUnsupported):
+		return codes.Unimplemented
 	case errors.Is(err, catalog.ErrCatalogPermissionDenied):
 		// A catalog server that refused its credentials: the message names
 		// the catalog, never the token.

@@ -25,6 +25,15 @@ const RejectPutLimit = "put_limit"
 // to InvalidArgument.
 var errPutTooLarge = errors.New("DoPut stream too large")
 
+// PutAbort is the app_metadata of a DoPut message, with no data, by which
+// a client that cannot cancel its call (pyarrow's DoPut writer has no
+// cancel) says that its rows failed: the server ends the call Canceled and
+// commits nothing.
+const PutAbort = "iceflight:abort"
+
+// errPutAborted is a DoPut the client aborted with PutAbort.
+var errPutAborted = fmt.Errorf("DoPut: the client aborted the stream: %w", context.Canceled)
+
 // putCommand is the JSON CMD descriptor of a DoPut. Unknown keys are
 // refused, as in GetFlightInfo commands.
 type putCommand struct {
@@ -179,7 +188,9 @@ func (p *putStream) Recv() (*flight.FlightData, error) {
 	if err == io.EOF {
 		return nil, err
 	}
-	if err == nil {
+	if err == nil && len(fd.DataHeader) == 0 && len(fd.DataBody) == 0 && string(fd.AppMetadata) == PutAbort {
+		err = errPutAborted
+	} else if err == nil {
 		p.bytes += int64(len(fd.DataHeader) + len(fd.DataBody))
 		if p.max > 0 && p.bytes > p.max {
 			err = fmt.Errorf("%w: it sent over %d bytes, the server's --max-put-bytes", errPutTooLarge, p.max)

@@ -79,7 +79,7 @@ func (s *Service) checkWritable(call string) error {
 	case s.readOnly != "":
 		return fmt.Errorf("%w: %s: %s", errReadOnly, call, s.readOnly)
 	case s.writer == nil:
-		return fmt.Errorf("%w: %s: this server was started without a writer for its catalog", errReadOnly, call)
+		return fmt.Errorf("%w: %s: the catalog of this server cannot commit changes", errReadOnly, call)
 	}
 	return nil
 }

@@ -489,3 +489,32 @@ func doAction(ctx context.Context, client flight.Client, typ, body string) ([][]
 		out = append(out, res.GetBody())
 	}
 }
+
+func TestDoPutAbortMessageCommitsNothing(t *testing.T) {
+	t.Parallel()
+	fw := newFakeWriter()
+	h, _ := serveWriter(t, fw, nil)
+	stream, err := h.client.DoPut(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := flight.NewRecordWriter(stream, ipc.WithSchema(putSchema))
+	w.SetFlightDescriptor(cmdDesc(t, map[string]any{"table": "samples.trips"}))
+	rec := putBatch(memory.DefaultAllocator, 3)
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := stream.Send(&flight.FlightData{AppMetadata: []byte(PutAbort)}); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	stream.CloseSend()
+	if _, err := stream.Recv(); status.Code(err) != codes.Canceled || !strings.Contains(err.Error(), "aborted") {
+		t.Errorf("aborted DoPut = %v, want Canceled", err)
+	}
+	<-fw.wrote
+	if fw.commits != 0 || fw.rows != 3 {
+		t.Errorf("aborted DoPut: %d commits after %d rows; want none after 3", fw.commits, fw.rows)
+	}
+}

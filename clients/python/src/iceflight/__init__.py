@@ -21,6 +21,7 @@ from .errors import (
 )
 from .plan import Plan, PlanStatistics
 from .snapshots import Ref, Snapshot
+from .write import MaintenanceResult, RemovedFile, TableInfo, WriteResult
 
 __version__ = "0.1.0"
 
@@ -28,15 +29,19 @@ __all__ = [
     "Client",
     "IceflightError",
     "InvalidRequestError",
+    "MaintenanceResult",
     "NotFoundError",
     "Plan",
     "PlanStatistics",
     "REUSE_CONNECTION",
     "Ref",
+    "RemovedFile",
     "Snapshot",
     "SnapshotNotFoundError",
+    "TableInfo",
     "TableNotFoundError",
     "UnsupportedError",
+    "WriteResult",
     "build_command",
     "connect",
     "errors",

@@ -1,4 +1,4 @@
-"""The ``iceflight`` command line: list, inspect and read tables.
+"""The ``iceflight`` command line: list, inspect, read and write tables.
 
 Examples
 --------
@@ -8,6 +8,10 @@ Examples
     iceflight schema samples.trips
     iceflight snapshots samples.history
     iceflight read samples.trips --columns id,fare --filter "fare > 10" -o trips.parquet
+    iceflight create-table db.trips --like trips.parquet --partition-by "day(ts)"
+    iceflight append db.trips trips.parquet
+    iceflight delete db.trips --filter "fare < 0"
+    iceflight expire db.trips --older-than 7d
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import pyarrow as pa
 
 from ._command import Filter, Timestamp
 from ._connections import location_uri
+from ._cli_write import WRITE_COMMANDS, add_write_commands
 from ._progress import Progress
 from ._writers import open_writer
 from .client import Client
@@ -83,7 +88,7 @@ def _scan_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser of the ``iceflight`` command."""
-    parser = argparse.ArgumentParser(prog="iceflight", description="Read Apache Iceberg tables from an iceflight server.")
+    parser = argparse.ArgumentParser(prog="iceflight", description="Read and write Apache Iceberg tables on an iceflight server.")
     parser.add_argument(
         "--server",
         default=os.environ.get("ICEFLIGHT_SERVER", DEFAULT_SERVER),
@@ -119,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     progress = p.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always print progress on stderr")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never print progress")
+    add_write_commands(sub)
     return parser
 
 
@@ -236,6 +242,7 @@ _COMMANDS = {
     "refs": _cmd_refs,
     "plan": _cmd_plan,
     "read": _cmd_read,
+    **WRITE_COMMANDS,
 }
 
 

@@ -16,6 +16,7 @@ from ._parallel import EndpointStreams
 from .errors import reraise
 from .plan import Plan
 from .snapshots import Ref, Snapshot
+from .write import WriteMixin
 
 __all__ = ["Client", "connect"]
 
@@ -39,7 +40,7 @@ def _header_pairs(token: str | None, headers: Headers | None) -> list[tuple[byte
     return pairs
 
 
-class Client:
+class Client(WriteMixin):
     """A connection to an iceflight server.
 
     Use :func:`connect` to make one. Every call sends the token and headers

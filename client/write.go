@@ -1,0 +1,128 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+)
+
+// WriteResult is what a commit did, as the server's DoPut and delete
+// answer it.
+type WriteResult struct {
+	// SnapshotID is the new snapshot (0 for a dry run or a no-op).
+	SnapshotID       int64  `json:"snapshot_id"`
+	SequenceNumber   int64  `json:"sequence_number"`
+	Operation        string `json:"operation"`
+	MetadataLocation string `json:"metadata_location"`
+	AddedDataFiles   int64  `json:"added_data_files"`
+	AddedRecords     int64  `json:"added_records"`
+	AddedDeleteFiles int64  `json:"added_delete_files"`
+	DeletedDataFiles int64  `json:"deleted_data_files"`
+	DeletedRecords   int64  `json:"deleted_records"`
+	AddedBytes       int64  `json:"added_bytes"`
+	// Attempts is how many commit attempts the server made.
+	Attempts int  `json:"attempts"`
+	DryRun   bool `json:"dry_run,omitempty"`
+}
+
+// Put is one DoPut: where the rows go and how they change the table.
+type Put struct {
+	Table string `json:"table"`
+	// Mode is "append" (default) or "overwrite".
+	Mode string `json:"mode,omitempty"`
+	// Filter selects the rows an overwrite replaces ("" every row).
+	Filter string `json:"filter,omitempty"`
+	// Branch is the branch written ("" main).
+	Branch string `json:"branch,omitempty"`
+	// SnapshotProperties are added to the new snapshot's summary.
+	SnapshotProperties map[string]string `json:"snapshot_properties,omitempty"`
+}
+
+// Append adds rows's rows to table in one commit. rows is read to its
+// end, not released.
+func (c *Client) Append(ctx context.Context, table string, rows array.RecordReader) (*WriteResult, error) {
+	return c.Put(ctx, Put{Table: table, Mode: "append"}, rows)
+}
+
+// Overwrite replaces the rows of table that match filter ("" all of them)
+// with rows's rows, in one commit.
+func (c *Client) Overwrite(ctx context.Context, table, filter string, rows array.RecordReader) (*WriteResult, error) {
+	return c.Put(ctx, Put{Table: table, Mode: "overwrite", Filter: filter}, rows)
+}
+
+// Put streams rows to the server with DoPut and returns the commit's
+// result. If rows fails midway the call is cancelled, so the server
+// commits nothing.
+func (c *Client) Put(ctx context.Context, p Put, rows array.RecordReader) (*WriteResult, error) {
+	fc, err := c.origin()
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := json.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(c.outgoing(ctx))
+	defer cancel()
+	stream, err := fc.DoPut(ctx)
+	if err != nil {
+		return nil, withTable(p.Table, fmt.Errorf("DoPut: %w", err))
+	}
+	w := flight.NewRecordWriter(stream, ipc.WithSchema(rows.Schema()), ipc.WithAllocator(c.opts.mem))
+	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
+	sendErr := func() error {
+		for rows.Next() {
+			if err := w.Write(rows.RecordBatch()); err != nil {
+				w.Close()
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			// Cancelled, the stream breaks and the server commits nothing.
+			cancel()
+			w.Close()
+			return fmt.Errorf("read the rows to send: %w", err)
+		}
+		// The schema goes out even when there are no rows.
+		if err := w.Close(); err != nil {
+			return err
+		}
+		return stream.CloseSend()
+	}()
+	var local error
+	if sendErr != nil && ctx.Err() != nil {
+		local = sendErr // our own failure, not the server's
+	}
+	// A Write or CloseSend that failed because the server ended the call
+	// (io.EOF) leaves the reason to Recv.
+	res, err := stream.Recv()
+	if local != nil {
+		return nil, withTable(p.Table, fmt.Errorf("DoPut: %w", local))
+	}
+	if err != nil {
+		return nil, withTable(p.Table, fmt.Errorf("DoPut: %w", err))
+	}
+	if sendErr != nil && !errors.Is(sendErr, io.EOF) {
+		return nil, withTable(p.Table, fmt.Errorf("DoPut: %w", sendErr))
+	}
+	var out WriteResult
+	if err := json.Unmarshal(res.GetAppMetadata(), &out); err != nil {
+		return nil, fmt.Errorf("table %s: DoPut result %q: %w", p.Table, res.GetAppMetadata(), err)
+	}
+	// Drain the end of the call, so its status is seen.
+	for {
+		if _, err := stream.Recv(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return &out, withTable(p.Table, fmt.Errorf("DoPut: %w", err))
+			}
+			break
+		}
+	}
+	return &out, nil
+}
