@@ -93,6 +93,9 @@ func directoryTarget(t *testing.T, name string) *writeTarget {
 func sqlTarget(t *testing.T, name string) *writeTarget {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "catalog.db")
+	if err := os.MkdirAll(filepath.Join(dir, "wh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cfg := writeFile(t, "iceflight.yaml", "catalogs:\n  lake:\n    type: sql\n    uri: sqlite:///"+db+"\n    warehouse: file://"+filepath.Join(dir, "wh")+"\n")
 	tg := &writeTarget{fc: serveWrites(t, "--config", cfg), table: "lake.db." + name, ns: "lake.db"}
 	tb := writecheck.Table{SQLite: db, Catalog: "lake", Name: "db." + name}
