@@ -276,6 +276,9 @@ func MarshalTypeJSON(t Type) (json.RawMessage, error) {
 			Value         json.RawMessage `json:"value"`
 			ValueRequired bool            `json:"value-required"`
 		}{"map", t.KeyID, key, t.ValueID, val, t.ValueRequired})
+	case DecimalType:
+		// Iceberg Java (and PyIceberg) spell it with a space.
+		return json.Marshal(fmt.Sprintf("decimal(%d, %d)", t.Precision, t.Scale))
 	case nil:
 		return nil, fmt.Errorf("%w: nil type", ErrInvalidMetadata)
 	default:

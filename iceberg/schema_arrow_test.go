@@ -10,7 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/extensions"
 )
 
-func idMeta(id string) arrow.Metadata { return arrow.NewMetadata([]string{ArrowFieldIDKey}, []string{id}) }
+func idMeta(id string) arrow.Metadata {
+	return arrow.NewMetadata([]string{ArrowFieldIDKey}, []string{id})
+}
 
 func TestSchemaFromArrowTypes(t *testing.T) {
 	t.Parallel()

@@ -22,6 +22,9 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 
 // ApplyUpdates returns base with updates applied in order, with the
 // semantics of Iceberg Java's TableMetadata.Builder; base is not changed.
+// A nil base is a table being created: the updates build it from nothing
+// (format version from an upgrade-format-version among them, else 2; a
+// random table-uuid unless one is assigned).
 // When baseLocation is not "", the result's metadata-log gains
 // {base.LastUpdatedMs, baseLocation}, trimmed to the table property
 // write.metadata.previous-versions-max (default 100). LastUpdatedMs becomes
@@ -31,7 +34,10 @@ var nowMs = func() int64 { return time.Now().UnixMilli() }
 // ErrInvalidMetadata.
 func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*TableMetadata, error) {
 	if base == nil {
-		return nil, fmt.Errorf("%w: no base metadata to apply updates to", ErrInvalidMetadata)
+		// A table being created (a REST create transaction): start from
+		// nothing, as Java's TableMetadata.buildFromEmpty.
+		base = emptyMetadata(updates)
+		baseLocation = ""
 	}
 	b := &builder{md: base.clone(), lastAddedSchema: -1, lastAddedSpec: -1, lastAddedOrder: -1}
 	for i, u := range updates {
@@ -40,9 +46,7 @@ func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*
 		}
 	}
 	md := b.md
-	if b.removedSnapshots {
-		md.SnapshotLog = trimSnapshotLog(md.SnapshotLog, md)
-	}
+	md.SnapshotLog = b.snapshotLog()
 	md.LastUpdatedMs = max(nowMs(), base.LastUpdatedMs, b.latestAddedMs)
 	if baseLocation != "" {
 		md.MetadataLog = append(md.MetadataLog, MetadataLogEntry{TimestampMs: base.LastUpdatedMs, MetadataFile: baseLocation})
@@ -57,10 +61,34 @@ func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*
 			md.MetadataLog = slices.Clone(md.MetadataLog[len(md.MetadataLog)-keep:])
 		}
 	}
+	if md.TableUUID == "" {
+		uuid, err := newUUID()
+		if err != nil {
+			return nil, fmt.Errorf("table uuid: %w", err)
+		}
+		md.TableUUID = uuid
+	}
 	if err := md.check(); err != nil {
 		return nil, err
 	}
 	return md, nil
+}
+
+// emptyMetadata is the metadata a create transaction starts from: no
+// schema, spec or sort order yet.
+func emptyMetadata(updates []Update) *TableMetadata {
+	version := DefaultFormatVersion
+	for _, u := range updates {
+		if up, ok := u.(UpgradeFormatVersion); ok {
+			version = up.FormatVersion
+		}
+	}
+	md := &TableMetadata{FormatVersion: version, LastPartitionID: partitionDataIDStart - 1, CurrentSchemaID: -1, DefaultSpecID: -1, DefaultSortOrderID: -1}
+	if version >= 3 {
+		zero := int64(0)
+		md.NextRowID = &zero
+	}
+	return md
 }
 
 func actionOf(u Update) string {
@@ -81,6 +109,9 @@ type builder struct {
 	added            map[int64]bool
 	latestAddedMs    int64
 	removedSnapshots bool
+	// mainAdded lists the snapshots added in this commit that main was
+	// set to, in order: all but the one main ends at are intermediate.
+	mainAdded []int64
 }
 
 func (b *builder) apply(u Update) error {
@@ -196,10 +227,10 @@ func (b *builder) addSchema(u AddSchema) error {
 	}
 	// Java reuses the id of an identical schema, and otherwise takes the
 	// next id after the highest.
-	newID := md.CurrentSchemaID
+	newID := max(md.CurrentSchemaID, 0)
 	for _, s := range md.Schemas {
 		if sameSchema(s, u.Schema) {
-			b.lastAddedSchema = s.ID
+			// Reused, not added: Java's -1 does not name it.
 			md.LastColumnID = last
 			return nil
 		}
@@ -229,11 +260,17 @@ func sortedInts(in []int) []int {
 
 func (b *builder) addSpec(spec PartitionSpec) error {
 	md := b.md
-	// Fields without an id (a REST client may leave them out) get the
-	// next ids after the table's last-partition-id.
+	// Fields without an id (a REST client may leave them out) take the id
+	// of the same field in an earlier spec, as Java's UpdatePartitionSpec
+	// does, else the next id after last-partition-id. (Java's builder
+	// itself would count from 1000 again, reusing ids other fields have:
+	// the spec wants partition field ids unique across specs.)
 	next := md.LastPartitionID
 	fields := make([]PartitionField, len(spec.Fields))
 	for i, f := range spec.Fields {
+		if f.FieldID == 0 && f.Transform != nil {
+			f.FieldID = md.earlierPartitionFieldID(f)
+		}
 		if f.FieldID == 0 {
 			next++
 			f.FieldID = next
@@ -251,6 +288,9 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 		}
 	}
 	schema := md.CurrentSchema()
+	if schema == nil {
+		return fmt.Errorf("cannot add a partition spec before a current schema")
+	}
 	for _, f := range fields {
 		if _, void := f.Transform.(VoidTransform); void {
 			continue
@@ -262,7 +302,6 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 	newID := 0
 	for _, s := range md.Specs {
 		if sameSpecFields(s.Fields, fields) {
-			b.lastAddedSpec = s.ID
 			return nil
 		}
 		newID = max(newID, s.ID+1)
@@ -275,6 +314,19 @@ func (b *builder) addSpec(spec PartitionSpec) error {
 	return nil
 }
 
+// earlierPartitionFieldID is the id of a field with f's source and
+// transform in an existing spec, 0 when there is none.
+func (md *TableMetadata) earlierPartitionFieldID(f PartitionField) int {
+	for _, s := range md.Specs {
+		for _, old := range s.Fields {
+			if old.SourceID == f.SourceID && old.Transform.String() == f.Transform.String() {
+				return old.FieldID
+			}
+		}
+	}
+	return 0
+}
+
 func sameSpecFields(a, b []PartitionField) bool {
 	return slices.EqualFunc(a, b, func(x, y PartitionField) bool {
 		return x.SourceID == y.SourceID && x.FieldID == y.FieldID && x.Name == y.Name && x.Transform.String() == y.Transform.String()
@@ -284,6 +336,9 @@ func sameSpecFields(a, b []PartitionField) bool {
 func (b *builder) addSortOrder(order SortOrder) error {
 	md := b.md
 	schema := md.CurrentSchema()
+	if schema == nil && len(order.Fields) > 0 {
+		return fmt.Errorf("cannot add a sort order before a current schema")
+	}
 	for _, f := range order.Fields {
 		if _, ok := schema.FieldByID(f.SourceID); !ok {
 			return fmt.Errorf("sort field: source column %d is not in the current schema", f.SourceID)
@@ -292,16 +347,15 @@ func (b *builder) addSortOrder(order SortOrder) error {
 	// Java: the unsorted order is always id 0; an order like an existing
 	// one reuses its id; a new one takes the next id from 1.
 	if len(order.Fields) == 0 {
-		b.lastAddedOrder = 0
 		if !slices.ContainsFunc(md.SortOrders, func(o SortOrder) bool { return o.OrderID == 0 }) {
 			md.SortOrders = append(md.SortOrders, SortOrder{OrderID: 0, Fields: []SortField{}})
+			b.lastAddedOrder = 0
 		}
 		return nil
 	}
 	newID := 1
 	for _, o := range md.SortOrders {
 		if slices.Equal(o.Fields, order.Fields) {
-			b.lastAddedOrder = o.OrderID
 			return nil
 		}
 		newID = max(newID, o.OrderID+1)
@@ -340,7 +394,9 @@ func (b *builder) addSnapshot(s Snapshot) error {
 		if s.AddedRows == nil || *s.AddedRows < 0 {
 			return fmt.Errorf("v3 snapshot %d without added-rows", s.SnapshotID)
 		}
-		next = *s.FirstRowID + *s.AddedRows
+		// Java adds added-rows to next-row-id, not to first-row-id: the
+		// two agree for a writer that starts a snapshot at next-row-id.
+		next += *s.AddedRows
 		md.NextRowID = &next
 	}
 	md.Snapshots = append(md.Snapshots, s)
@@ -379,6 +435,9 @@ func (b *builder) setRef(name string, ref SnapshotRef) error {
 			at = s.TimestampMs
 		}
 		id := ref.SnapshotID
+		if b.added[id] {
+			b.mainAdded = append(b.mainAdded, id)
+		}
 		md.CurrentSnapshotID = &id
 		md.SnapshotLog = append(md.SnapshotLog, SnapshotLogEntry{TimestampMs: at, SnapshotID: id})
 	}
@@ -416,15 +475,28 @@ func (b *builder) removeSnapshots(ids []int64) {
 	}
 }
 
-// trimSnapshotLog drops log entries of removed snapshots and, as Java
-// does, everything before the last of them: a gap would claim a later
-// snapshot was current while the removed one was.
-func trimSnapshotLog(log []SnapshotLogEntry, md *TableMetadata) []SnapshotLogEntry {
+// snapshotLog is Java's updateSnapshotLog: snapshots main passed through
+// within this commit leave the log, and when snapshots were removed, an
+// entry of a missing snapshot drops the history before it too, since a
+// gap would claim a later snapshot was current while the removed one was.
+func (b *builder) snapshotLog() []SnapshotLogEntry {
+	md := b.md
+	intermediate := map[int64]bool{}
+	for _, id := range b.mainAdded {
+		if md.CurrentSnapshotID == nil || id != *md.CurrentSnapshotID {
+			intermediate[id] = true
+		}
+	}
+	if len(intermediate) == 0 && !b.removedSnapshots {
+		return md.SnapshotLog
+	}
 	var out []SnapshotLogEntry
-	for _, e := range log {
+	for _, e := range md.SnapshotLog {
 		if _, ok := md.SnapshotByID(e.SnapshotID); ok {
-			out = append(out, e)
-		} else {
+			if !intermediate[e.SnapshotID] {
+				out = append(out, e)
+			}
+		} else if b.removedSnapshots {
 			out = out[:0]
 		}
 	}

@@ -88,7 +88,7 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("current %v", md.CurrentSnapshotID)
 				}
 			}},
-		{name: "add-schema reuses an identical schema", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{-1}},
+		{name: "add-schema reuses an identical schema", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{0}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if len(md.Schemas) != 2 || md.CurrentSchemaID != 0 || md.LastColumnID != 3 {
 					t.Fatalf("schemas %d current %d last %d", len(md.Schemas), md.CurrentSchemaID, md.LastColumnID)
@@ -101,6 +101,11 @@ func TestApplyUpdates(t *testing.T) {
 				}
 			}},
 		{name: "last-column-id cannot go down", updates: []Update{AddSchema{Schema: NewSchema(0, NestedField{ID: 1, Name: "id", Type: LongType{}}), LastColumnID: 2}}, wantErr: "below"},
+		// Java: a schema, spec or order that already exists is reused, not
+		// added, so -1 does not name it.
+		{name: "reused schema is not the last added", updates: []Update{AddSchema{Schema: NewSchema(7, NestedField{ID: 1, Name: "id", Type: LongType{}, Required: true})}, SetCurrentSchema{-1}}, wantErr: "none was added"},
+		{name: "reused spec is not the last added", updates: []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{-1}}, wantErr: "none was added"},
+		{name: "reused order is not the last added", updates: []Update{AddSortOrder{SortOrder{}}, SetDefaultSortOrder{-1}}, wantErr: "none was added"},
 		{name: "set-current-schema -1 without add", updates: []Update{SetCurrentSchema{-1}}, wantErr: "none was added"},
 		{name: "set-current-schema unknown", updates: []Update{SetCurrentSchema{9}}, wantErr: "unknown schema id 9"},
 		{name: "add-spec assigns ids after last-partition-id", updates: []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "id_trunc", Transform: TruncateTransform{10}}}}}, SetDefaultSpec{-1}},
@@ -110,7 +115,14 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("default %d last %d spec %+v", md.DefaultSpecID, md.LastPartitionID, spec)
 				}
 			}},
-		{name: "add-spec reuses an equal spec", updates: []Update{AddSpec{PartitionSpec{ID: 5, Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{-1}},
+		{name: "add-spec reuses the id of an earlier field", updates: []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "b2", Transform: BucketTransform{16}}, {SourceID: 1, Name: "t", Transform: TruncateTransform{4}}}}}},
+			check: func(t *testing.T, md *TableMetadata) {
+				spec, _ := md.SpecByID(2)
+				if spec.Fields[0].FieldID != 1000 || spec.Fields[1].FieldID != 1002 || md.LastPartitionID != 1002 {
+					t.Fatalf("spec %+v last %d", spec, md.LastPartitionID)
+				}
+			}},
+		{name: "add-spec reuses an equal spec", updates: []Update{AddSpec{PartitionSpec{ID: 5, Fields: []PartitionField{{SourceID: 1, FieldID: 1000, Name: "b", Transform: BucketTransform{16}}}}}, SetDefaultSpec{1}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if len(md.Specs) != 2 || md.DefaultSpecID != 1 {
 					t.Fatalf("specs %v default %d", md.Specs, md.DefaultSpecID)
@@ -123,7 +135,7 @@ func TestApplyUpdates(t *testing.T) {
 					t.Fatalf("default %d orders %v", md.DefaultSortOrderID, md.SortOrders)
 				}
 			}},
-		{name: "unsorted order is id 0", updates: []Update{AddSortOrder{SortOrder{OrderID: 3}}, SetDefaultSortOrder{-1}},
+		{name: "unsorted order is id 0", updates: []Update{AddSortOrder{SortOrder{OrderID: 3}}, SetDefaultSortOrder{0}},
 			check: func(t *testing.T, md *TableMetadata) {
 				if md.DefaultSortOrderID != 0 || len(md.SortOrders) != 1 {
 					t.Fatalf("default %d orders %v", md.DefaultSortOrderID, md.SortOrders)
@@ -268,5 +280,44 @@ func TestRequirements(t *testing.T) {
 		case tc.wantErr != "" && (err == nil || !errors.Is(err, ErrRequirementFailed) || !strings.Contains(err.Error(), tc.wantErr)):
 			t.Errorf("%s %+v: err %v, want ErrRequirementFailed with %q", tc.req.Type(), tc.req, err, tc.wantErr)
 		}
+	}
+}
+
+// A create transaction as a REST client sends it (the updates of
+// Java's and PyIceberg's create-table commit) builds a table from nil.
+func TestApplyUpdatesCreate(t *testing.T) {
+	t.Parallel()
+	text := `[
+	 {"action":"assign-uuid","uuid":"2cc52516-5e73-41f2-b139-545d41a4e151"},
+	 {"action":"upgrade-format-version","format-version":3},
+	 {"action":"add-schema","schema":{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"},{"id":2,"name":"ts","required":false,"type":"timestamptz"}]},"last-column-id":2},
+	 {"action":"set-current-schema","schema-id":-1},
+	 {"action":"add-spec","spec":{"spec-id":0,"fields":[{"name":"ts_day","transform":"day","source-id":2,"field-id":1000}]}},
+	 {"action":"set-default-spec","spec-id":-1},
+	 {"action":"add-sort-order","sort-order":{"order-id":0,"fields":[]}},
+	 {"action":"set-default-sort-order","sort-order-id":-1},
+	 {"action":"set-location","location":"s3://b/ns/t"},
+	 {"action":"set-properties","updates":{"owner":"me"}}]`
+	updates, err := ParseUpdates([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (AssertCreate{}).Validate(nil); err != nil {
+		t.Fatal(err)
+	}
+	md, err := ApplyUpdates(nil, "s3://ignored", updates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md.FormatVersion != 3 || md.TableUUID != "2cc52516-5e73-41f2-b139-545d41a4e151" || md.CurrentSchemaID != 0 || md.LastColumnID != 2 ||
+		md.DefaultSpecID != 0 || md.LastPartitionID != 1000 || md.DefaultSortOrderID != 0 || md.Location != "s3://b/ns/t" ||
+		md.NextRowID == nil || *md.NextRowID != 0 || md.LastUpdatedMs != testNowMs || len(md.MetadataLog) != 0 || md.Properties["owner"] != "me" {
+		t.Fatalf("created: %+v", md)
+	}
+	if _, err := ApplyUpdates(nil, "", []Update{AddSpec{PartitionSpec{Fields: []PartitionField{{SourceID: 1, Name: "x", Transform: IdentityTransform{}}}}}}); !errors.Is(err, ErrInvalidMetadata) {
+		t.Fatalf("a spec before any schema: %v", err)
+	}
+	if _, err := ApplyUpdates(nil, "", []Update{AssignUUID{"u"}}); !errors.Is(err, ErrInvalidMetadata) {
+		t.Fatalf("a table without a schema: %v", err)
 	}
 }

@@ -47,6 +47,12 @@ public final class Main {
       case "restserver":
         rc = RestServer.run(rest);
         break;
+      case "evolve":
+        rc = org.apache.iceberg.JavarefEvolve.run(rest);
+        break;
+      case "metacheck":
+        rc = MetaCheck.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -70,5 +76,8 @@ public final class Main {
             + " [--user U --password P] [--schema-version V0|V1]");
     System.err.println(
         "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
+    System.err.println(
+        "  metacheck [--new] FILE... | metacheck --apply BASE UPDATES ..."
+            + " | metacheck --requirements BASE REQUIREMENTS");
   }
 }
