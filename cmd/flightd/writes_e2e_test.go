@@ -96,6 +96,11 @@ func sqlTarget(t *testing.T, name string) *writeTarget {
 	if err := os.MkdirAll(filepath.Join(dir, "wh"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// An empty file is an empty SQLite database; the catalog opens an
+	// existing one.
+	if err := os.WriteFile(db, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cfg := writeFile(t, "iceflight.yaml", "catalogs:\n  lake:\n    type: sql\n    uri: sqlite:///"+db+"\n    warehouse: file://"+filepath.Join(dir, "wh")+"\n")
 	tg := &writeTarget{fc: serveWrites(t, "--config", cfg), table: "lake.db." + name, ns: "lake.db"}
 	tb := writecheck.Table{SQLite: db, Catalog: "lake", Name: "db." + name}
