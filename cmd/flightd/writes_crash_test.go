@@ -135,7 +135,9 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 	c := startChild(t, bin, wh)
 	tg := &writeTarget{fc: c.fc, table: "db.crashy", ns: "db"}
 	tg.folder = func(t *testing.T) string { return tableDir(t, wh, "db", "crashy") }
-	tg.python = func(r *writecheck.Report) writecheck.Table { return writecheck.Table{MetadataLocation: r.MetadataLocation} }
+	tg.python = func(r *writecheck.Report) writecheck.Table {
+		return writecheck.Table{MetadataLocation: r.MetadataLocation}
+	}
 	tg.create(ctx, t, 2, writePartition("id", "bucket[2]"))
 	c.kill()
 
