@@ -38,6 +38,8 @@ func main() {
 	from := flag.Int("from-day", 0, "filter: column >= this day (days since 1970-01-01)")
 	to := flag.Int("to-day", 0, "filter: column < this day (days since 1970-01-01)")
 	runs := flag.Int("runs", 3, "timed runs after one warm-up")
+	write := flag.String("write", "", "write benchmark: append this Parquet file to a new table (bench/write)")
+	warehouse := flag.String("warehouse", "", "write benchmark: the folder of the new table's SQL catalog")
 	props := iceberg.Properties{}
 	flag.Func("prop", "`KEY=VALUE` FileIO property (s3.endpoint ...), repeatable", func(kv string) error {
 		k, v, ok := strings.Cut(kv, "=")
@@ -48,6 +50,13 @@ func main() {
 		return nil
 	})
 	flag.Parse()
+	if *write != "" {
+		if err := runWrite(context.Background(), *write, *warehouse); err != nil {
+			fmt.Fprintln(os.Stderr, "icebergo:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(context.Background(), *metadata, props, *column, *from, *to, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "icebergo:", err)
 		os.Exit(1)

@@ -53,6 +53,9 @@ public final class Main {
       case "partitionpaths":
         rc = PartitionPaths.run(rest);
         break;
+      case "tablecheck":
+        rc = TableCheck.run(rest);
+        break;
       case "restserver":
         rc = RestServer.run(rest);
         break;

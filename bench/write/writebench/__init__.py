@@ -1,0 +1,1 @@
+"""The write benchmark: iceflight vs PyIceberg (and iceberg-go) appending and deleting."""
