@@ -33,13 +33,17 @@ type compaction struct {
 	outputs []iceberg.DataFile
 }
 
-// RewriteDataFiles compacts the table: among the live data files of the
-// current default spec that match req.Filter, each partition's files
-// smaller than the target size, and every file a delete applies to, are
-// read (deletes applied) and written again into files of about the
-// target size, in one replace commit that removes the inputs and the
-// delete files that then apply to nothing. A partition is rewritten when
-// it has req.MinInputFiles (default 5) such files, or any with deletes.
+// RewriteDataFiles compacts the table: among the live data files that
+// match req.Filter, each partition's files smaller than the target size,
+// and every file a delete applies to, are read (deletes applied) and
+// written again into files of about the target size, in one replace
+// commit that removes the inputs and the delete files that then apply to
+// nothing. Files are grouped by their own spec and partition, and the
+// output is written in the current default spec, as Java's
+// RewriteDataFiles does with its default output spec: compacting a table
+// after spec evolution also moves its old small files to the new layout.
+// A partition is rewritten when it has req.MinInputFiles (default 5) such
+// files, or any with deletes.
 //
 // The rewritten rows take the new snapshot's sequence number. That is
 // safe where Java instead keeps the starting one: the commit requires
@@ -133,7 +137,7 @@ func (w *Writer) planCompaction(ctx context.Context, t *catalog.Table, filter ex
 	var keys []string
 	for _, loc := range sel.order {
 		e, ok := live.data[loc]
-		if !ok || e.DataFile.SpecID != md.DefaultSpecID {
+		if !ok {
 			continue
 		}
 		tasks := sel.files[loc]
