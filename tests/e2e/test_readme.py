@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from _flightd import ROOT, serve
+from _flightd import ROOT, WAREHOUSE, serve
 
 README = ROOT / "README.md"
 README_ADDR = "127.0.0.1:8815"
@@ -84,9 +84,12 @@ def test_the_readme_has_the_blocks_this_test_runs() -> None:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    """flightd serving the sample warehouse on a free loopback port."""
-    with serve("--log-level", "error") as addr:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """flightd serving a copy of the sample warehouse on a free loopback
+    port: the README's write examples change the tables they are given."""
+    warehouse = tmp_path_factory.mktemp("readme") / "warehouse"
+    shutil.copytree(WAREHOUSE, warehouse, symlinks=True)
+    with serve("--log-level", "error", warehouse=warehouse) as addr:
         yield addr
 
 
