@@ -35,7 +35,11 @@ var actionTypes = []*flight.ActionType{
 
 // ListActions lists the actions DoAction serves.
 func (s *Service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
-	for _, a := range append(actionTypes[:len(actionTypes):len(actionTypes)], writeActionTypes...) {
+	all := append(actionTypes[:len(actionTypes):len(actionTypes)], writeActionTypes...)
+	if s.frontEnd != nil {
+		all = append(all, s.frontEnd.Actions()...)
+	}
+	for _, a := range all {
 		if err := stream.Send(a); err != nil {
 			return err
 		}
@@ -49,6 +53,9 @@ func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_Do
 	ctx := stream.Context()
 	defer s.endCall(ctx, &err)
 	defer panics.Recover(&err, "DoAction "+action.GetType())
+	if s.frontEnd != nil && s.frontEnd.ClaimsAction(action.GetType()) {
+		return s.frontEnd.DoAction(action, stream)
+	}
 	release, err := s.plans.acquire(ctx)
 	if err != nil {
 		s.metrics.Rejected(ctx, RejectPlanLimit)

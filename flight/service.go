@@ -58,6 +58,8 @@ type Service struct {
 	// storage builds the FileIO of tickets with sealed storage properties;
 	// see WithStorage.
 	storage StorageFunc
+	// frontEnd serves Flight SQL on the same port; see FrontEnd.
+	frontEnd FrontEnd
 	writeConfig
 }
 
@@ -208,49 +210,17 @@ func (s *Service) GetFlightInfo(ctx context.Context, desc *flight.FlightDescript
 }
 
 func (s *Service) flightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
+	if s.frontEnd != nil && s.frontEnd.ClaimsDescriptor(desc) {
+		return s.frontEnd.GetFlightInfo(ctx, desc)
+	}
 	if err := s.needPlanner("GetFlightInfo"); err != nil {
 		return nil, err
 	}
-	release, err := s.plans.acquire(ctx)
-	if err != nil {
-		s.metrics.Rejected(ctx, RejectPlanLimit)
-		return nil, err
-	}
-	defer release()
-	start := time.Now()
 	cmd, err := ParseDescriptor(desc)
 	if err != nil {
 		return nil, err
 	}
-	call := CallInfoFrom(ctx)
-	call.SetTable(cmd.Table)
-	tbl, err := s.loadTable(ctx, cmd.Table)
-	if err != nil {
-		return nil, err
-	}
-	req, err := request(cmd)
-	if err != nil {
-		return nil, err
-	}
-	plan, err := s.planner.Plan(ctx, plannerTable(tbl), req)
-	if err != nil {
-		return nil, err
-	}
-	s.metrics.Planned(ctx, time.Since(start))
-	if plan.Snapshot != nil {
-		call.SetSnapshotID(plan.Snapshot.SnapshotID)
-	}
-	call.SetFiles(plan.Stats.DataFiles)
-	storage, err := s.storageForTickets(plan.Table, tbl.StorageProperties, tbl.CredentialsExpire)
-	if err != nil {
-		return nil, err
-	}
-	info, err := s.planInfo(desc, plan, planSource{recorded: tbl.Recorded, profile: tbl.Catalog, storage: storage})
-	if err != nil {
-		return nil, err
-	}
-	call.SetEndpoints(len(info.Endpoint))
-	return info, nil
+	return s.PlanCommand(ctx, cmd, desc)
 }
 
 // planSource is what a plan's tickets take from the table it was planned
@@ -408,6 +378,9 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 func (s *Service) GetSchema(ctx context.Context, desc *flight.FlightDescriptor) (_ *flight.SchemaResult, err error) {
 	defer s.endCall(ctx, &err)
 	defer panics.Recover(&err, "GetSchema")
+	if s.frontEnd != nil && s.frontEnd.ClaimsDescriptor(desc) {
+		return s.frontEnd.GetSchema(ctx, desc)
+	}
 	schema, err := s.schema(ctx, desc)
 	if err != nil {
 		return nil, err
@@ -419,28 +392,11 @@ func (s *Service) schema(ctx context.Context, desc *flight.FlightDescriptor) (*a
 	if err := s.needPlanner("GetSchema"); err != nil {
 		return nil, err
 	}
-	release, err := s.plans.acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	cmd, err := ParseDescriptor(desc)
 	if err != nil {
 		return nil, err
 	}
-	tbl, err := s.loadTable(ctx, cmd.Table)
-	if err != nil {
-		return nil, err
-	}
-	req, err := request(cmd)
-	if err != nil {
-		return nil, err
-	}
-	schema, err := planner.ProjectedSchema(tbl.Metadata, req)
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)
-	}
-	return iceberg.ArrowSchema(schema)
+	return s.CommandSchema(ctx, cmd)
 }
 
 // ListFlights lists every table with its schema and estimated rows. A table
@@ -518,6 +474,9 @@ func summaryInt(summary iceberg.Summary, key string) int64 {
 func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) (err error) {
 	defer s.endCall(stream.Context(), &err)
 	defer panics.Recover(&err, "DoGet")
+	if s.frontEnd != nil && s.frontEnd.ClaimsTicket(tkt) {
+		return s.frontEnd.DoGet(tkt, stream)
+	}
 	return s.doGet(stream.Context(), tkt, stream)
 }
 
