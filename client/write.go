@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
@@ -78,7 +79,7 @@ func (c *Client) Put(ctx context.Context, p Put, rows array.RecordReader) (*Writ
 	w.SetFlightDescriptor(&flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: cmd})
 	sendErr := func() error {
 		for rows.Next() {
-			if err := w.Write(rows.RecordBatch()); err != nil {
+			if err := writePieces(w, rows.RecordBatch(), putMessageBytes); err != nil {
 				w.Close()
 				return err
 			}
@@ -125,4 +126,50 @@ func (c *Client) Put(ctx context.Context, p Put, rows array.RecordReader) (*Writ
 		}
 	}
 	return &out, nil
+}
+
+// putMessageBytes is about the most a DoPut message carries: gRPC servers
+// refuse messages over 4 MiB unless raised (flightd raises it, others need
+// not), and smaller messages keep the server's memory per stream small.
+const putMessageBytes = 2 << 20
+
+// writePieces writes rec as slices of about budget bytes each.
+func writePieces(w *flight.Writer, rec arrow.RecordBatch, budget int64) error {
+	var size int64
+	for _, col := range rec.Columns() {
+		size += bufferBytes(col.Data())
+	}
+	n := rec.NumRows()
+	if size <= budget || n <= 1 {
+		return w.Write(rec)
+	}
+	step := max(1, n*budget/size)
+	for start := int64(0); start < n; start += step {
+		piece := rec.NewSlice(start, min(start+step, n))
+		err := w.Write(piece)
+		piece.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bufferBytes is the size of the buffers under d, its children's and
+// dictionary's included.
+func bufferBytes(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += bufferBytes(c)
+	}
+	// Dictionary returns a typed nil when there is none.
+	if dict, ok := d.Dictionary().(*array.Data); ok && dict != nil {
+		n += bufferBytes(dict)
+	}
+	return n
 }

@@ -335,3 +335,26 @@ func (f *failingReader) Err() error {
 	}
 	return nil
 }
+
+// TestClientAppendSplitsLargeBatches appends one 8 MiB batch to a server
+// with gRPC's default 4 MiB bound on received messages: sent whole, it
+// would be refused with ResourceExhausted.
+func TestClientAppendSplitsLargeBatches(t *testing.T) {
+	t.Parallel()
+	w := newMemWriter()
+	c, mem := dial(t, serveWriter(t, w))
+	ctx := context.Background()
+	if _, err := c.CreateTable(ctx, "lake.big", idSchema, CreateTableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1 << 20
+	res, err := c.Append(ctx, "lake.big", idReader(t, mem, 0, n))
+	if err != nil || res.AddedRecords != n {
+		t.Fatalf("Append of one %d-row batch = %+v, %v", n, res, err)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if got := w.ids["lake.big"]; len(got) != n || got[0] != 0 || got[n-1] != n-1 {
+		t.Errorf("table holds %d ids, want 0..%d in order", len(got), n-1)
+	}
+}

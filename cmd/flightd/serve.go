@@ -389,6 +389,9 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 
 	p.draining = make(chan struct{})
 	serverOpts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
+	if cfg.maxMessage > 0 {
+		serverOpts = append(serverOpts, grpc.MaxRecvMsgSize(cfg.maxMessage))
+	}
 	if creds != nil {
 		serverOpts = append(serverOpts, grpc.Creds(creds))
 	}

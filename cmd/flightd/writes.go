@@ -16,12 +16,21 @@ type writeFlags struct {
 	readOnly    bool
 	maxPuts     int
 	maxPutBytes int64
+	maxMessage  int
 }
+
+// defaultMaxMessageBytes bounds one received gRPC message. gRPC's own
+// default, 4 MiB, refuses the record batches pyarrow and arrow-go send
+// unsplit (a 1M-row batch of a lineitem-like table is ~18 MiB); each
+// message is held whole while it is decoded, so the bound is also the
+// memory a DoPut stream may pin per batch.
+const defaultMaxMessageBytes = 64 << 20
 
 func (w *writeFlags) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&w.readOnly, "read-only", false, "refuse every write (DoPut, create_table, delete, alter_table, maintenance) with FailedPrecondition")
 	fs.IntVar(&w.maxPuts, "max-puts", flight.DefaultMaxPuts, "concurrent DoPut streams per process; more are refused with ResourceExhausted (0: no bound)")
 	fs.Int64Var(&w.maxPutBytes, "max-put-bytes", 0, "largest Arrow IPC stream one DoPut may send; a longer one fails InvalidArgument and commits nothing (0: no bound)")
+	fs.IntVar(&w.maxMessage, "max-message-bytes", defaultMaxMessageBytes, "largest gRPC message received, such as one record batch of a DoPut; a larger one fails ResourceExhausted (the clients split their batches below 4 MiB)")
 }
 
 // writeOptions wires a writer over the process's catalog when it can

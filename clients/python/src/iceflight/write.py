@@ -19,6 +19,22 @@ __all__ = ["WriteResult", "MaintenanceResult", "RemovedFile", "TableInfo", "Rows
 # The message by which a DoPut says its rows failed (flight.PutAbort).
 _PUT_ABORT = b"iceflight:abort"
 
+# Batches are sent in pieces of about this many bytes: gRPC servers refuse
+# messages over 4 MiB unless raised (flightd raises it, others may not), and
+# smaller messages keep the server's memory per stream small.
+_PUT_MESSAGE_BYTES = 2 << 20
+
+
+def _pieces(batch: pa.RecordBatch, budget: int = _PUT_MESSAGE_BYTES) -> Iterable[pa.RecordBatch]:
+    """Slices of batch of about budget bytes each (batch itself when smaller)."""
+    size = batch.get_total_buffer_size()
+    if size <= budget or batch.num_rows <= 1:
+        yield batch
+        return
+    step = max(1, batch.num_rows * budget // size)
+    for start in range(0, batch.num_rows, step):
+        yield batch.slice(start, step)
+
 #: What :meth:`Client.append` takes: a table, a reader, one batch, or batches.
 Rows = Union[pa.Table, pa.RecordBatchReader, pa.RecordBatch, Iterable[pa.RecordBatch]]
 
@@ -269,7 +285,8 @@ class WriteMixin:
             writer, metadata = self._flight.do_put(desc, reader.schema, options=self._options)
             try:
                 for batch in reader:
-                    writer.write_batch(batch)
+                    for piece in _pieces(batch):
+                        writer.write_batch(piece)
                 writer.done_writing()
                 buf = metadata.read()
             except BaseException:
