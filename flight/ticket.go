@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,7 +14,9 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/iceflight/iceflight/iceberg"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // Ticket verification errors. errTicketExpired maps to Unauthenticated (the
@@ -321,4 +324,35 @@ func commonPrefix(a, b string) string {
 		}
 	}
 	return a[:n]
+}
+
+// decodeScan expands a verified ticket and decodes what its tasks share
+// into the reader's scan.
+func decodeScan(t *iceflightv1.Ticket) (reader.Scan, error) {
+	if err := expandTicket(t); err != nil {
+		return reader.Scan{}, err
+	}
+	var scan reader.Scan
+	for _, s := range []struct {
+		src string
+		dst **iceberg.Schema
+	}{{t.SchemaJson, &scan.Schema}, {t.EqualitySchemaJson, &scan.EqualitySchema}, {t.FilterSchemaJson, &scan.FilterSchema}} {
+		if s.src == "" {
+			continue
+		}
+		*s.dst = new(iceberg.Schema)
+		if err := json.Unmarshal([]byte(s.src), *s.dst); err != nil {
+			return reader.Scan{}, fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
+		}
+	}
+	if scan.Schema == nil {
+		return reader.Scan{}, fmt.Errorf("%w: table %s: no schema", errTicketInvalid, t.Table)
+	}
+	if t.NameMappingJson != "" {
+		var err error
+		if scan.NameMapping, err = iceberg.ParseNameMapping([]byte(t.NameMappingJson)); err != nil {
+			return reader.Scan{}, fmt.Errorf("table %s: %w", t.Table, err)
+		}
+	}
+	return scan, nil
 }
