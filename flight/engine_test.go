@@ -22,7 +22,7 @@ import (
 // engineService is a Service that is not served: the front end a test
 // plays calls its core methods directly. Its reader counts the data files
 // it opens; its allocator must be back to zero when the test ends.
-func engineService(t *testing.T, signer *Signer) (*Service, *countingIO) {
+func engineService(t testing.TB, signer *Signer) (*Service, *countingIO) {
 	t.Helper()
 	cat, err := catalog.NewDirectory(warehouse)
 	if err != nil {
