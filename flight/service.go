@@ -295,27 +295,23 @@ const parallelEndpointTasks = 1024
 // maxListedFiles caps the files an endpoint's app_metadata names.
 const maxListedFiles = 100
 
-// ticketSchemas are the schemas every ticket of a plan carries, as JSON
-// encoded once for all of them, and the table's sealed storage.
+// ticketSchemas are what every ticket of a plan carries, encoded once for
+// all of them: the schemas, the name mapping and the table's sealed
+// storage.
 type ticketSchemas struct {
-	read, equality, filter string
+	read, equality, filter *iceflightv1.Schema
+	mapping                *iceflightv1.NameMapping
 	storage                ticketStorage
 }
 
 func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
-	var out ticketSchemas
-	for _, s := range []struct {
-		schema *iceberg.Schema
-		dst    *string
-	}{{plan.Schema, &out.read}, {plan.EqualitySchema, &out.equality}, {plan.FilterSchema, &out.filter}} {
-		if s.schema == nil {
-			continue
-		}
-		b, err := json.Marshal(s.schema)
+	out := ticketSchemas{read: encodeSchema(plan.Schema), equality: encodeSchema(plan.EqualitySchema), filter: encodeSchema(plan.FilterSchema)}
+	if plan.NameMappingJSON != "" {
+		m, err := iceberg.ParseNameMapping([]byte(plan.NameMappingJSON))
 		if err != nil {
-			return out, fmt.Errorf("encode schema: %w", err)
+			return out, fmt.Errorf("table %s: %w", plan.Table, err)
 		}
-		*s.dst = string(b)
+		out.mapping = encodeNameMapping(m)
 	}
 	return out, nil
 }
@@ -328,14 +324,13 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		Table:              plan.Table,
 		MetadataLocation:   plan.MetadataLocation,
 		SnapshotId:         plan.Snapshot.SnapshotID,
-		SchemaJson:         schemas.read,
-		EqualitySchemaJson: schemas.equality,
-		FilterSchemaJson:   schemas.filter,
-		NameMappingJson:    plan.NameMappingJSON,
-		Tasks:              ep.Tasks,
-		FormatVersion:      int32(plan.FormatVersion),
-		Limit:              plan.Limit,
-		StorageProfile:     src.profile,
+		Schema:         schemas.read,
+		EqualitySchema: schemas.equality,
+		FilterSchema:   schemas.filter,
+		NameMapping:    schemas.mapping,
+		Tasks:          ep.Tasks,
+		Limit:          plan.Limit,
+		StorageProfile: src.profile,
 
 		SealedStorage:             schemas.storage.sealed,
 		CredentialsExpireAtUnixMs: schemas.storage.expiresMs,
