@@ -2,6 +2,7 @@ package flight
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -111,4 +112,78 @@ func (s *Service) ReadableTables(ctx context.Context) (ids []catalog.Identifier,
 	}
 	ids, err = s.auth.readable(ctx, ids)
 	return ids, failed, err
+}
+
+// StreamTicket verifies ticket (its signature, its expiry, the caller's
+// read grant on its table) and streams its record batches: begin once with
+// the stream's schema, then write for each batch, which is valid only
+// during the call (write must Retain a batch it keeps). It takes a stream
+// slot and records rows, bytes and the call's table, snapshot and files as
+// DoGet does, which calls it too; no file is opened before the ticket
+// checks out. The bytes counted are the batches' Arrow buffer bytes (DoGet
+// counts the IPC bytes it sends instead).
+func (s *Service) StreamTicket(ctx context.Context, ticket []byte, begin func(*arrow.Schema) error, write func(arrow.RecordBatch) error) error {
+	return s.streamTicket(ctx, ticket, begin, func(rec arrow.RecordBatch) (int64, error) {
+		return recordBytes(rec), write(rec)
+	})
+}
+
+// streamTicket is StreamTicket with a write that reports the bytes it
+// sent, for the metrics and the call log.
+func (s *Service) streamTicket(ctx context.Context, ticket []byte, begin func(*arrow.Schema) error, write func(arrow.RecordBatch) (int64, error)) error {
+	if err := s.needStreamer(); err != nil {
+		return err
+	}
+	release, err := s.streams.acquire(ctx)
+	if err != nil {
+		s.metrics.Rejected(ctx, RejectStreamLimit)
+		return err
+	}
+	defer release()
+	t, err := s.signer.Verify(ticket)
+	if err != nil {
+		return err
+	}
+	if err := s.authorizeTicket(ctx, t); err != nil {
+		return err
+	}
+	defer s.metrics.StreamStarted(ctx)()
+	call := CallInfoFrom(ctx)
+	call.SetTable(t.Table)
+	call.SetSnapshotID(t.SnapshotId)
+	call.SetFiles(len(t.Tasks))
+	rd, err := s.readerFor(ctx, t)
+	if err != nil {
+		return err
+	}
+	scan, err := decodeScan(t)
+	if err != nil {
+		return err
+	}
+	arrowSchema, err := iceberg.ArrowSchema(scan.Schema)
+	if err != nil {
+		return fmt.Errorf("table %s: %w", t.Table, err)
+	}
+	if err := begin(arrowSchema); err != nil {
+		return err
+	}
+	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, func(rec arrow.RecordBatch) error {
+		n, err := write(rec)
+		if err != nil {
+			return err
+		}
+		s.metrics.Served(ctx, rec.NumRows(), n)
+		call.AddServed(rec.NumRows(), n)
+		return nil
+	}))
+	for _, task := range t.Tasks {
+		err := rd.Read(ctx, scan, task, emit)
+		if errors.Is(err, errLimitReached) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("table %s: %w", t.Table, readError(t, task, err))
+		}
+	}
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.opentelemetry.io/otel"
 	"golang.org/x/sync/errgroup"
@@ -294,27 +295,23 @@ const parallelEndpointTasks = 1024
 // maxListedFiles caps the files an endpoint's app_metadata names.
 const maxListedFiles = 100
 
-// ticketSchemas are the schemas every ticket of a plan carries, as JSON
-// encoded once for all of them, and the table's sealed storage.
+// ticketSchemas are what every ticket of a plan carries, encoded once for
+// all of them: the schemas, the name mapping and the table's sealed
+// storage.
 type ticketSchemas struct {
-	read, equality, filter string
+	read, equality, filter *iceflightv1.Schema
+	mapping                *iceflightv1.NameMapping
 	storage                ticketStorage
 }
 
 func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
-	var out ticketSchemas
-	for _, s := range []struct {
-		schema *iceberg.Schema
-		dst    *string
-	}{{plan.Schema, &out.read}, {plan.EqualitySchema, &out.equality}, {plan.FilterSchema, &out.filter}} {
-		if s.schema == nil {
-			continue
-		}
-		b, err := json.Marshal(s.schema)
+	out := ticketSchemas{read: encodeSchema(plan.Schema), equality: encodeSchema(plan.EqualitySchema), filter: encodeSchema(plan.FilterSchema)}
+	if plan.NameMappingJSON != "" {
+		m, err := iceberg.ParseNameMapping([]byte(plan.NameMappingJSON))
 		if err != nil {
-			return out, fmt.Errorf("encode schema: %w", err)
+			return out, fmt.Errorf("table %s: %w", plan.Table, err)
 		}
-		*s.dst = string(b)
+		out.mapping = encodeNameMapping(m)
 	}
 	return out, nil
 }
@@ -327,14 +324,13 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 		Table:              plan.Table,
 		MetadataLocation:   plan.MetadataLocation,
 		SnapshotId:         plan.Snapshot.SnapshotID,
-		SchemaJson:         schemas.read,
-		EqualitySchemaJson: schemas.equality,
-		FilterSchemaJson:   schemas.filter,
-		NameMappingJson:    plan.NameMappingJSON,
-		Tasks:              ep.Tasks,
-		FormatVersion:      int32(plan.FormatVersion),
-		Limit:              plan.Limit,
-		StorageProfile:     src.profile,
+		Schema:         schemas.read,
+		EqualitySchema: schemas.equality,
+		FilterSchema:   schemas.filter,
+		NameMapping:    schemas.mapping,
+		Tasks:          ep.Tasks,
+		Limit:          plan.Limit,
+		StorageProfile: src.profile,
 
 		SealedStorage:             schemas.storage.sealed,
 		CredentialsExpireAtUnixMs: schemas.storage.expiresMs,
@@ -481,82 +477,25 @@ func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 }
 
 func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	if err := s.needStreamer(); err != nil {
-		return err
-	}
-	release, err := s.streams.acquire(ctx)
-	if err != nil {
-		s.metrics.Rejected(ctx, RejectStreamLimit)
-		return err
-	}
-	defer release()
-	t, err := s.signer.Verify(tkt.GetTicket())
-	if err != nil {
-		return err
-	}
-	if err := s.authorizeTicket(ctx, t); err != nil {
-		return err
-	}
-	defer s.metrics.StreamStarted(ctx)()
-	call := CallInfoFrom(ctx)
-	call.SetTable(t.Table)
-	call.SetSnapshotID(t.SnapshotId)
-	call.SetFiles(len(t.Tasks))
-	rd, err := s.readerFor(ctx, t)
-	if err != nil {
-		return err
-	}
-	if err := expandTicket(t); err != nil {
-		return err
-	}
-	var schema iceberg.Schema
-	if err := json.Unmarshal([]byte(t.SchemaJson), &schema); err != nil {
-		return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
-	}
-	scan := reader.Scan{Schema: &schema}
-	for _, extra := range []struct {
-		src string
-		dst **iceberg.Schema
-	}{{t.EqualitySchemaJson, &scan.EqualitySchema}, {t.FilterSchemaJson, &scan.FilterSchema}} {
-		if extra.src == "" {
-			continue
-		}
-		*extra.dst = new(iceberg.Schema)
-		if err := json.Unmarshal([]byte(extra.src), *extra.dst); err != nil {
-			return fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
-		}
-	}
-	if t.NameMappingJson != "" {
-		if scan.NameMapping, err = iceberg.ParseNameMapping([]byte(t.NameMappingJson)); err != nil {
-			return fmt.Errorf("table %s: %w", t.Table, err)
-		}
-	}
-	arrowSchema, err := iceberg.ArrowSchema(&schema)
-	if err != nil {
-		return fmt.Errorf("table %s: %w", t.Table, err)
-	}
 	counted := &countingStream{FlightService_DoGetServer: stream}
-	w := newStreamWriter(counted, ipcOptions(arrowSchema, s.mem)...)
-	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, func(rec arrow.RecordBatch) error {
-		before := counted.bytes
-		if err := w.Write(rec); err != nil {
-			return err
-		}
-		s.metrics.Served(ctx, rec.NumRows(), counted.bytes-before)
-		call.AddServed(rec.NumRows(), counted.bytes-before)
+	var w *ipc.Writer
+	begin := func(schema *arrow.Schema) error {
+		w = newStreamWriter(counted, ipcOptions(schema, s.mem)...)
 		return nil
-	}))
-	for _, task := range t.Tasks {
-		err := rd.Read(ctx, scan, task, emit)
-		if errors.Is(err, errLimitReached) {
-			break
-		}
-		if err != nil {
-			w.Close()
-			return fmt.Errorf("table %s: %w", t.Table, readError(t, task, err))
-		}
 	}
-	return w.Close()
+	write := func(rec arrow.RecordBatch) (int64, error) {
+		before := counted.bytes
+		err := w.Write(rec)
+		return counted.bytes - before, err
+	}
+	err := s.streamTicket(ctx, tkt.GetTicket(), begin, write)
+	if w == nil {
+		return err
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // profileReader returns the reader of the storage profile ticket t names.

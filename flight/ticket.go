@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
+		"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -13,7 +13,10 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // Ticket verification errors. errTicketExpired maps to Unauthenticated (the
@@ -22,6 +25,12 @@ var (
 	errTicketInvalid = errors.New("invalid ticket")
 	errTicketExpired = errors.New("ticket expired")
 )
+
+// TicketVersion is the ticket format this release signs and redeems. A
+// ticket of another version (one of an older release, before the schemas
+// were typed messages, has none) is refused, never read as if it were
+// this one; its client plans again.
+const TicketVersion = 2
 
 // DefaultTicketTTL is how long a ticket stays redeemable.
 const DefaultTicketTTL = time.Hour
@@ -161,6 +170,7 @@ func (s *Signer) TTL() time.Duration { return s.ttl }
 // client presents to DoGet.
 func (s *Signer) Sign(t *iceflightv1.Ticket) ([]byte, error) {
 	now := s.now()
+	t.Version = TicketVersion
 	t.IssuedAtUnixMs = now.UnixMilli()
 	t.ExpiresAtUnixMs = now.Add(s.ttl).UnixMilli()
 	if c := t.CredentialsExpireAtUnixMs; c > 0 && c < t.ExpiresAtUnixMs {
@@ -192,6 +202,10 @@ func (s *Signer) Verify(b []byte) (*iceflightv1.Ticket, error) {
 	t := new(iceflightv1.Ticket)
 	if err := proto.Unmarshal(signed.Payload, t); err != nil {
 		return nil, fmt.Errorf("%w: payload: %v", errTicketInvalid, err)
+	}
+	if t.Version != TicketVersion {
+		return nil, fmt.Errorf("%w: table %s: ticket format %d, this server reads format %d: it was issued by another release of iceflight; plan the scan again",
+			errTicketInvalid, t.Table, t.Version, TicketVersion)
 	}
 	if now := s.now().UnixMilli(); now > t.ExpiresAtUnixMs {
 		return nil, fmt.Errorf("%w: expired %s ago; plan the scan again", errTicketExpired,
@@ -230,14 +244,10 @@ func compactTicket(t *iceflightv1.Ticket) (restore func()) {
 	}
 }
 
-// expandTicket restores the full task paths and residuals of a verified
-// ticket.
-func expandTicket(t *iceflightv1.Ticket) error {
-	if err := expandResiduals(t); err != nil {
-		return err
-	}
+// expandTicket restores the full task paths of a verified ticket; its
+// residuals stay shared (decodeScan decodes each once).
+func expandTicket(t *iceflightv1.Ticket) {
 	expandPaths(t)
-	return nil
 }
 
 // compactPaths moves the folder that every task path shares into the
@@ -274,7 +284,8 @@ func expandPaths(t *iceflightv1.Ticket) {
 
 // compactResiduals sends each distinct residual of the tasks once, in the
 // ticket's residuals, which the tasks name by index. Tasks of one file
-// split in parts, and of an unpartitioned table, all share one.
+// split in parts, and of an unpartitioned table, all share one; a worker
+// decodes each once.
 func compactResiduals(t *iceflightv1.Ticket) {
 	index := make(map[string]int32)
 	for _, task := range t.Tasks {
@@ -288,29 +299,30 @@ func compactResiduals(t *iceflightv1.Ticket) {
 			i = int32(len(t.Residuals))
 			index[r] = i
 		}
-		task.ResidualIndex, task.ResidualJson = i, residualByIndex
+		task.ResidualIndex, task.ResidualJson = i, ""
 	}
 }
 
-// residualByIndex stands in a task's residual_json for the residual it
-// names by index. It is no filter, so a worker of an older release, which
-// knows no residual_index, fails the task instead of reading it unfiltered.
-const residualByIndex = "@"
-
-// expandResiduals gives each task of a verified ticket its residual back.
-func expandResiduals(t *iceflightv1.Ticket) error {
-	for _, task := range t.Tasks {
-		i := task.ResidualIndex
-		if i == 0 {
-			continue
+// decodeResiduals decodes each residual of a verified ticket once and
+// checks that every task names one it has.
+func decodeResiduals(t *iceflightv1.Ticket) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(t.Residuals))
+	for i, r := range t.Residuals {
+		e, err := expr.ParseJSON([]byte(r))
+		if err != nil {
+			return nil, fmt.Errorf("%w: table %s: residual filter %d: %v", errTicketInvalid, t.Table, i+1, err)
 		}
-		if i < 0 || int(i) > len(t.Residuals) {
-			return fmt.Errorf("%w: table %s: task %s names residual %d of %d", errTicketInvalid, t.Table, task.Path, i, len(t.Residuals))
-		}
-		task.ResidualJson, task.ResidualIndex = t.Residuals[i-1], 0
+		out[i] = e
 	}
-	t.Residuals = nil
-	return nil
+	for _, task := range t.Tasks {
+		if task.ResidualJson != "" {
+			return nil, fmt.Errorf("%w: table %s: task %s carries its own residual", errTicketInvalid, t.Table, task.Path)
+		}
+		if i := task.ResidualIndex; i < 0 || int(i) > len(out) {
+			return nil, fmt.Errorf("%w: table %s: task %s names residual %d of %d", errTicketInvalid, t.Table, task.Path, i, len(out))
+		}
+	}
+	return out, nil
 }
 
 func commonPrefix(a, b string) string {
@@ -321,4 +333,32 @@ func commonPrefix(a, b string) string {
 		}
 	}
 	return a[:n]
+}
+
+// decodeScan expands a verified ticket and decodes what its tasks share
+// into the reader's scan: the schemas, the name mapping and the residual
+// filters, each once per ticket.
+func decodeScan(t *iceflightv1.Ticket) (reader.Scan, error) {
+	expandTicket(t)
+	var scan reader.Scan
+	for _, s := range []struct {
+		src *iceflightv1.Schema
+		dst **iceberg.Schema
+	}{{t.Schema, &scan.Schema}, {t.EqualitySchema, &scan.EqualitySchema}, {t.FilterSchema, &scan.FilterSchema}} {
+		var err error
+		if *s.dst, err = decodeSchema(s.src); err != nil {
+			return reader.Scan{}, fmt.Errorf("%w: table %s: schema: %v", errTicketInvalid, t.Table, err)
+		}
+	}
+	if scan.Schema == nil {
+		return reader.Scan{}, fmt.Errorf("%w: table %s: no schema", errTicketInvalid, t.Table)
+	}
+	var err error
+	if scan.NameMapping, err = decodeNameMapping(t.NameMapping); err != nil {
+		return reader.Scan{}, fmt.Errorf("%w: table %s: name mapping: %v", errTicketInvalid, t.Table, err)
+	}
+	if scan.Residuals, err = decodeResiduals(t); err != nil {
+		return reader.Scan{}, err
+	}
+	return scan, nil
 }

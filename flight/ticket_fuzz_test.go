@@ -89,7 +89,8 @@ func FuzzVerifyTicket(f *testing.F) {
 // FuzzTicketPayload signs arbitrary payload bytes with a valid MAC, as only
 // a key holder could, and verifies them: the payload decoder must not
 // panic, must accept exactly what protobuf decodes into a Ticket that has
-// not expired, and must return that ticket.
+// not expired and is of this format, and must return that ticket; its
+// typed parts then decode or are refused as invalid.
 func FuzzTicketPayload(f *testing.F) {
 	var payloads [][]byte
 	for _, b := range ticketSeeds(f) {
@@ -109,7 +110,11 @@ func FuzzTicketPayload(f *testing.F) {
 		got, err := s.Verify(b)
 		want := new(iceflightv1.Ticket)
 		wantErr := proto.Unmarshal(payload, want)
-		if wantErr == nil && want.ExpiresAtUnixMs < s.now().UnixMilli() {
+		switch {
+		case wantErr != nil:
+		case want.Version != TicketVersion:
+			wantErr = errTicketInvalid // another release's format
+		case want.ExpiresAtUnixMs < s.now().UnixMilli():
 			wantErr = errTicketExpired
 		}
 		if (err == nil) != (wantErr == nil) {
@@ -121,6 +126,9 @@ func FuzzTicketPayload(f *testing.F) {
 		if !proto.Equal(got, want) {
 			t.Fatalf("got %v\nwant %v", got, want)
 		}
-		expandPaths(got)
+		// The typed parts decode or are refused, never panic.
+		if _, err := decodeScan(got); err != nil && !errors.Is(err, errTicketInvalid) {
+			t.Fatalf("decodeScan refusal %v does not wrap errTicketInvalid", err)
+		}
 	})
 }

@@ -11,7 +11,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -264,51 +263,81 @@ func TestATicketSendsASharedResidualOnce(t *testing.T) {
 	}
 }
 
-func TestExpandTicketRefusesAMissingResidual(t *testing.T) {
+func TestDecodeResidualsRefusesAMissingResidual(t *testing.T) {
 	t.Parallel()
+	residual := `{"type":"eq","term":"vendor","value":"a"}`
 	cases := []struct {
-		name  string
-		index int32
-		ok    bool
+		name string
+		task *iceflightv1.Task
+		ok   bool
 	}{
-		{"an index in range names its residual", 1, true},
-		{"no index keeps the task's own residual", 0, true},
-		{"an index past the list is refused", 2, false},
-		{"a negative index is refused", -1, false},
+		{"an index in range names its residual", &iceflightv1.Task{Path: "f", ResidualIndex: 1}, true},
+		{"no index is no residual", &iceflightv1.Task{Path: "f"}, true},
+		{"an index past the list is refused", &iceflightv1.Task{Path: "f", ResidualIndex: 2}, false},
+		{"a negative index is refused", &iceflightv1.Task{Path: "f", ResidualIndex: -1}, false},
+		{"a task carrying its own residual is refused", &iceflightv1.Task{Path: "f", ResidualJson: residual}, false},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			tk := &iceflightv1.Ticket{Residuals: []string{"r"}, Tasks: []*iceflightv1.Task{{Path: "f", ResidualIndex: tc.index}}}
-			if err := expandTicket(tk); (err == nil) != tc.ok {
-				t.Fatalf("expandTicket: %v, want ok %v", err, tc.ok)
+			tk := &iceflightv1.Ticket{Residuals: []string{residual}, Tasks: []*iceflightv1.Task{tc.task}}
+			got, err := decodeResiduals(tk)
+			if (err == nil) != tc.ok {
+				t.Fatalf("decodeResiduals: %v, want ok %v", err, tc.ok)
+			}
+			if err != nil && !errors.Is(err, errTicketInvalid) {
+				t.Fatalf("decodeResiduals: %v, want %v", err, errTicketInvalid)
+			}
+			if err == nil && (len(got) != 1 || got[0].String() == "") {
+				t.Fatalf("decoded %v", got)
 			}
 		})
 	}
 }
 
-// A worker that knows no residual_index reads a task's residual_json: a
-// compact ticket's must fail to parse there rather than read unfiltered.
-func TestACompactResidualIsNoFilterToAnOlderWorker(t *testing.T) {
+func TestCompactResidualsRoundTrip(t *testing.T) {
 	t.Parallel()
 	residual := `{"type":"eq","term":"vendor","value":"a"}`
-	if _, err := expr.ParseJSON([]byte(residual)); err != nil {
-		t.Fatal(err)
-	}
-	tk := &iceflightv1.Ticket{Tasks: []*iceflightv1.Task{{Path: "/w/a.parquet", ResidualJson: residual}, {Path: "/w/b.parquet", ResidualJson: residual}}}
+	tk := &iceflightv1.Ticket{Tasks: []*iceflightv1.Task{{Path: "/w/a.parquet", ResidualJson: residual}, {Path: "/w/b.parquet", ResidualJson: residual}, {Path: "/w/c.parquet"}}}
 	restore := compactTicket(tk)
 	if len(tk.Residuals) != 1 {
 		t.Fatalf("%d residuals, want 1", len(tk.Residuals))
 	}
-	for _, task := range tk.Tasks {
-		if _, err := expr.ParseJSON([]byte(task.ResidualJson)); err == nil {
-			t.Fatalf("a compact task's residual_json %q parses as a filter", task.ResidualJson)
+	for i, task := range tk.Tasks {
+		if want := []int32{1, 1, 0}[i]; task.ResidualJson != "" || task.ResidualIndex != want {
+			t.Fatalf("task %d: residual %q index %d, want none and index %d", i, task.ResidualJson, task.ResidualIndex, want)
 		}
 	}
 	restore()
-	for _, task := range tk.Tasks {
-		if task.ResidualJson != residual || task.ResidualIndex != 0 {
+	for i, task := range tk.Tasks {
+		want := residual
+		if i == 2 {
+			want = ""
+		}
+		if task.ResidualJson != want || task.ResidualIndex != 0 {
 			t.Fatalf("restore left residual %q index %d", task.ResidualJson, task.ResidualIndex)
+		}
+	}
+}
+
+// A ticket of another format (one signed by an older release has no
+// version) is refused with a message that says so, even when its
+// signature holds: it is never read as if it were this format.
+func TestATicketOfAnotherFormatIsRefused(t *testing.T) {
+	t.Parallel()
+	s := testSigner(t, 1)
+	for _, version := range []uint32{0, 1, TicketVersion + 1} {
+		payload, err := proto.Marshal(&iceflightv1.Ticket{Version: version, Table: "db.t", ExpiresAtUnixMs: time.Now().Add(time.Hour).UnixMilli()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.Marshal(&iceflightv1.SignedTicket{Payload: payload, KeyId: s.keyID, Mac: s.mac(s.keys[s.keyID], s.keyID, payload)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Verify(b)
+		if !errors.Is(err, errTicketInvalid) || !strings.Contains(err.Error(), "another release") {
+			t.Fatalf("a version %d ticket: %v, want %v saying it comes from another release", version, err, errTicketInvalid)
 		}
 	}
 }

@@ -166,11 +166,13 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	start := time.Now()
 
 	md := t.Metadata
-	snap, _, err := req.Resolve(md)
+	// The selection is resolved once: the snapshot, and the schema both the
+	// projection and the filter bind to, come from the same answer.
+	snap, readSchema, err := req.Resolve(md)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
 	}
-	schema, err := ProjectedSchema(md, req)
+	schema, err := projectSchema(md, readSchema, req)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
 	}
@@ -189,7 +191,6 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	plan.Stats.SnapshotID = snap.SnapshotID
 	span.SetAttributes(attribute.Int64("iceflight.snapshot_id", snap.SnapshotID))
 
-	_, readSchema, _ := req.Resolve(md)
 	filter, err := newScanFilter(md, readSchema, req.Filter, req.CaseSensitive)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w: %w", t.Name, ErrInvalidRequest, err)

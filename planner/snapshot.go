@@ -131,6 +131,12 @@ func ProjectedSchema(md *iceberg.TableMetadata, req Request) (*iceberg.Schema, e
 	if err != nil {
 		return nil, err
 	}
+	return projectSchema(md, schema, req)
+}
+
+// projectSchema is ProjectedSchema over the schema req's selection already
+// resolved to.
+func projectSchema(md *iceberg.TableMetadata, schema *iceberg.Schema, req Request) (*iceberg.Schema, error) {
 	if req.Columns == nil {
 		return schema, nil
 	}

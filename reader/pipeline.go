@@ -118,7 +118,7 @@ func newReadPlan(scan Scan, task *iceflightv1.Task) (*readPlan, error) {
 		}
 		p.keys[ids] = paths
 	}
-	if p.filter, fields, err = newRowFilter(scan, taskInfo{task.GetPath(), task.GetResidualJson()}, fields); err != nil {
+	if p.filter, fields, err = newRowFilter(scan, taskInfo{path: task.GetPath(), index: task.GetResidualIndex(), json: task.GetResidualJson()}, fields); err != nil {
 		return nil, err
 	}
 	if len(fields) != len(scan.Schema.Fields) {

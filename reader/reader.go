@@ -21,6 +21,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/internal/panics"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
@@ -136,6 +137,11 @@ type Scan struct {
 	// inside their enclosing structs; residuals bind to it by name. Nil
 	// binds them to Schema.
 	FilterSchema *iceberg.Schema
+	// Residuals are residual filters the scan's tasks share, bound to
+	// FilterSchema by name, which a task names by its residual_index
+	// (1-based); a task with none carries its own residual_json, or none.
+	// Sharing them decodes each once per scan rather than once per file.
+	Residuals []expr.Expr
 }
 
 // Read streams the task's rows as batches whose schema is

@@ -38,12 +38,9 @@ type rowFilter struct {
 // newRowFilter binds the task's residual and adds the fields it reads to
 // the read fields. It returns nil when every row matches.
 func newRowFilter(scan Scan, task taskInfo, fields []iceberg.NestedField) (*rowFilter, []iceberg.NestedField, error) {
-	if task.residual == "" {
-		return nil, fields, nil
-	}
-	e, err := expr.ParseJSON([]byte(task.residual))
-	if err != nil {
-		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.path, err)
+	e, err := task.residual(scan)
+	if e == nil || err != nil {
+		return nil, fields, err
 	}
 	schema := scan.FilterSchema
 	if schema == nil {
@@ -73,7 +70,32 @@ func newRowFilter(scan Scan, task taskInfo, fields []iceberg.NestedField) (*rowF
 }
 
 // taskInfo is what the filter needs of a task.
-type taskInfo struct{ path, residual string }
+type taskInfo struct {
+	path string
+	// index names one of the scan's residuals (1-based), 0 none.
+	index int32
+	// json is a residual of the task's own, when index is 0.
+	json string
+}
+
+// residual returns the task's residual filter, nil when every row
+// matches: one of the scan's, decoded once for all its tasks, or the
+// task's own.
+func (t taskInfo) residual(scan Scan) (expr.Expr, error) {
+	switch {
+	case t.index < 0 || int(t.index) > len(scan.Residuals):
+		return nil, fmt.Errorf("%w: %s names residual filter %d of %d", ErrInvalidTask, t.path, t.index, len(scan.Residuals))
+	case t.index > 0:
+		return scan.Residuals[t.index-1], nil
+	case t.json == "":
+		return nil, nil
+	}
+	e, err := expr.ParseJSON([]byte(t.json))
+	if err != nil {
+		return nil, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, t.path, err)
+	}
+	return e, nil
+}
 
 // keep narrows a selection of rows (nil: all rows of the batch) to those
 // the filter accepts, returning nil when it accepts all of them.

@@ -474,11 +474,13 @@ type Task struct {
 	FilePath string `protobuf:"bytes,15,opt,name=file_path,json=filePath,proto3" json:"file_path,omitempty"`
 	// residual_json is the part of the scan filter that the file's partition
 	// and metrics do not settle, as Iceberg REST Expression JSON bound to the
-	// ticket's schema by name; empty means every row matches.
+	// ticket's schema by name; empty means every row matches. Planner and
+	// writer use it in process; a ticket never carries it (see
+	// residual_index).
 	ResidualJson string `protobuf:"bytes,16,opt,name=residual_json,json=residualJson,proto3" json:"residual_json,omitempty"`
 	// residual_index, when not 0, says the task's residual is the ticket's
-	// residuals[residual_index-1]: a filter every task of a ticket shares is
-	// sent once, not once per task.
+	// residuals[residual_index-1]: a filter the tasks of a ticket share is
+	// sent, and decoded, once, not once per task.
 	ResidualIndex int32 `protobuf:"varint,17,opt,name=residual_index,json=residualIndex,proto3" json:"residual_index,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -637,33 +639,39 @@ func (x *Task) GetResidualIndex() int32 {
 // coordinator state.
 type Ticket struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
+	// version is the ticket format; a worker refuses any other than its own
+	// (flight.TicketVersion), so a ticket of another release is never
+	// misread. Version 2 replaced the JSON schemas and name mapping of
+	// version 1 (which had no version field) with typed messages.
+	Version uint32 `protobuf:"varint,19,opt,name=version,proto3" json:"version,omitempty"`
 	// table names the table for messages and metrics.
 	Table            string `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
 	MetadataLocation string `protobuf:"bytes,2,opt,name=metadata_location,json=metadataLocation,proto3" json:"metadata_location,omitempty"`
 	SnapshotId       int64  `protobuf:"varint,3,opt,name=snapshot_id,json=snapshotId,proto3" json:"snapshot_id,omitempty"`
-	// schema_json is the projected Iceberg schema in the spec's JSON form.
-	SchemaJson string `protobuf:"bytes,4,opt,name=schema_json,json=schemaJson,proto3" json:"schema_json,omitempty"`
-	// name_mapping_json is the table's schema.name-mapping.default.
-	NameMappingJson string  `protobuf:"bytes,5,opt,name=name_mapping_json,json=nameMappingJson,proto3" json:"name_mapping_json,omitempty"`
-	Tasks           []*Task `protobuf:"bytes,7,rep,name=tasks,proto3" json:"tasks,omitempty"`
-	IssuedAtUnixMs  int64   `protobuf:"varint,8,opt,name=issued_at_unix_ms,json=issuedAtUnixMs,proto3" json:"issued_at_unix_ms,omitempty"`
-	ExpiresAtUnixMs int64   `protobuf:"varint,9,opt,name=expires_at_unix_ms,json=expiresAtUnixMs,proto3" json:"expires_at_unix_ms,omitempty"`
+	// schema is the projected Iceberg schema the stream has.
+	Schema *Schema `protobuf:"bytes,20,opt,name=schema,proto3" json:"schema,omitempty"`
+	// name_mapping is the table's schema.name-mapping.default, for files
+	// written without field ids; absent when the table has none.
+	NameMapping     *NameMapping `protobuf:"bytes,21,opt,name=name_mapping,json=nameMapping,proto3" json:"name_mapping,omitempty"`
+	Tasks           []*Task      `protobuf:"bytes,7,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	IssuedAtUnixMs  int64        `protobuf:"varint,8,opt,name=issued_at_unix_ms,json=issuedAtUnixMs,proto3" json:"issued_at_unix_ms,omitempty"`
+	ExpiresAtUnixMs int64        `protobuf:"varint,9,opt,name=expires_at_unix_ms,json=expiresAtUnixMs,proto3" json:"expires_at_unix_ms,omitempty"`
 	// limit caps the rows this ticket yields; 0 means no limit.
-	Limit         int64 `protobuf:"varint,10,opt,name=limit,proto3" json:"limit,omitempty"`
-	FormatVersion int32 `protobuf:"varint,11,opt,name=format_version,json=formatVersion,proto3" json:"format_version,omitempty"`
-	// equality_schema_json is an Iceberg schema holding every field that the
-	// tasks' equality deletes compare on, including columns since dropped
-	// from the table; empty when there are none.
-	EqualitySchemaJson string `protobuf:"bytes,12,opt,name=equality_schema_json,json=equalitySchemaJson,proto3" json:"equality_schema_json,omitempty"`
-	// filter_schema_json is an Iceberg schema holding every field the tasks'
-	// residual filters test, which residuals bind to by name; empty when no
-	// task has a residual.
-	FilterSchemaJson string `protobuf:"bytes,13,opt,name=filter_schema_json,json=filterSchemaJson,proto3" json:"filter_schema_json,omitempty"`
+	Limit int64 `protobuf:"varint,10,opt,name=limit,proto3" json:"limit,omitempty"`
+	// equality_schema holds every field that the tasks' equality deletes
+	// compare on, including columns since dropped from the table; absent
+	// when there are none.
+	EqualitySchema *Schema `protobuf:"bytes,22,opt,name=equality_schema,json=equalitySchema,proto3" json:"equality_schema,omitempty"`
+	// filter_schema holds every field the tasks' residual filters test,
+	// which residuals bind to by name; absent when no task has a residual.
+	FilterSchema *Schema `protobuf:"bytes,23,opt,name=filter_schema,json=filterSchema,proto3" json:"filter_schema,omitempty"`
 	// path_prefix is prepended to every task's path: the folder the tasks'
 	// data files share is sent once, not once per file.
 	PathPrefix string `protobuf:"bytes,14,opt,name=path_prefix,json=pathPrefix,proto3" json:"path_prefix,omitempty"`
 	// residuals are the distinct residual filters of the tasks, which name
-	// them by residual_index.
+	// them by residual_index, as Iceberg REST Expression JSON (the spec's
+	// interchange form, whose literal rules the expression codec already
+	// implements); a worker decodes each once per ticket.
 	Residuals []string `protobuf:"bytes,15,rep,name=residuals,proto3" json:"residuals,omitempty"`
 	// storage_profile names the storage profile that reads the tasks'
 	// files: the mounted catalog the table came from, whose storage
@@ -713,6 +721,13 @@ func (*Ticket) Descriptor() ([]byte, []int) {
 	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{4}
 }
 
+func (x *Ticket) GetVersion() uint32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
 func (x *Ticket) GetTable() string {
 	if x != nil {
 		return x.Table
@@ -734,18 +749,18 @@ func (x *Ticket) GetSnapshotId() int64 {
 	return 0
 }
 
-func (x *Ticket) GetSchemaJson() string {
+func (x *Ticket) GetSchema() *Schema {
 	if x != nil {
-		return x.SchemaJson
+		return x.Schema
 	}
-	return ""
+	return nil
 }
 
-func (x *Ticket) GetNameMappingJson() string {
+func (x *Ticket) GetNameMapping() *NameMapping {
 	if x != nil {
-		return x.NameMappingJson
+		return x.NameMapping
 	}
-	return ""
+	return nil
 }
 
 func (x *Ticket) GetTasks() []*Task {
@@ -776,25 +791,18 @@ func (x *Ticket) GetLimit() int64 {
 	return 0
 }
 
-func (x *Ticket) GetFormatVersion() int32 {
+func (x *Ticket) GetEqualitySchema() *Schema {
 	if x != nil {
-		return x.FormatVersion
+		return x.EqualitySchema
 	}
-	return 0
+	return nil
 }
 
-func (x *Ticket) GetEqualitySchemaJson() string {
+func (x *Ticket) GetFilterSchema() *Schema {
 	if x != nil {
-		return x.EqualitySchemaJson
+		return x.FilterSchema
 	}
-	return ""
-}
-
-func (x *Ticket) GetFilterSchemaJson() string {
-	if x != nil {
-		return x.FilterSchemaJson
-	}
-	return ""
+	return nil
 }
 
 func (x *Ticket) GetPathPrefix() string {
@@ -832,6 +840,560 @@ func (x *Ticket) GetCredentialsExpireAtUnixMs() int64 {
 	return 0
 }
 
+// Schema is an Iceberg schema: its id and top-level fields, each with its
+// field id and type.
+type Schema struct {
+	state              protoimpl.MessageState `protogen:"open.v1"`
+	SchemaId           int32                  `protobuf:"varint,1,opt,name=schema_id,json=schemaId,proto3" json:"schema_id,omitempty"`
+	Fields             []*Field               `protobuf:"bytes,2,rep,name=fields,proto3" json:"fields,omitempty"`
+	IdentifierFieldIds []int32                `protobuf:"varint,3,rep,packed,name=identifier_field_ids,json=identifierFieldIds,proto3" json:"identifier_field_ids,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *Schema) Reset() {
+	*x = Schema{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Schema) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Schema) ProtoMessage() {}
+
+func (x *Schema) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Schema.ProtoReflect.Descriptor instead.
+func (*Schema) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *Schema) GetSchemaId() int32 {
+	if x != nil {
+		return x.SchemaId
+	}
+	return 0
+}
+
+func (x *Schema) GetFields() []*Field {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+func (x *Schema) GetIdentifierFieldIds() []int32 {
+	if x != nil {
+		return x.IdentifierFieldIds
+	}
+	return nil
+}
+
+// Field is a field of a schema or struct.
+type Field struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Required bool                   `protobuf:"varint,3,opt,name=required,proto3" json:"required,omitempty"`
+	Type     *Type                  `protobuf:"bytes,4,opt,name=type,proto3" json:"type,omitempty"`
+	Doc      string                 `protobuf:"bytes,5,opt,name=doc,proto3" json:"doc,omitempty"`
+	// initial_default is the v3 initial-default in the spec's JSON
+	// single-value form, the value filled in for rows written before the
+	// field existed; absent when the field has none. (write-default is not
+	// sent: no reader needs it.)
+	InitialDefault []byte `protobuf:"bytes,6,opt,name=initial_default,json=initialDefault,proto3,oneof" json:"initial_default,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *Field) Reset() {
+	*x = Field{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Field) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Field) ProtoMessage() {}
+
+func (x *Field) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Field.ProtoReflect.Descriptor instead.
+func (*Field) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Field) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Field) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Field) GetRequired() bool {
+	if x != nil {
+		return x.Required
+	}
+	return false
+}
+
+func (x *Field) GetType() *Type {
+	if x != nil {
+		return x.Type
+	}
+	return nil
+}
+
+func (x *Field) GetDoc() string {
+	if x != nil {
+		return x.Doc
+	}
+	return ""
+}
+
+func (x *Field) GetInitialDefault() []byte {
+	if x != nil {
+		return x.InitialDefault
+	}
+	return nil
+}
+
+// Type is an Iceberg type.
+type Type struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*Type_Primitive
+	//	*Type_Struct
+	//	*Type_List
+	//	*Type_Map
+	Kind          isType_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Type) Reset() {
+	*x = Type{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Type) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Type) ProtoMessage() {}
+
+func (x *Type) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Type.ProtoReflect.Descriptor instead.
+func (*Type) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Type) GetKind() isType_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *Type) GetPrimitive() string {
+	if x != nil {
+		if x, ok := x.Kind.(*Type_Primitive); ok {
+			return x.Primitive
+		}
+	}
+	return ""
+}
+
+func (x *Type) GetStruct() *StructType {
+	if x != nil {
+		if x, ok := x.Kind.(*Type_Struct); ok {
+			return x.Struct
+		}
+	}
+	return nil
+}
+
+func (x *Type) GetList() *ListType {
+	if x != nil {
+		if x, ok := x.Kind.(*Type_List); ok {
+			return x.List
+		}
+	}
+	return nil
+}
+
+func (x *Type) GetMap() *MapType {
+	if x != nil {
+		if x, ok := x.Kind.(*Type_Map); ok {
+			return x.Map
+		}
+	}
+	return nil
+}
+
+type isType_Kind interface {
+	isType_Kind()
+}
+
+type Type_Primitive struct {
+	// primitive is a primitive type as the spec spells it: "long",
+	// "decimal(9,2)", "fixed[16]", "geometry(srid:4326)".
+	Primitive string `protobuf:"bytes,1,opt,name=primitive,proto3,oneof"`
+}
+
+type Type_Struct struct {
+	Struct *StructType `protobuf:"bytes,2,opt,name=struct,proto3,oneof"`
+}
+
+type Type_List struct {
+	List *ListType `protobuf:"bytes,3,opt,name=list,proto3,oneof"`
+}
+
+type Type_Map struct {
+	Map *MapType `protobuf:"bytes,4,opt,name=map,proto3,oneof"`
+}
+
+func (*Type_Primitive) isType_Kind() {}
+
+func (*Type_Struct) isType_Kind() {}
+
+func (*Type_List) isType_Kind() {}
+
+func (*Type_Map) isType_Kind() {}
+
+type StructType struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Fields        []*Field               `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StructType) Reset() {
+	*x = StructType{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StructType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StructType) ProtoMessage() {}
+
+func (x *StructType) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StructType.ProtoReflect.Descriptor instead.
+func (*StructType) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *StructType) GetFields() []*Field {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+type ListType struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	ElementId       int32                  `protobuf:"varint,1,opt,name=element_id,json=elementId,proto3" json:"element_id,omitempty"`
+	Element         *Type                  `protobuf:"bytes,2,opt,name=element,proto3" json:"element,omitempty"`
+	ElementRequired bool                   `protobuf:"varint,3,opt,name=element_required,json=elementRequired,proto3" json:"element_required,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *ListType) Reset() {
+	*x = ListType{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListType) ProtoMessage() {}
+
+func (x *ListType) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListType.ProtoReflect.Descriptor instead.
+func (*ListType) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListType) GetElementId() int32 {
+	if x != nil {
+		return x.ElementId
+	}
+	return 0
+}
+
+func (x *ListType) GetElement() *Type {
+	if x != nil {
+		return x.Element
+	}
+	return nil
+}
+
+func (x *ListType) GetElementRequired() bool {
+	if x != nil {
+		return x.ElementRequired
+	}
+	return false
+}
+
+type MapType struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	KeyId         int32                  `protobuf:"varint,1,opt,name=key_id,json=keyId,proto3" json:"key_id,omitempty"`
+	Key           *Type                  `protobuf:"bytes,2,opt,name=key,proto3" json:"key,omitempty"`
+	ValueId       int32                  `protobuf:"varint,3,opt,name=value_id,json=valueId,proto3" json:"value_id,omitempty"`
+	Value         *Type                  `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	ValueRequired bool                   `protobuf:"varint,5,opt,name=value_required,json=valueRequired,proto3" json:"value_required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MapType) Reset() {
+	*x = MapType{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MapType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MapType) ProtoMessage() {}
+
+func (x *MapType) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MapType.ProtoReflect.Descriptor instead.
+func (*MapType) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *MapType) GetKeyId() int32 {
+	if x != nil {
+		return x.KeyId
+	}
+	return 0
+}
+
+func (x *MapType) GetKey() *Type {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *MapType) GetValueId() int32 {
+	if x != nil {
+		return x.ValueId
+	}
+	return 0
+}
+
+func (x *MapType) GetValue() *Type {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *MapType) GetValueRequired() bool {
+	if x != nil {
+		return x.ValueRequired
+	}
+	return false
+}
+
+// NameMapping maps the column names of files without field ids to ids
+// (the schema.name-mapping.default table property).
+type NameMapping struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Fields        []*MappedField         `protobuf:"bytes,1,rep,name=fields,proto3" json:"fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NameMapping) Reset() {
+	*x = NameMapping{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NameMapping) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NameMapping) ProtoMessage() {}
+
+func (x *NameMapping) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NameMapping.ProtoReflect.Descriptor instead.
+func (*NameMapping) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *NameMapping) GetFields() []*MappedField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
+type MappedField struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	FieldId       *int32                 `protobuf:"varint,1,opt,name=field_id,json=fieldId,proto3,oneof" json:"field_id,omitempty"`
+	Names         []string               `protobuf:"bytes,2,rep,name=names,proto3" json:"names,omitempty"`
+	Fields        []*MappedField         `protobuf:"bytes,3,rep,name=fields,proto3" json:"fields,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MappedField) Reset() {
+	*x = MappedField{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MappedField) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MappedField) ProtoMessage() {}
+
+func (x *MappedField) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MappedField.ProtoReflect.Descriptor instead.
+func (*MappedField) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *MappedField) GetFieldId() int32 {
+	if x != nil && x.FieldId != nil {
+		return *x.FieldId
+	}
+	return 0
+}
+
+func (x *MappedField) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *MappedField) GetFields() []*MappedField {
+	if x != nil {
+		return x.Fields
+	}
+	return nil
+}
+
 // SignedTicket is the ticket bytes a client holds: a serialized Ticket and
 // an HMAC-SHA256 over the key id and the payload.
 type SignedTicket struct {
@@ -845,7 +1407,7 @@ type SignedTicket struct {
 
 func (x *SignedTicket) Reset() {
 	*x = SignedTicket{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -857,7 +1419,7 @@ func (x *SignedTicket) String() string {
 func (*SignedTicket) ProtoMessage() {}
 
 func (x *SignedTicket) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -870,7 +1432,7 @@ func (x *SignedTicket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedTicket.ProtoReflect.Descriptor instead.
 func (*SignedTicket) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{5}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SignedTicket) GetPayload() []byte {
@@ -957,29 +1519,67 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\xaf\x05\n" +
-	"\x06Ticket\x12\x14\n" +
+	"\r_first_row_id\"\xd3\x06\n" +
+	"\x06Ticket\x12\x18\n" +
+	"\aversion\x18\x13 \x01(\rR\aversion\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
 	"\x11metadata_location\x18\x02 \x01(\tR\x10metadataLocation\x12\x1f\n" +
 	"\vsnapshot_id\x18\x03 \x01(\x03R\n" +
-	"snapshotId\x12\x1f\n" +
-	"\vschema_json\x18\x04 \x01(\tR\n" +
-	"schemaJson\x12*\n" +
-	"\x11name_mapping_json\x18\x05 \x01(\tR\x0fnameMappingJson\x12(\n" +
+	"snapshotId\x12,\n" +
+	"\x06schema\x18\x14 \x01(\v2\x14.iceflight.v1.SchemaR\x06schema\x12<\n" +
+	"\fname_mapping\x18\x15 \x01(\v2\x19.iceflight.v1.NameMappingR\vnameMapping\x12(\n" +
 	"\x05tasks\x18\a \x03(\v2\x12.iceflight.v1.TaskR\x05tasks\x12)\n" +
 	"\x11issued_at_unix_ms\x18\b \x01(\x03R\x0eissuedAtUnixMs\x12+\n" +
 	"\x12expires_at_unix_ms\x18\t \x01(\x03R\x0fexpiresAtUnixMs\x12\x14\n" +
 	"\x05limit\x18\n" +
-	" \x01(\x03R\x05limit\x12%\n" +
-	"\x0eformat_version\x18\v \x01(\x05R\rformatVersion\x120\n" +
-	"\x14equality_schema_json\x18\f \x01(\tR\x12equalitySchemaJson\x12,\n" +
-	"\x12filter_schema_json\x18\r \x01(\tR\x10filterSchemaJson\x12\x1f\n" +
+	" \x01(\x03R\x05limit\x12=\n" +
+	"\x0fequality_schema\x18\x16 \x01(\v2\x14.iceflight.v1.SchemaR\x0eequalitySchema\x129\n" +
+	"\rfilter_schema\x18\x17 \x01(\v2\x14.iceflight.v1.SchemaR\ffilterSchema\x12\x1f\n" +
 	"\vpath_prefix\x18\x0e \x01(\tR\n" +
 	"pathPrefix\x12\x1c\n" +
 	"\tresiduals\x18\x0f \x03(\tR\tresiduals\x12'\n" +
 	"\x0fstorage_profile\x18\x10 \x01(\tR\x0estorageProfile\x12%\n" +
 	"\x0esealed_storage\x18\x11 \x01(\fR\rsealedStorage\x12@\n" +
-	"\x1dcredentials_expire_at_unix_ms\x18\x12 \x01(\x03R\x19credentialsExpireAtUnixMsJ\x04\b\x06\x10\a\"Q\n" +
+	"\x1dcredentials_expire_at_unix_ms\x18\x12 \x01(\x03R\x19credentialsExpireAtUnixMsJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"\x84\x01\n" +
+	"\x06Schema\x12\x1b\n" +
+	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12+\n" +
+	"\x06fields\x18\x02 \x03(\v2\x13.iceflight.v1.FieldR\x06fields\x120\n" +
+	"\x14identifier_field_ids\x18\x03 \x03(\x05R\x12identifierFieldIds\"\xc3\x01\n" +
+	"\x05Field\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1a\n" +
+	"\brequired\x18\x03 \x01(\bR\brequired\x12&\n" +
+	"\x04type\x18\x04 \x01(\v2\x12.iceflight.v1.TypeR\x04type\x12\x10\n" +
+	"\x03doc\x18\x05 \x01(\tR\x03doc\x12,\n" +
+	"\x0finitial_default\x18\x06 \x01(\fH\x00R\x0einitialDefault\x88\x01\x01B\x12\n" +
+	"\x10_initial_default\"\xbb\x01\n" +
+	"\x04Type\x12\x1e\n" +
+	"\tprimitive\x18\x01 \x01(\tH\x00R\tprimitive\x122\n" +
+	"\x06struct\x18\x02 \x01(\v2\x18.iceflight.v1.StructTypeH\x00R\x06struct\x12,\n" +
+	"\x04list\x18\x03 \x01(\v2\x16.iceflight.v1.ListTypeH\x00R\x04list\x12)\n" +
+	"\x03map\x18\x04 \x01(\v2\x15.iceflight.v1.MapTypeH\x00R\x03mapB\x06\n" +
+	"\x04kind\"9\n" +
+	"\n" +
+	"StructType\x12+\n" +
+	"\x06fields\x18\x01 \x03(\v2\x13.iceflight.v1.FieldR\x06fields\"\x82\x01\n" +
+	"\bListType\x12\x1d\n" +
+	"\n" +
+	"element_id\x18\x01 \x01(\x05R\telementId\x12,\n" +
+	"\aelement\x18\x02 \x01(\v2\x12.iceflight.v1.TypeR\aelement\x12)\n" +
+	"\x10element_required\x18\x03 \x01(\bR\x0felementRequired\"\xb2\x01\n" +
+	"\aMapType\x12\x15\n" +
+	"\x06key_id\x18\x01 \x01(\x05R\x05keyId\x12$\n" +
+	"\x03key\x18\x02 \x01(\v2\x12.iceflight.v1.TypeR\x03key\x12\x19\n" +
+	"\bvalue_id\x18\x03 \x01(\x05R\avalueId\x12(\n" +
+	"\x05value\x18\x04 \x01(\v2\x12.iceflight.v1.TypeR\x05value\x12%\n" +
+	"\x0evalue_required\x18\x05 \x01(\bR\rvalueRequired\"@\n" +
+	"\vNameMapping\x121\n" +
+	"\x06fields\x18\x01 \x03(\v2\x19.iceflight.v1.MappedFieldR\x06fields\"\x83\x01\n" +
+	"\vMappedField\x12\x1e\n" +
+	"\bfield_id\x18\x01 \x01(\x05H\x00R\afieldId\x88\x01\x01\x12\x14\n" +
+	"\x05names\x18\x02 \x03(\tR\x05names\x121\n" +
+	"\x06fields\x18\x03 \x03(\v2\x19.iceflight.v1.MappedFieldR\x06fieldsB\v\n" +
+	"\t_field_id\"Q\n" +
 	"\fSignedTicket\x12\x18\n" +
 	"\apayload\x18\x01 \x01(\fR\apayload\x12\x15\n" +
 	"\x06key_id\x18\x02 \x01(\tR\x05keyId\x12\x10\n" +
@@ -1011,7 +1611,7 @@ func file_proto_iceflight_v1_iceflight_proto_rawDescGZIP() []byte {
 }
 
 var file_proto_iceflight_v1_iceflight_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(FileFormat)(0),           // 0: iceflight.v1.FileFormat
 	(DeleteKind)(0),           // 1: iceflight.v1.DeleteKind
@@ -1020,20 +1620,43 @@ var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(*PartitionConstant)(nil), // 4: iceflight.v1.PartitionConstant
 	(*Task)(nil),              // 5: iceflight.v1.Task
 	(*Ticket)(nil),            // 6: iceflight.v1.Ticket
-	(*SignedTicket)(nil),      // 7: iceflight.v1.SignedTicket
+	(*Schema)(nil),            // 7: iceflight.v1.Schema
+	(*Field)(nil),             // 8: iceflight.v1.Field
+	(*Type)(nil),              // 9: iceflight.v1.Type
+	(*StructType)(nil),        // 10: iceflight.v1.StructType
+	(*ListType)(nil),          // 11: iceflight.v1.ListType
+	(*MapType)(nil),           // 12: iceflight.v1.MapType
+	(*NameMapping)(nil),       // 13: iceflight.v1.NameMapping
+	(*MappedField)(nil),       // 14: iceflight.v1.MappedField
+	(*SignedTicket)(nil),      // 15: iceflight.v1.SignedTicket
 }
 var file_proto_iceflight_v1_iceflight_proto_depIdxs = []int32{
-	0, // 0: iceflight.v1.DeleteFile.format:type_name -> iceflight.v1.FileFormat
-	1, // 1: iceflight.v1.DeleteFile.kind:type_name -> iceflight.v1.DeleteKind
-	0, // 2: iceflight.v1.Task.format:type_name -> iceflight.v1.FileFormat
-	4, // 3: iceflight.v1.Task.constants:type_name -> iceflight.v1.PartitionConstant
-	3, // 4: iceflight.v1.Task.deletes:type_name -> iceflight.v1.DeleteFile
-	5, // 5: iceflight.v1.Ticket.tasks:type_name -> iceflight.v1.Task
-	6, // [6:6] is the sub-list for method output_type
-	6, // [6:6] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	0,  // 0: iceflight.v1.DeleteFile.format:type_name -> iceflight.v1.FileFormat
+	1,  // 1: iceflight.v1.DeleteFile.kind:type_name -> iceflight.v1.DeleteKind
+	0,  // 2: iceflight.v1.Task.format:type_name -> iceflight.v1.FileFormat
+	4,  // 3: iceflight.v1.Task.constants:type_name -> iceflight.v1.PartitionConstant
+	3,  // 4: iceflight.v1.Task.deletes:type_name -> iceflight.v1.DeleteFile
+	7,  // 5: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
+	13, // 6: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
+	5,  // 7: iceflight.v1.Ticket.tasks:type_name -> iceflight.v1.Task
+	7,  // 8: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
+	7,  // 9: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
+	8,  // 10: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
+	9,  // 11: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
+	10, // 12: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
+	11, // 13: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
+	12, // 14: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
+	8,  // 15: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
+	9,  // 16: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
+	9,  // 17: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
+	9,  // 18: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
+	14, // 19: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
+	14, // 20: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
+	21, // [21:21] is the sub-list for method output_type
+	21, // [21:21] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_proto_iceflight_v1_iceflight_proto_init() }
@@ -1044,13 +1667,21 @@ func file_proto_iceflight_v1_iceflight_proto_init() {
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[0].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[2].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[3].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[6].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[7].OneofWrappers = []any{
+		(*Type_Primitive)(nil),
+		(*Type_Struct)(nil),
+		(*Type_List)(nil),
+		(*Type_Map)(nil),
+	}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_iceflight_v1_iceflight_proto_rawDesc), len(file_proto_iceflight_v1_iceflight_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   6,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
