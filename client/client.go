@@ -24,6 +24,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/metadata"
+
+	"github.com/iceflight/iceflight/proto/actions"
 )
 
 // Client is a connection to an iceflight server and to the locations its
@@ -124,26 +126,15 @@ func (c *Client) Tables(ctx context.Context) ([]string, error) {
 
 // Snapshot is one snapshot of a table as the server's "snapshots" action
 // lists it.
-type Snapshot struct {
-	SnapshotID  int64             `json:"snapshot_id"`
-	ParentID    *int64            `json:"parent_id"`
-	TimestampMs int64             `json:"timestamp_ms"`
-	Operation   string            `json:"operation"`
-	Summary     map[string]string `json:"summary"`
-	SchemaID    *int              `json:"schema_id"`
-	Current     bool              `json:"current"`
-}
+type Snapshot = actions.Snapshot
 
 // Ref is a branch or tag as the server's "refs" action lists it.
-type Ref struct {
-	SnapshotID int64  `json:"snapshot_id"`
-	Type       string `json:"type"` // "branch" or "tag"
-}
+type Ref = actions.Ref
 
 // Snapshots returns a table's snapshots, oldest first.
 func (c *Client) Snapshots(ctx context.Context, table string) ([]Snapshot, error) {
 	out := []Snapshot{}
-	err := c.action(ctx, "snapshots", table, func(body []byte) error {
+	err := c.action(ctx, actions.Snapshots, table, func(body []byte) error {
 		var page []Snapshot
 		if err := json.Unmarshal(body, &page); err != nil {
 			return err
@@ -161,7 +152,7 @@ func (c *Client) Snapshots(ctx context.Context, table string) ([]Snapshot, error
 func (c *Client) Refs(ctx context.Context, table string) (map[string]Ref, error) {
 	out := map[string]Ref{}
 	// Unmarshal into a map adds the page's keys to those already there.
-	err := c.action(ctx, "refs", table, func(body []byte) error { return json.Unmarshal(body, &out) })
+	err := c.action(ctx, actions.Refs, table, func(body []byte) error { return json.Unmarshal(body, &out) })
 	if err != nil {
 		return nil, err
 	}

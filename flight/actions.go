@@ -10,8 +10,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
-	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/proto/actions"
 )
 
 // Actions served by DoAction. Each takes a JSON body {"table": "db.t"}
@@ -20,8 +20,8 @@ import (
 // object, split over several results when it is long (see
 // maxResultBytes), which a client joins in order.
 const (
-	ActionSnapshots = "snapshots"
-	ActionRefs      = "refs"
+	ActionSnapshots = actions.Snapshots
+	ActionRefs      = actions.Refs
 	ActionRefresh   = "refresh"
 )
 
@@ -67,23 +67,6 @@ func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_Do
 
 type actionRequest struct {
 	Table string `json:"table"`
-}
-
-// snapshotInfo is one snapshot as the snapshots action lists it.
-type snapshotInfo struct {
-	SnapshotID  int64           `json:"snapshot_id"`
-	ParentID    *int64          `json:"parent_id"`
-	TimestampMs int64           `json:"timestamp_ms"`
-	Operation   string          `json:"operation,omitempty"`
-	Summary     iceberg.Summary `json:"summary,omitzero"`
-	SchemaID    *int            `json:"schema_id"`
-	Current     bool            `json:"current"`
-}
-
-// refInfo is one branch or tag as the refs action lists it.
-type refInfo struct {
-	SnapshotID int64  `json:"snapshot_id"`
-	Type       string `json:"type"`
 }
 
 func (s *Service) action(ctx context.Context, action *flight.Action, send func([]byte) error) error {
@@ -154,7 +137,7 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 				return nil, err
 			}
 			r := md.Refs[names[i]]
-			val, err := json.Marshal(refInfo{SnapshotID: r.SnapshotID, Type: r.Type})
+			val, err := json.Marshal(actions.Ref{SnapshotID: r.SnapshotID, Type: r.Type})
 			return append(append(key, ':'), val...), err
 		}, send)
 	}
@@ -168,9 +151,9 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 	sort.SliceStable(order, func(i, j int) bool { return md.Snapshots[order[i]].TimestampMs < md.Snapshots[order[j]].TimestampMs })
 	return sendPages(ctx, len(order), '[', ']', func(i int) ([]byte, error) {
 		snap := &md.Snapshots[order[i]]
-		return json.Marshal(snapshotInfo{
+		return json.Marshal(actions.Snapshot{
 			SnapshotID: snap.SnapshotID, ParentID: snap.ParentSnapshotID, TimestampMs: snap.TimestampMs,
-			Operation: snap.Operation(), Summary: snap.Summary, SchemaID: snap.SchemaID,
+			Operation: snap.Operation(), Summary: snap.Summary.Map(), SchemaID: snap.SchemaID,
 			Current: md.CurrentSnapshotID != nil && *md.CurrentSnapshotID == snap.SnapshotID,
 		})
 	}, send)

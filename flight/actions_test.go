@@ -19,6 +19,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -219,9 +220,9 @@ func TestLongActionAnswersArePaged(t *testing.T) {
 		}
 		return out
 	}
-	var snaps []snapshotInfo
+	var snaps []actions.Snapshot
 	for _, body := range results(ActionSnapshots) {
-		var page []snapshotInfo
+		var page []actions.Snapshot
 		if err := json.Unmarshal(body, &page); err != nil {
 			t.Fatal(err)
 		}
@@ -231,7 +232,7 @@ func TestLongActionAnswersArePaged(t *testing.T) {
 		!snaps[n-1].Current || snaps[n-1].SnapshotID != 1000 {
 		t.Errorf("joined pages hold %d snapshots (want %d), oldest first, the current one last", len(snaps), n)
 	}
-	refs := map[string]refInfo{}
+	refs := map[string]actions.Ref{}
 	for _, body := range results(ActionRefs) {
 		if err := json.Unmarshal(body, &refs); err != nil {
 			t.Fatal(err)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -375,8 +376,9 @@ func TestActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var snaps []snapshotInfo
-	if err := json.Unmarshal(body, &snaps); err != nil || len(snaps) < 3 || !snaps[len(snaps)-1].Current {
+	// Decoded strictly: the answer has no key the shared definition lacks.
+	var snaps []actions.Snapshot
+	if err := decodeStrict(body, &snaps); err != nil || len(snaps) < 3 || !snaps[len(snaps)-1].Current || snaps[0].Summary["operation"] == "" {
 		t.Fatalf("snapshots of a 3-snapshot table: %s (%v)", body, err)
 	}
 	// Every listed snapshot can be read by id.
@@ -386,8 +388,8 @@ func TestActions(t *testing.T) {
 		}
 	}
 	body, err = do(ActionRefs, `{"table": "samples.history"}`)
-	var refs map[string]refInfo
-	if err != nil || json.Unmarshal(body, &refs) != nil || refs["main"].SnapshotID != snaps[len(snaps)-1].SnapshotID {
+	var refs map[string]actions.Ref
+	if err != nil || decodeStrict(body, &refs) != nil || refs["main"].SnapshotID != snaps[len(snaps)-1].SnapshotID {
 		t.Fatalf("refs: %s (%v)", body, err)
 	}
 	if _, err := do(ActionRefresh, `{}`); err != nil {

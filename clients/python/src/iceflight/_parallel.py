@@ -26,7 +26,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Union
+from typing import Any, Protocol, Union
 
 import pyarrow as pa
 import pyarrow.flight as fl
@@ -358,3 +358,20 @@ def batches(streams: EndpointStreams) -> Iterator[pa.RecordBatch]:
             yield batch
     finally:
         streams.close()
+
+
+class StreamSource(Protocol):
+    """What a plan's endpoints are read through: a client's connections.
+
+    :class:`iceflight.Plan` holds one of these (an :class:`iceflight.Client`)
+    rather than naming the client class, so that ``client.py`` imports
+    ``plan.py`` and not the reverse.
+    """
+
+    def _endpoint_streams(
+        self,
+        endpoints: Sequence[fl.FlightEndpoint],
+        table: str,
+        max_workers: int | None = None,
+        max_buffered: int | None = None,
+    ) -> EndpointStreams: ...

@@ -303,15 +303,22 @@ class Client(WriteMixin):
         """
         return self.plan(table, *args, **kwargs).to_duckdb(connection)
 
-    def _streams(self, plan: Plan, max_workers: int | None = None, max_buffered: int | None = None) -> EndpointStreams:
+    def _endpoint_streams(
+        self,
+        endpoints: Sequence[fl.FlightEndpoint],
+        table: str,
+        max_workers: int | None = None,
+        max_buffered: int | None = None,
+    ) -> EndpointStreams:
+        # Plan.streams reads through this (a StreamSource): plan.py does not import this module.
         workers = max_workers or self.max_workers
         return EndpointStreams(
-            plan.endpoints,
+            endpoints,
             self._pool.get,
             self._options,
-            table=plan.table,
+            table=table,
             max_workers=workers,
-            max_buffered=max_buffered or 2 * min(workers, max(1, len(plan.endpoints))),
+            max_buffered=max_buffered or 2 * min(workers, max(1, len(endpoints))),
         )
 
 

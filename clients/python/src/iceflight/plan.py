@@ -7,16 +7,13 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.flight as fl
 
 from . import frames
-from ._parallel import EndpointStreams, batches
-
-if TYPE_CHECKING:
-    from .client import Client
+from ._parallel import EndpointStreams, StreamSource, batches
 
 __all__ = ["Plan", "PlanStatistics"]
 
@@ -103,7 +100,7 @@ class Plan:
         The FlightInfo the plan came from.
     """
 
-    client: Client = field(repr=False)
+    client: StreamSource = field(repr=False)
     table: str
     schema: pa.Schema = field(repr=False)
     endpoints: Sequence[fl.FlightEndpoint] = field(repr=False)
@@ -111,7 +108,7 @@ class Plan:
     info: fl.FlightInfo | None = field(default=None, repr=False)
 
     @classmethod
-    def from_flight_info(cls, client: Client, table: str, info: fl.FlightInfo) -> Plan:
+    def from_flight_info(cls, client: StreamSource, table: str, info: fl.FlightInfo) -> Plan:
         """Wrap a FlightInfo answered by GetFlightInfo."""
         return cls(
             client=client,
@@ -175,7 +172,7 @@ class Plan:
         max_buffered : int, optional
             Most batches waiting for the consumer (default: two per worker).
         """
-        return self.client._streams(self, max_workers=max_workers, max_buffered=max_buffered)
+        return self.client._endpoint_streams(self.endpoints, self.table, max_workers=max_workers, max_buffered=max_buffered)
 
     def read(self) -> pa.Table:
         """Read every endpoint in parallel and concatenate them in plan order.
