@@ -100,8 +100,24 @@ func (s *Service) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 }
 
 func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutServer) error {
-	// Refused before the stream is read: a worker or a read-only server
-	// should not take in a stream it will throw away.
+	if s.frontEnd != nil {
+		// A Flight SQL DoPut (parameters for a prepared statement) is a
+		// read: it is claimed by its first message's descriptor before the
+		// write checks, which workers and read-only servers would fail.
+		first, err := stream.Recv()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return fmt.Errorf("%w: DoPut: the stream ended before its schema", errBadCommand)
+			}
+			return err
+		}
+		stream = &peekedPut{FlightService_DoPutServer: stream, first: first}
+		if s.frontEnd.ClaimsDescriptor(first.GetFlightDescriptor()) {
+			return s.frontEnd.DoPut(stream)
+		}
+	}
+	// Refused before the stream is read further: a worker or a read-only
+	// server should not take in a stream it will throw away.
 	if err := s.checkWritable("DoPut"); err != nil {
 		return err
 	}
@@ -232,3 +248,18 @@ func (r *putRows) Err() error {
 
 // Schema is the stream's schema.
 func (r *putRows) Schema() *arrow.Schema { return r.Reader.Schema() }
+
+// peekedPut is a DoPut stream whose first message was read to route it,
+// and which gives that message back first.
+type peekedPut struct {
+	flight.FlightService_DoPutServer
+	first *flight.FlightData
+}
+
+func (p *peekedPut) Recv() (*flight.FlightData, error) {
+	if m := p.first; m != nil {
+		p.first = nil
+		return m, nil
+	}
+	return p.FlightService_DoPutServer.Recv()
+}

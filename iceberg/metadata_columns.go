@@ -37,6 +37,16 @@ func MetadataColumn(name string) (NestedField, bool) {
 	return NestedField{}, false
 }
 
+// MetadataColumnNames lists the names of the metadata columns a reader
+// serves when asked for them by name, _partition included.
+func MetadataColumnNames() []string {
+	names := make([]string, 0, len(metadataColumns)+1)
+	for _, f := range metadataColumns {
+		names = append(names, f.Name)
+	}
+	return append(names, "_partition")
+}
+
 // IsMetadataColumnID reports whether id is a reserved metadata column id.
 func IsMetadataColumnID(id int) bool {
 	switch id {

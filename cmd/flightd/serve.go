@@ -25,6 +25,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/flight"
+	"github.com/iceflight/iceflight/flightsql"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
 )
@@ -386,6 +387,15 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	opts = append(opts, flight.WithStorage(src.storage.ForProperties))
 	opts = append(opts, writeOptions(cfg, src.catalog, pl, log)...)
 	svc := flight.NewService(src.catalog, src.reader, signer, opts...)
+	sqlOpts := []flightsql.Option{flightsql.WithVersion(buildVersion())}
+	if len(cfg.catalogs) > 0 {
+		sqlOpts = append(sqlOpts, flightsql.WithCatalogs())
+	}
+	fe, err := flightsql.New(svc, sqlOpts...)
+	if err != nil {
+		return nil, err
+	}
+	svc.SetFrontEnd(fe)
 
 	p.draining = make(chan struct{})
 	serverOpts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
