@@ -321,16 +321,16 @@ func encodeTicketSchemas(plan *planner.Plan) (ticketSchemas, error) {
 // server's paths.
 func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.Endpoint, src planSource) (*flight.FlightEndpoint, endpointSize, error) {
 	t := &iceflightv1.Ticket{
-		Table:              plan.Table,
-		MetadataLocation:   plan.MetadataLocation,
-		SnapshotId:         plan.Snapshot.SnapshotID,
-		Schema:         schemas.read,
-		EqualitySchema: schemas.equality,
-		FilterSchema:   schemas.filter,
-		NameMapping:    schemas.mapping,
-		Tasks:          ep.Tasks,
-		Limit:          plan.Limit,
-		StorageProfile: src.profile,
+		Table:            plan.Table,
+		MetadataLocation: plan.MetadataLocation,
+		SnapshotId:       plan.Snapshot.SnapshotID,
+		Schema:           schemas.read,
+		EqualitySchema:   schemas.equality,
+		FilterSchema:     schemas.filter,
+		NameMapping:      schemas.mapping,
+		Tasks:            ep.Tasks,
+		Limit:            plan.Limit,
+		StorageProfile:   src.profile,
 
 		SealedStorage:             schemas.storage.sealed,
 		CredentialsExpireAtUnixMs: schemas.storage.expiresMs,

@@ -5,7 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-		"errors"
+	"errors"
 	"fmt"
 	"os"
 	"strings"

@@ -23,7 +23,7 @@ import (
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
-func ipcSchema(s *arrow.Schema) ipc.Option           { return ipc.WithSchema(s) }
+func ipcSchema(s *arrow.Schema) ipc.Option         { return ipc.WithSchema(s) }
 func ipcAllocator(mem memory.Allocator) ipc.Option { return ipc.WithAllocator(mem) }
 
 // arrowRecord is rec under schema (the same columns, renamed).
