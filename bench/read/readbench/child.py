@@ -10,6 +10,8 @@ Peers:
 - ``iceflight``: ``iceflight.connect(URL).read(table, filter=...)`` (GetFlightInfo, then
   every endpoint's DoGet in parallel, concatenated into one pyarrow.Table);
 - ``transport``: the same client call against the bare Flight server of ``transport.py``;
+- ``adbc``: ADBC's Flight SQL driver on the same flightd, ``SELECT * FROM table [WHERE ...]``
+  with ``cursor.fetch_arrow_table()`` (the driver reads the endpoints concurrently);
 - ``pyiceberg``: ``catalog.load_table(table).scan(row_filter=...).to_arrow()``;
 - ``pyarrow``: ``pyarrow.dataset.dataset(files).to_table(filter=...)`` over the data files
   PyIceberg plans for the case (listed before the clock starts).
@@ -48,6 +50,21 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
         client = iceflight.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
         return lambda: client.read(name, filter=case.iceflight_filter)
+    if peer == "adbc":
+        from adbc_driver_flightsql import dbapi
+
+        if location is None:
+            raise SystemExit("--location is required for " + peer)
+        conn = dbapi.connect(location)
+        name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
+        sql = f"SELECT * FROM {name}" + (f" WHERE {case.iceflight_filter}" if case.iceflight_filter else "")
+
+        def read() -> Any:
+            with conn.cursor() as cur:
+                cur.execute(sql)
+                return cur.fetch_arrow_table()
+
+        return read
     if peer == "pyiceberg":
         storage = None if args.s3 is None else s3.props(args.s3)
         catalog = dataset.catalog(root, storage)
@@ -94,7 +111,7 @@ def main() -> None:
         if run > 0:
             seconds.append(time.perf_counter() - start)
     assert result is not None
-    if args.peer in ("iceflight", "transport"):
+    if args.peer in ("iceflight", "transport", "adbc"):
         import iceflight
 
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"

@@ -10,10 +10,11 @@ if TYPE_CHECKING:
     from .s3 import Requests
 
 #: Peers in table order; iceflight is the reference of the ratio column.
-PEERS = ("iceflight", "pyiceberg", "pyarrow", "icebergo", "transport")
+PEERS = ("iceflight", "adbc", "pyiceberg", "pyarrow", "icebergo", "transport")
 
 LABELS = {
     "iceflight": "iceflight (flightd + Python client)",
+    "adbc": "ADBC Flight SQL on the same flightd",
     "pyiceberg": "PyIceberg `scan().to_arrow()`",
     "pyarrow": "pyarrow direct (decode limit)",
     "icebergo": "iceberg-go `ToArrowTable`",
