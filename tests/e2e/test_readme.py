@@ -80,7 +80,7 @@ def test_the_readme_has_the_blocks_this_test_runs() -> None:
     assert BLOCKS, "no code blocks found in README.md"
     for b in BLOCKS:
         assert b.lang in {"python", "sh", "go", "text"}, f"README.md line {b.line}: block language {b.lang!r}"
-    assert sum(b.lang == "go" for b in BLOCKS) == 1
+    assert sum(b.lang == "go" for b in BLOCKS) == 2, "the Go client and the Flight SQL examples"
 
 
 @pytest.fixture(scope="module")
@@ -151,8 +151,8 @@ def test_shell_block_runs(block: Block, server: str, checkout: pathlib.Path) -> 
         pytest.skip("; ".join(skipped))
 
 
-def test_go_block_compiles_and_runs(server: str) -> None:
-    (block,) = [b for b in BLOCKS if b.lang == "go"]
+@pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "go"], ids=lambda b: b.id)
+def test_go_block_compiles_and_runs(block: Block, server: str) -> None:
     go = shutil.which("go")
     assert go, "go is not on PATH"
     # Inside the module, so the import of the client package resolves; an
@@ -165,4 +165,8 @@ def test_go_block_compiles_and_runs(server: str) -> None:
     finally:
         shutil.rmtree(tmp)
     assert res.returncode == 0, f"README.md line {block.line}: the Go example failed:\n{res.stderr}"
-    assert "rows in the first snapshot" in res.stdout, res.stdout
+    # Each example prints what it read; an empty answer is a failure too.
+    assert res.stdout.strip(), f"README.md line {block.line}: the Go example printed nothing"
+    for marker in ("rows in the first snapshot", "trips through Flight SQL"):
+        if marker in block.code:
+            assert marker in res.stdout, res.stdout
