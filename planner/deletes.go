@@ -37,7 +37,7 @@ type deleteIndex struct {
 type indexedDelete struct {
 	seq  int64
 	file *iceberg.DataFile
-	pb   *iceflightv1.DeleteFile
+	pb   *DeleteFile
 	dv   bool
 }
 
@@ -73,7 +73,7 @@ func newDeleteIndex(deletes []liveFile, mapper Mapper) *deleteIndex {
 }
 
 // forDataFile returns the delete files that apply to a data file.
-func (idx *deleteIndex) forDataFile(lf *liveFile) []*iceflightv1.DeleteFile {
+func (idx *deleteIndex) forDataFile(lf *liveFile) []*DeleteFile {
 	if idx.count == 0 {
 		return nil
 	}
@@ -108,7 +108,7 @@ func (idx *deleteIndex) forDataFile(lf *liveFile) []*iceflightv1.DeleteFile {
 	if len(dvs) > 0 {
 		positional = dvs[len(dvs)-1:]
 	}
-	out := make([]*iceflightv1.DeleteFile, 0, len(positional)+len(equality))
+	out := make([]*DeleteFile, 0, len(positional)+len(equality))
 	for _, d := range positional {
 		out = append(out, d.pb)
 	}
@@ -166,7 +166,7 @@ var deleteKinds = map[iceberg.FileContent]iceflightv1.DeleteKind{
 	iceberg.FileContentEqualityDeletes: iceflightv1.DeleteKind_DELETE_KIND_EQUALITY,
 }
 
-func deleteProto(lf *liveFile, mapper Mapper) *iceflightv1.DeleteFile {
+func deleteProto(lf *liveFile, mapper Mapper) *DeleteFile {
 	df := &lf.entry.DataFile
 	kind := deleteKinds[df.Content]
 	if strings.EqualFold(df.Format, "PUFFIN") {
@@ -202,7 +202,7 @@ func deleteProto(lf *liveFile, mapper Mapper) *iceflightv1.DeleteFile {
 // compares on, nested ones inside their enclosing structs. A field may
 // since have been dropped from the table, so older schemas are searched
 // too.
-func equalitySchema(md *iceberg.TableMetadata, tasks []*iceflightv1.Task) *iceberg.Schema {
+func equalitySchema(md *iceberg.TableMetadata, tasks []*Task) *iceberg.Schema {
 	seen := map[int]bool{}
 	var ids []int
 	for _, t := range tasks {

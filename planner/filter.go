@@ -7,7 +7,6 @@ import (
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // ParseFilter reads a filter in either form the command accepts: the
@@ -23,7 +22,7 @@ func ParseFilter(s string) (expr.Expr, error) {
 
 // filterSchema returns the fields the tasks' residuals test, inside their
 // enclosing structs, or nil when no task has a residual.
-func (f *scanFilter) filterSchema(schema *iceberg.Schema, tasks []*iceflightv1.Task) *iceberg.Schema {
+func (f *scanFilter) filterSchema(schema *iceberg.Schema, tasks []*Task) *iceberg.Schema {
 	if f == nil {
 		return nil
 	}

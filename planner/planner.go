@@ -16,7 +16,6 @@ import (
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Sentinel errors that callers branch on with errors.Is.
@@ -114,7 +113,7 @@ type Plan struct {
 
 // Endpoint is a group of tasks served by one DoGet.
 type Endpoint struct {
-	Tasks   []*iceflightv1.Task
+	Tasks   []*Task
 	Bytes   int64
 	Records int64
 }

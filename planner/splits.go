@@ -16,14 +16,14 @@ const DefaultTargetSplitBytes = 128 << 20
 //
 // Files without usable offsets, and Avro files (which the reader streams
 // whole), stay one task.
-func splitTask(t *iceflightv1.Task, offsets []int64, target int64) []*iceflightv1.Task {
+func splitTask(t *Task, offsets []int64, target int64) []*Task {
 	if target <= 0 || t.FileSize <= target || len(offsets) < 2 || t.Format == iceflightv1.FileFormat_FILE_FORMAT_AVRO {
-		return []*iceflightv1.Task{t}
+		return []*Task{t}
 	}
 	if !validOffsets(offsets, t.FileSize) {
-		return []*iceflightv1.Task{t}
+		return []*Task{t}
 	}
-	var out []*iceflightv1.Task
+	var out []*Task
 	start := offsets[0]
 	for i := 1; i <= len(offsets); i++ {
 		end := t.FileSize
@@ -37,7 +37,7 @@ func splitTask(t *iceflightv1.Task, offsets []int64, target int64) []*iceflightv
 		start = end
 	}
 	if len(out) == 1 {
-		return []*iceflightv1.Task{t}
+		return []*Task{t}
 	}
 	// The first range starts at the first offset, after the file header;
 	// the last ends at the file's end, over the footer. Record counts are
@@ -54,7 +54,7 @@ func splitTask(t *iceflightv1.Task, offsets []int64, target int64) []*iceflightv
 	return out
 }
 
-func rangeTask(t *iceflightv1.Task, start, length int64) *iceflightv1.Task {
+func rangeTask(t *Task, start, length int64) *Task {
 	s := &iceflightv1.Task{
 		Path: t.Path, FilePath: t.FilePath, Format: t.Format, FileSize: t.FileSize,
 		Start: start, Length: length,

@@ -26,7 +26,7 @@ var fileFormats = map[string]iceflightv1.FileFormat{
 // tasks turns live files into one task per data file, each carrying the
 // delete files that apply to it. Files are turned into tasks in parallel
 // chunks; the tasks keep the order of the files.
-func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, cols taskColumns, targetSplit int64, stats *Stats) ([]*iceflightv1.Task, error) {
+func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, cols taskColumns, targetSplit int64, stats *Stats) ([]*Task, error) {
 	mapper, _ := t.IO.(Mapper)
 	stats.DeleteFiles = len(deletes)
 	for i := range deletes {
@@ -50,7 +50,7 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, c
 	for i := range parts {
 		n += len(parts[i].tasks)
 	}
-	tasks := make([]*iceflightv1.Task, 0, n)
+	tasks := make([]*Task, 0, n)
 	for i := range parts {
 		tasks = append(tasks, parts[i].tasks...)
 		stats.DataFiles += parts[i].files
@@ -93,7 +93,7 @@ type taskBuilder struct {
 
 // taskChunk is the tasks of a run of files, with their statistics.
 type taskChunk struct {
-	tasks          []*iceflightv1.Task
+	tasks          []*Task
 	files          int
 	records, bytes int64
 }
@@ -103,7 +103,7 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 	// One allocation holds the task of every file; only split files add
 	// more.
 	slab := make([]iceflightv1.Task, len(files))
-	out.tasks = make([]*iceflightv1.Task, 0, len(files))
+	out.tasks = make([]*Task, 0, len(files))
 	for i := range files {
 		lf := &files[i]
 		df := &lf.entry.DataFile
@@ -163,7 +163,7 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 
 // hasPositionDeletes reports whether any of deletes is a position delete
 // file or a deletion vector.
-func hasPositionDeletes(deletes []*iceflightv1.DeleteFile) bool {
+func hasPositionDeletes(deletes []*DeleteFile) bool {
 	for _, d := range deletes {
 		if d.GetKind() != iceflightv1.DeleteKind_DELETE_KIND_EQUALITY {
 			return true
@@ -184,8 +184,8 @@ func recordedIfMapped(recorded, path string) string {
 
 // partitionConstants returns the values of identity-partitioned source
 // columns, which readers fill in for every row of the file.
-func partitionConstants(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, partition []any) ([]*iceflightv1.PartitionConstant, error) {
-	var out []*iceflightv1.PartitionConstant
+func partitionConstants(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, partition []any) ([]*PartitionConstant, error) {
+	var out []*PartitionConstant
 	for i, f := range spec.Fields {
 		if _, ok := f.Transform.(iceberg.IdentityTransform); !ok || i >= len(partition) {
 			continue
@@ -233,7 +233,7 @@ func partitionJSON(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, partit
 // groupEndpoints packs tasks into at most max endpoints of similar byte
 // size: largest task first onto the lightest endpoint (a min-heap keyed by
 // bytes, then endpoint index, so plans are deterministic).
-func groupEndpoints(tasks []*iceflightv1.Task, max int) []Endpoint {
+func groupEndpoints(tasks []*Task, max int) []Endpoint {
 	n := min(max, len(tasks))
 	if n == 0 {
 		return nil
@@ -284,7 +284,7 @@ func (h *endpointHeap) Push(any)      {}
 func (h *endpointHeap) Pop() any      { return nil }
 
 // TaskBytes is the bytes a task reads: its range, or the whole file.
-func TaskBytes(t *iceflightv1.Task) int64 {
+func TaskBytes(t *Task) int64 {
 	if t.Length > 0 {
 		return t.Length
 	}
@@ -296,7 +296,7 @@ func TaskBytes(t *iceflightv1.Task) int64 {
 // share (schemas, residual filters), so a caller that must send a smaller
 // plan asks for fewer endpoints.
 func (p *Plan) Regroup(max int) {
-	var tasks []*iceflightv1.Task
+	var tasks []*Task
 	for _, ep := range p.Endpoints {
 		tasks = append(tasks, ep.Tasks...)
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // DefaultDeleteCacheBytes is the memory the equality delete cache may hold
@@ -42,7 +40,7 @@ type cacheEntry struct {
 // the paths metadata records, which two tables may share for different
 // files) and by its size, so that a file replaced at the same path is not
 // taken for the one cached.
-func deleteKey(d *iceflightv1.DeleteFile, variant string) string {
+func deleteKey(d *DeleteFile, variant string) string {
 	return d.GetPath() + "\x00" + strconv.FormatInt(d.GetFileSize(), 10) + "\x00" + variant
 }
 

@@ -56,9 +56,9 @@ func idsKey(ids []int32) string {
 // vector replaces the position delete files of its data file (spec:
 // Deletion Vectors); position deletes and DVs that reference another data
 // file are ignored.
-func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *iceflightv1.Task) (*deleteFilter, error) {
+func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*deleteFilter, error) {
 	target := recordedPath(task)
-	var dvs, positional, equality []*iceflightv1.DeleteFile
+	var dvs, positional, equality []*DeleteFile
 	for _, d := range task.GetDeletes() {
 		switch d.GetKind() {
 		case iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR:

@@ -16,7 +16,6 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Spec: Equality Delete Files. An equality delete file holds rows of the
@@ -207,7 +206,7 @@ func (s *keySet) contains(key []byte) bool {
 
 // equalitySet returns the key set of equality delete file d from the
 // reader's cache, loading it on first use.
-func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile) (*keySet, string, error) {
+func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *DeleteFile) (*keySet, string, error) {
 	var fields []iceberg.NestedField
 	paths := make([]keyPath, len(d.GetEqualityIds()))
 	var types strings.Builder
@@ -262,7 +261,7 @@ func (r *Reader) unionSet(ctx context.Context, keys []string, sets []*keySet) (*
 }
 
 // loadEqualitySet reads the key tuples of equality delete file d.
-func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, schema *iceberg.Schema, paths []keyPath) (*keySet, error) {
+func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *DeleteFile, schema *iceberg.Schema, paths []keyPath) (*keySet, error) {
 	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (source, error) {
 		return openSource(ctx, f, d.GetFormat(), &sourceConfig{
 			path:      d.GetPath(),

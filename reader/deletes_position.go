@@ -11,7 +11,6 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Spec: Position Delete Files. A position delete file lists (file_path,
@@ -30,7 +29,7 @@ var positionDeleteSchema = iceberg.NewSchema(0,
 
 // loadPositionDeletes reads the positions that delete file d deletes from
 // the data file recorded as target.
-func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *iceflightv1.DeleteFile, target string) (*roaring64.Bitmap, error) {
+func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *DeleteFile, target string) (*roaring64.Bitmap, error) {
 	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (source, error) {
 		return openSource(ctx, f, d.GetFormat(), &sourceConfig{
 			path:      d.GetPath(),

@@ -12,7 +12,6 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 
 	"github.com/iceflight/iceflight/fileio"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Spec (Puffin, deletion-vector-v1): a deletion vector is one blob of a
@@ -38,7 +37,7 @@ const (
 )
 
 // loadDeletionVector reads and decodes the blob of deletion vector d.
-func (r *Reader) loadDeletionVector(ctx context.Context, d *iceflightv1.DeleteFile) (*roaring64.Bitmap, error) {
+func (r *Reader) loadDeletionVector(ctx context.Context, d *DeleteFile) (*roaring64.Bitmap, error) {
 	off, size := d.GetContentOffset(), d.GetContentSize()
 	if off < 0 || size < dvOverhead+8 || size > maxDVBytes {
 		return nil, fmt.Errorf("%w: deletion vector in %s at offset %d has size %d",

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Spec: Column Projection. A field that a data file lacks reads as its
@@ -20,7 +19,7 @@ import (
 // partitionConstants decodes the task's identity-partition values for the
 // fields of the projected schema, keyed by source field id. A constant
 // without a value is null.
-func partitionConstants(schema *iceberg.Schema, task *iceflightv1.Task) (map[int]any, error) {
+func partitionConstants(schema *iceberg.Schema, task *Task) (map[int]any, error) {
 	out := make(map[int]any, len(task.GetConstants()))
 	for _, c := range task.GetConstants() {
 		f, ok := schema.FieldByID(int(c.GetFieldId()))

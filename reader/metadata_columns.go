@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Spec: Reserved Field IDs. Metadata columns are asked for by their
@@ -49,7 +48,7 @@ func metadataKind(id int) (colKind, bool) {
 
 // metadataValue returns the task's value of a constant metadata column as
 // a Go literal of the field's type.
-func metadataValue(f iceberg.NestedField, task *iceflightv1.Task) (any, error) {
+func metadataValue(f iceberg.NestedField, task *Task) (any, error) {
 	switch f.ID {
 	case iceberg.FieldIDFilePath:
 		return recordedPath(task), nil
@@ -70,7 +69,7 @@ func metadataValue(f iceberg.NestedField, task *iceflightv1.Task) (any, error) {
 
 // recordedPath is the data file's path as metadata records it: what
 // position deletes name and _file reports.
-func recordedPath(task *iceflightv1.Task) string {
+func recordedPath(task *Task) string {
 	if p := task.GetFilePath(); p != "" {
 		return p
 	}
@@ -82,7 +81,7 @@ func recordedPath(task *iceflightv1.Task) string {
 // does not have is null. Values are read in the spec's JSON single-value
 // form, and dates, times and timestamps also as plain numbers (days and
 // microseconds or nanoseconds), the form transforms produce.
-func partitionValue(st *iceberg.StructType, task *iceflightv1.Task) (map[int]any, error) {
+func partitionValue(st *iceberg.StructType, task *Task) (map[int]any, error) {
 	out := make(map[int]any, len(st.Fields))
 	if task.GetPartitionJson() == "" {
 		return out, nil
@@ -146,7 +145,7 @@ func positionColumn(mem memory.Allocator, pos int64, keep []int32, n int) arrow.
 // file without first_row_id (v2, or written before row lineage) has null
 // lineage whatever it stores. stored is the read column (already filtered
 // to the kept rows), or nil.
-func lineageColumn(mem memory.Allocator, kind colKind, stored arrow.Array, task *iceflightv1.Task, pos int64, keep []int32, n int) (arrow.Array, error) {
+func lineageColumn(mem memory.Allocator, kind colKind, stored arrow.Array, task *Task, pos int64, keep []int32, n int) (arrow.Array, error) {
 	if task.FirstRowId == nil {
 		return array.MakeArrayOfNull(mem, arrow.PrimitiveTypes.Int64, n), nil
 	}

@@ -43,7 +43,7 @@ type outColumn struct {
 
 // readPlan is the shape of one task's read.
 type readPlan struct {
-	task *iceflightv1.Task
+	task *Task
 	out  *arrow.Schema
 	// read is the schema the source reads; its first fields are the
 	// projected fields that are read, in projection order, then the extra
@@ -61,7 +61,7 @@ type readPlan struct {
 	check validator
 }
 
-func newReadPlan(scan Scan, task *iceflightv1.Task) (*readPlan, error) {
+func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 	out, err := iceberg.ArrowSchema(scan.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", task.GetPath(), err)

@@ -152,7 +152,7 @@ type Scan struct {
 // bug met by a hostile file) is returned as an error wrapping
 // panics.ErrPanic that names the file, once the read's buffers and file are
 // released.
-func (r *Reader) Read(ctx context.Context, scan Scan, task *iceflightv1.Task, emit func(arrow.RecordBatch) error) (err error) {
+func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arrow.RecordBatch) error) (err error) {
 	if task == nil {
 		return fmt.Errorf("%w: nil task", ErrInvalidTask)
 	}
