@@ -61,6 +61,8 @@ type serveConfig struct {
 	maxRead        int64
 	validate       bool
 	batchRows      int
+	// sqlMaxEndpoints caps the endpoints of a Flight SQL statement's plan.
+	sqlMaxEndpoints int
 	writeFlags
 
 	// catalogs are the catalogs of --config and the environment, by name;
@@ -100,6 +102,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector (0: the formats' own bounds)")
+	fs.IntVar(&c.sqlMaxEndpoints, "sql-max-endpoints", flightsql.DefaultMaxEndpoints, "endpoints of a Flight SQL query's plan at most: ADBC's driver opens them all at once (0: the planner's cap, 64)")
 	c.writeFlags.flags(fs)
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut; the process exits at most "+drainGrace.String()+" later, whatever its calls are doing")
 }
@@ -387,7 +390,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	opts = append(opts, flight.WithStorage(src.storage.ForProperties))
 	opts = append(opts, writeOptions(cfg, src.catalog, pl, log)...)
 	svc := flight.NewService(src.catalog, src.reader, signer, opts...)
-	sqlOpts := []flightsql.Option{flightsql.WithVersion(buildVersion())}
+	sqlOpts := []flightsql.Option{flightsql.WithVersion(buildVersion()), flightsql.WithMaxEndpoints(cfg.sqlMaxEndpoints)}
 	if len(cfg.catalogs) > 0 {
 		sqlOpts = append(sqlOpts, flightsql.WithCatalogs())
 	}
