@@ -178,7 +178,8 @@ def _run_case(
         "iceflight", childv + ["iceflight", case.name] + common + ice_args, procs.Server(serve)
     )
     out.append(ice)
-    out.append(peer("adbc", childv + ["adbc", case.name] + common + ice_args, procs.Server(serve)))
+    for name in ("adbc", "adbc-queue"):
+        out.append(peer(name, childv + [name, case.name] + common + ice_args, procs.Server(serve)))
     out.append(peer("pyiceberg", childv + ["pyiceberg", case.name] + common + on_s3))
     out.append(peer("pyarrow", childv + ["pyarrow", case.name] + common + on_s3))
     if args.icebergo.exists():

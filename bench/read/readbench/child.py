@@ -11,7 +11,10 @@ Peers:
   every endpoint's DoGet in parallel, concatenated into one pyarrow.Table);
 - ``transport``: the same client call against the bare Flight server of ``transport.py``;
 - ``adbc``: ADBC's Flight SQL driver on the same flightd, ``SELECT * FROM table [WHERE ...]``
-  with ``cursor.fetch_arrow_table()`` (the driver reads the endpoints concurrently);
+  with ``cursor.fetch_arrow_table()`` (the driver opens every endpoint at once and drains them
+  in order, each behind a queue of 5 batches);
+- ``adbc-queue``: the same with ``adbc.rpc.result_queue_size`` 200, so the endpoints not being
+  drained keep streaming;
 - ``pyiceberg``: ``catalog.load_table(table).scan(row_filter=...).to_arrow()``;
 - ``pyarrow``: ``pyarrow.dataset.dataset(files).to_table(filter=...)`` over the data files
   PyIceberg plans for the case (listed before the clock starts).
@@ -50,7 +53,7 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
         client = iceflight.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
         return lambda: client.read(name, filter=case.iceflight_filter)
-    if peer == "adbc":
+    if peer in ("adbc", "adbc-queue"):
         from adbc_driver_flightsql import dbapi
 
         if location is None:
@@ -61,6 +64,8 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
 
         def read() -> Any:
             with conn.cursor() as cur:
+                if peer == "adbc-queue":
+                    cur.adbc_statement.set_options(**{"adbc.rpc.result_queue_size": "200"})
                 cur.execute(sql)
                 return cur.fetch_arrow_table()
 
@@ -111,7 +116,7 @@ def main() -> None:
         if run > 0:
             seconds.append(time.perf_counter() - start)
     assert result is not None
-    if args.peer in ("iceflight", "transport", "adbc"):
+    if args.peer in ("iceflight", "transport", "adbc", "adbc-queue"):
         import iceflight
 
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"

@@ -10,11 +10,12 @@ if TYPE_CHECKING:
     from .s3 import Requests
 
 #: Peers in table order; iceflight is the reference of the ratio column.
-PEERS = ("iceflight", "adbc", "pyiceberg", "pyarrow", "icebergo", "transport")
+PEERS = ("iceflight", "adbc", "adbc-queue", "pyiceberg", "pyarrow", "icebergo", "transport")
 
 LABELS = {
     "iceflight": "iceflight (flightd + Python client)",
     "adbc": "ADBC Flight SQL on the same flightd",
+    "adbc-queue": "ADBC Flight SQL, `result_queue_size` 200",
     "pyiceberg": "PyIceberg `scan().to_arrow()`",
     "pyarrow": "pyarrow direct (decode limit)",
     "icebergo": "iceberg-go `ToArrowTable`",
