@@ -21,7 +21,12 @@ const PropMetadataCompression = "write.metadata.compression-codec"
 // updates to it, as a catalog that writes metadata files itself commits:
 // the step the directory and SQL catalogs share. baseLocation is base's
 // metadata file, logged in the metadata-log. A requirement that fails
-// wraps both ErrCommitConflict and iceberg.ErrRequirementFailed.
+// wraps both ErrCommitConflict and iceberg.ErrRequirementFailed. When the
+// updates change nothing (a concurrent writer already did the same, such
+// as two expiries removing one snapshot) base itself is returned, and the
+// catalog writes no file: as Java's table operations skip a commit whose
+// metadata is its base, since a copy of base as the next version would
+// leave base out of its own metadata-log.
 func ApplyCommit(id Identifier, base *iceberg.TableMetadata, baseLocation string, reqs []iceberg.Requirement, updates []iceberg.Update) (*iceberg.TableMetadata, error) {
 	for _, r := range reqs {
 		if err := r.Validate(base); err != nil {

@@ -50,6 +50,9 @@ func (d *Directory) CommitTable(ctx context.Context, id Identifier, reqs []icebe
 	if err != nil {
 		return nil, err
 	}
+	if md == base.Metadata {
+		return base, nil
+	}
 	metaDir := d.tree.join(base.Location, "metadata")
 	return d.publish(ctx, id, base.Location, metaDir, n+1, md, ErrCommitConflict)
 }

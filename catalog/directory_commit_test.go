@@ -53,6 +53,7 @@ func TestDirectoryCommitRace(t *testing.T) {
 		return tbl.Metadata
 	}
 	winners := committest.Race(t, ctx, d, id, 3, 8, load)
+	committest.NoChange(t, ctx, d, id)
 	md := load()
 	if md.CurrentSnapshotID == nil || *md.CurrentSnapshotID != winners[2] || len(md.Snapshots) != 3 {
 		t.Fatalf("current %v, %d snapshots; winners %v", md.CurrentSnapshotID, len(md.Snapshots), winners)

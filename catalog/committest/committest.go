@@ -1,5 +1,6 @@
 // Package committest holds the checks every catalog that commits shares:
-// a race of writers on one table, of which exactly one may win each round.
+// a race of writers on one table, of which exactly one may win each round,
+// and a commit that changes nothing.
 package committest
 
 import (
@@ -109,4 +110,33 @@ func Race(t *testing.T, ctx context.Context, c Catalog, id catalog.Identifier, r
 		}
 	}
 	return winners
+}
+
+// NoChange commits updates that change nothing on the table id (the
+// removal of a snapshot it does not have, as a second of two concurrent
+// expiries sends): the commit must succeed and leave the table at the
+// metadata file it had, not write a copy of it as a new version.
+func NoChange(t *testing.T, ctx context.Context, c Catalog, id catalog.Identifier) {
+	t.Helper()
+	before, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.CommitTable(ctx, id, nil, []iceberg.Update{iceberg.RemoveSnapshots{SnapshotIDs: []int64{-12345}}})
+	if err != nil {
+		t.Fatalf("a commit that changes nothing: %v", err)
+	}
+	if got.MetadataLocation != before.MetadataLocation {
+		t.Fatalf("a commit that changes nothing wrote %s (the table was at %s)", got.MetadataLocation, before.MetadataLocation)
+	}
+	if r, ok := c.(interface{ Refresh(catalog.Identifier) }); ok {
+		r.Refresh(id)
+	}
+	after, err := c.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.MetadataLocation != before.MetadataLocation {
+		t.Fatalf("after a commit that changes nothing the table is at %s, was %s", after.MetadataLocation, before.MetadataLocation)
+	}
 }

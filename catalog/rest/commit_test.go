@@ -58,6 +58,7 @@ func TestFixtureCommits(t *testing.T) {
 		return tbl.Metadata
 	}
 	winners := committest.Race(t, ctx, cat, id, 3, 8, load)
+	committest.NoChange(t, ctx, cat, id)
 	md := load()
 	if *md.CurrentSnapshotID != winners[2] || len(md.Snapshots) != 3 {
 		t.Fatalf("current %d, %d snapshots", *md.CurrentSnapshotID, len(md.Snapshots))

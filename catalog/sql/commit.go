@@ -107,6 +107,9 @@ func (c *Catalog) CommitTable(ctx context.Context, id catalog.Identifier, reqs [
 	if err != nil {
 		return nil, fmt.Errorf("catalog %s: %w", c.name, err)
 	}
+	if md == base {
+		return c.committed(id, baseLoc, base), nil
+	}
 	loc := newMetadataLocation(md, nextVersion(baseLoc))
 	if err := catalog.WriteMetadataFile(ctx, c.io, loc, md, false); err != nil {
 		return nil, fmt.Errorf("catalog %s: commit table %s: %w", c.name, id, err)

@@ -64,6 +64,7 @@ func checkCommits(t *testing.T, cat *sqlcat.Catalog, id catalog.Identifier, drop
 		return tbl.Metadata
 	}
 	winners := committest.Race(t, ctx, cat, id, 3, 8, load)
+	committest.NoChange(t, ctx, cat, id)
 	tbl, err := cat.LoadTable(ctx, id)
 	if err != nil {
 		t.Fatal(err)
