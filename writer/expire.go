@@ -198,8 +198,11 @@ func expireUpdates(md *iceberg.TableMetadata, plan expiry) ([]iceberg.Requiremen
 // metadata (see planExpiry for which), then deletes the files that only
 // expired snapshots referenced. The files to delete are computed from
 // the committed table, after the commit: a file any remaining snapshot
-// needs is never removed, whatever another writer did meanwhile. A dry run
-// reports the same without committing or deleting.
+// needs is never removed, whatever another writer did meanwhile. Of two
+// expiries at once that remove the same snapshot, both report it (the
+// catalog's requirements cannot tell which removed it) and the second finds
+// its files gone, which is not an error. A dry run reports the same without
+// committing or deleting.
 func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req ExpireRequest) (*MaintenanceResult, error) {
 	now := w.now()
 	if req.OlderThan.After(now) {
@@ -264,9 +267,7 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 	if len(expired) == 0 {
 		return res, nil
 	}
-	// Files are read through the committed table, whose IO reaches them
-	// where they are; the expired snapshots' lists are still there.
-	files, err := unreachableFiles(ctx, committed, expired, committed.Metadata.Snapshots)
+	files, err := w.expiredFiles(ctx, id, committed, expired)
 	if err == nil {
 		var stats []RemovedFile
 		stats, err = expiredStatistics(base.Metadata, committed.Metadata, idSet(res.ExpiredSnapshots))
@@ -286,6 +287,30 @@ func (w *Writer) ExpireSnapshots(ctx context.Context, id catalog.Identifier, req
 		return res, fmt.Errorf("expire snapshots of %s: committed, but %w", id, err)
 	}
 	return res, nil
+}
+
+// expiryRereads bounds how often expiredFiles reloads the table when a
+// remaining snapshot's file has gone under it.
+const expiryRereads = 5
+
+// expiredFiles returns the files only the expired snapshots referenced,
+// read through the committed table, whose IO reaches them where they are.
+// Other writers may commit between our commit and this read: a concurrent
+// expiry may have removed more snapshots (and their files), an append may
+// have added some. So the snapshots kept are those of the table as it is
+// now, and when one of theirs is missing (expired and cleaned meanwhile)
+// the table is read again, at most expiryRereads times.
+func (w *Writer) expiredFiles(ctx context.Context, id catalog.Identifier, committed *catalog.Table, expired []iceberg.Snapshot) ([]RemovedFile, error) {
+	current := committed
+	for i := 0; ; i++ {
+		files, err := unreachableFiles(ctx, committed, expired, current.Metadata.Snapshots)
+		if err == nil || !isNotFound(err) || i == expiryRereads {
+			return files, err
+		}
+		if current, err = w.load(ctx, id); err != nil {
+			return nil, err
+		}
+	}
 }
 
 func idSet(ids []int64) map[int64]bool {

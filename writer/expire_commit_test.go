@@ -197,3 +197,46 @@ func TestConcurrentExpiresKeepWhatIsNeeded(t *testing.T) {
 		}
 	})
 }
+
+// The interleaving the test above finds only sometimes: B plans its expiry,
+// A expires the same snapshots and deletes their files, then B's commit
+// lands (its requirements hold: no ref moved). B must find the files gone
+// and carry on, deleting nothing a remaining snapshot needs.
+func TestExpiryCommittedAfterAnotherCleanedTheSameSnapshots(t *testing.T) {
+	t.Parallel()
+	each(t, func(t *testing.T, b backend) {
+		clock := newTestClock()
+		f := b.make(t, 2, true, nil, WithClock(clock.now))
+		history(t, f, clock)
+		a := f.newWriter(nil)
+		a.now = clock.now
+		var first *MaintenanceResult
+		var once sync.Once
+		bw := f.newWriter(nil)
+		bw.now = clock.now
+		bw.hook = func(point string) error {
+			var err error
+			if point == "metadata-written" {
+				once.Do(func() { first, err = a.ExpireSnapshots(context.Background(), f.id, ExpireRequest{}) })
+			}
+			return err
+		}
+		second, err := bw.ExpireSnapshots(context.Background(), f.id, ExpireRequest{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil || len(first.ExpiredSnapshots) == 0 || len(first.Removed) == 0 {
+			t.Fatalf("the first expiry expired nothing (%+v): the test does not exercise the race", first)
+		}
+		if !slices.Equal(second.ExpiredSnapshots, first.ExpiredSnapshots) {
+			t.Fatalf("the second expiry reports %v, want the same snapshots as the first, %v", second.ExpiredSnapshots, first.ExpiredSnapshots)
+		}
+		f.wantIDs(historyIDs)
+		f.wantNoOrphans()
+		for loc := range f.referenced() {
+			if !slices.Contains(f.files(), loc) && loc != f.load().MetadataLocation {
+				t.Errorf("referenced file %s is gone", loc)
+			}
+		}
+	})
+}

@@ -70,7 +70,9 @@ type manifestSet struct {
 }
 
 // collectManifests reads the manifest lists of snaps, a few at a time.
-func collectManifests(ctx context.Context, t *catalog.Table, snaps []iceberg.Snapshot) (manifestSet, error) {
+// With skipMissing, a list that is not found is left out instead of
+// failing the call.
+func collectManifests(ctx context.Context, t *catalog.Table, snaps []iceberg.Snapshot, skipMissing bool) (manifestSet, error) {
 	out := manifestSet{lists: map[string]bool{}, manifests: map[string]iceberg.ManifestFile{}}
 	var mu sync.Mutex
 	g, ctx := errgroup.WithContext(ctx)
@@ -79,6 +81,9 @@ func collectManifests(ctx context.Context, t *catalog.Table, snaps []iceberg.Sna
 		s := &snaps[i]
 		g.Go(func() error {
 			mfs, err := snapshotManifests(ctx, t, s)
+			if skipMissing && isNotFound(err) {
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -97,14 +102,18 @@ func collectManifests(ctx context.Context, t *catalog.Table, snaps []iceberg.Sna
 }
 
 // manifestEntries reads every manifest of mfs, a few at a time, and calls
-// visit with each manifest's entries (one call at a time).
-func manifestEntries(ctx context.Context, t *catalog.Table, mfs map[string]iceberg.ManifestFile, visit func(mf iceberg.ManifestFile, entries []iceberg.ManifestEntry)) error {
+// visit with each manifest's entries (one call at a time). With
+// skipMissing, a manifest that is not found is not visited.
+func manifestEntries(ctx context.Context, t *catalog.Table, mfs map[string]iceberg.ManifestFile, skipMissing bool, visit func(mf iceberg.ManifestFile, entries []iceberg.ManifestEntry)) error {
 	var mu sync.Mutex
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(maintenanceReaders)
 	for _, mf := range mfs {
 		g.Go(func() error {
 			entries, err := readManifest(ctx, t, mf)
+			if skipMissing && isNotFound(err) {
+				return nil
+			}
 			if err != nil {
 				return err
 			}
@@ -124,12 +133,18 @@ func manifestEntries(ctx context.Context, t *catalog.Table, mfs map[string]icebe
 // are not live in any remaining manifest. A file is live for a snapshot
 // exactly when one of its manifests has an ADDED or EXISTING entry for
 // it, so the remaining manifests' live entries are all that must stay.
+//
+// An expired snapshot's list or manifest that is already gone is skipped:
+// a concurrent expiry that removed the same snapshot cleaned it first, and
+// what cannot be read is not deleted. A remaining snapshot's file that is
+// gone fails the call with an error that wraps fileio.ErrNotFound, since
+// without it nothing proves a candidate unreferenced.
 func unreachableFiles(ctx context.Context, t *catalog.Table, expired, remaining []iceberg.Snapshot) ([]RemovedFile, error) {
-	gone, err := collectManifests(ctx, t, expired)
+	gone, err := collectManifests(ctx, t, expired, true)
 	if err != nil {
 		return nil, err
 	}
-	kept, err := collectManifests(ctx, t, remaining)
+	kept, err := collectManifests(ctx, t, remaining, false)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +169,7 @@ func unreachableFiles(ctx context.Context, t *catalog.Table, expired, remaining 
 		return out, nil
 	}
 	files := map[string]RemovedFile{}
-	if err := manifestEntries(ctx, t, candidates, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
+	if err := manifestEntries(ctx, t, candidates, true, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
 		for _, e := range entries {
 			df := e.DataFile
 			files[df.Path] = RemovedFile{Location: df.Path, Kind: contentKind(df.Content), Size: df.FileSize}
@@ -164,7 +179,7 @@ func unreachableFiles(ctx context.Context, t *catalog.Table, expired, remaining 
 	}
 	// Every remaining manifest is read: a file can be carried as EXISTING
 	// into any later manifest.
-	if err := manifestEntries(ctx, t, kept.manifests, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
+	if err := manifestEntries(ctx, t, kept.manifests, false, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
 		for _, e := range entries {
 			if e.Status != iceberg.EntryDeleted {
 				delete(files, e.DataFile.Path)

@@ -63,7 +63,7 @@ func referencedFiles(ctx context.Context, t *catalog.Table) (map[string]bool, er
 	for _, s := range stats {
 		add(s.Path)
 	}
-	set, err := collectManifests(ctx, t, md.Snapshots)
+	set, err := collectManifests(ctx, t, md.Snapshots, false)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func referencedFiles(ctx context.Context, t *catalog.Table) (map[string]bool, er
 	for p := range set.manifests {
 		add(p)
 	}
-	if err := manifestEntries(ctx, t, set.manifests, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
+	if err := manifestEntries(ctx, t, set.manifests, false, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
 		for _, e := range entries {
 			add(e.DataFile.Path)
 		}
