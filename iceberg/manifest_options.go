@@ -2,22 +2,6 @@ package iceberg
 
 import "slices"
 
-// ManifestOption tunes what ReadManifest decodes.
-type ManifestOption func(*manifestOptions)
-
-type manifestOptions struct {
-	metrics MetricColumns
-}
-
-// WithMetrics makes ReadManifest keep the column metrics (column sizes,
-// value, null and NaN counts, lower and upper bounds) of the columns in
-// cols only. Every entry is still read and checked as without the option;
-// the metrics of other columns are just not stored, which spares a scan
-// that tests no column, or few, most of a manifest's allocations.
-func WithMetrics(cols MetricColumns) ManifestOption {
-	return func(o *manifestOptions) { o.metrics = cols }
-}
-
 // MetricColumns is a set of field ids whose column metrics are wanted, or
 // all of them. The zero value holds no column.
 type MetricColumns struct {

@@ -152,6 +152,18 @@ func parsePartitionFields(in []jsonPartitionField) []PartitionField {
 	return out
 }
 
+// UnmarshalJSON reads a spec in its JSON form, as the metadata file's
+// partition-specs and a manifest's "partition-spec" header (its fields
+// array, wrapped as {"fields": ...}) carry it.
+func (s *PartitionSpec) UnmarshalJSON(b []byte) error {
+	var js jsonPartitionSpec
+	if err := json.Unmarshal(b, &js); err != nil {
+		return err
+	}
+	*s = PartitionSpec{ID: js.SpecID, Fields: parsePartitionFields(js.Fields)}
+	return nil
+}
+
 // MarshalJSON writes the spec in its JSON form.
 func (s PartitionSpec) MarshalJSON() ([]byte, error) {
 	js := jsonPartitionSpec{SpecID: s.ID, Fields: make([]jsonPartitionField, len(s.Fields))}

@@ -11,6 +11,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/manifests"
 	"github.com/iceflight/iceflight/writer/manifest"
 )
 
@@ -192,7 +193,7 @@ func readList(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) ([]ice
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
-	mfs, err := iceberg.ReadManifestList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
+	mfs, err := manifests.ReadList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
@@ -210,7 +211,7 @@ func readManifest(ctx context.Context, t *catalog.Table, mf iceberg.ManifestFile
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", mf.Path, err)
 	}
-	entries, err := iceberg.ReadManifest(strings.NewReader(string(b)), mf, spec.PartitionType(md.CurrentSchema()))
+	entries, err := manifests.Read(strings.NewReader(string(b)), mf, spec.PartitionType(md.CurrentSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", mf.Path, err)
 	}

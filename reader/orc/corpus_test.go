@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/manifests"
 )
 
 // The corpus (../shared/conformance, see its README.md) holds real Iceberg
@@ -231,10 +232,10 @@ func (ct *corpusTable) liveFiles(t *testing.T, s *iceberg.Snapshot) []iceberg.Da
 		if f, err = open(s.ManifestList); err != nil {
 			t.Fatal(err)
 		}
-		mfs, err = iceberg.ReadManifestList(f, ct.md.FormatVersion, s)
+		mfs, err = manifests.ReadList(f, ct.md.FormatVersion, s)
 		f.Close()
 	} else {
-		mfs, err = iceberg.DataManifestsFromPaths(s, open)
+		mfs, err = manifests.FromPaths(s, open)
 	}
 	if err != nil {
 		t.Fatalf("%s: manifests of snapshot %d: %v", ct.name, s.SnapshotID, err)
@@ -249,7 +250,7 @@ func (ct *corpusTable) liveFiles(t *testing.T, s *iceberg.Snapshot) []iceberg.Da
 		if err != nil {
 			t.Fatal(err)
 		}
-		es, err := iceberg.ReadManifest(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
+		es, err := manifests.Read(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s: manifest %s: %v", ct.name, mf.Path, err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/manifests"
 )
 
 // corpus holds tables written by other engines, Iceberg Java among them.
@@ -32,7 +33,7 @@ func javaV3(t *testing.T, pattern string) map[string]map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		md, err := iceberg.ManifestMetadata(f)
+		md, err := manifests.Metadata(f)
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s: %v", n, err)
@@ -123,7 +124,7 @@ func TestSchemasMatchJava(t *testing.T) {
 			if _, err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			ours, err := iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+			ours, err := manifests.Metadata(bytes.NewReader(buf.Bytes()))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -157,7 +158,7 @@ func TestListSchemasMatchJava(t *testing.T) {
 		if _, err := WriteList(&buf, opts, nil); err != nil {
 			t.Fatal(err)
 		}
-		ours, err := iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+		ours, err := manifests.Metadata(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +192,7 @@ func TestRewriteJavaManifests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lmd, err := iceberg.ManifestMetadata(bytes.NewReader(lb))
+		lmd, err := manifests.Metadata(bytes.NewReader(lb))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestRewriteJavaManifests(t *testing.T) {
 		if version < 2 {
 			continue // v1 lists may leave counts out
 		}
-		mfs, err := iceberg.ReadManifestList(bytes.NewReader(lb), version, nil)
+		mfs, err := manifests.ReadList(bytes.NewReader(lb), version, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", list, err)
 		}
@@ -210,7 +211,7 @@ func TestRewriteJavaManifests(t *testing.T) {
 				continue // a manifest the corpus did not keep
 			}
 			name := filepath.Base(filepath.Dir(filepath.Dir(list))) + "/" + filepath.Base(loc)
-			md, err := iceberg.ManifestMetadata(bytes.NewReader(mb))
+			md, err := manifests.Metadata(bytes.NewReader(mb))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +221,7 @@ func TestRewriteJavaManifests(t *testing.T) {
 			}
 			sp := specFromHeader(t, md)
 			part := sp.PartitionType(&schema)
-			entries, err := iceberg.ReadManifest(bytes.NewReader(mb), mf, part)
+			entries, err := manifests.Read(bytes.NewReader(mb), mf, part)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -258,7 +259,7 @@ func TestRewriteJavaManifests(t *testing.T) {
 				t.Errorf("%s summary:\n got %+v\nwant %+v", name, got, want)
 			}
 			got.Path, got.SequenceNumber, got.FirstRowID = mf.Path, mf.SequenceNumber, mf.FirstRowID
-			again, err := iceberg.ReadManifest(bytes.NewReader(buf.Bytes()), got, part)
+			again, err := manifests.Read(bytes.NewReader(buf.Bytes()), got, part)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

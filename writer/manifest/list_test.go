@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/manifests"
 )
 
 func manifestFile(path string, content iceberg.ManifestContent, snap, seq int64, added, existing int64, first *int64) iceberg.ManifestFile {
@@ -46,7 +47,7 @@ func TestWriteListFirstRowIDs(t *testing.T) {
 	if assigned != 375 {
 		t.Errorf("assigned %d rows, want 375", assigned)
 	}
-	got, err := iceberg.ReadManifestList(bytes.NewReader(buf.Bytes()), 3, nil)
+	got, err := manifests.ReadList(bytes.NewReader(buf.Bytes()), 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestWriteListFirstRowIDs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("manifest list:\n got %+v\nwant %+v", got, want)
 	}
-	md, err := iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+	md, err := manifests.Metadata(bytes.NewReader(buf.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestWriteListFirstRowIDs(t *testing.T) {
 }
 
 // TestWriteListVersions round-trips manifest lists of each version through
-// iceberg.ReadManifestList: v1 has no content or sequence numbers (read as
+// manifests.ReadList: v1 has no content or sequence numbers (read as
 // 0) and may leave counts absent (-1); a parentless snapshot's
 // parent-snapshot-id is "null", as Java writes it.
 func TestWriteListVersions(t *testing.T) {
@@ -83,7 +84,7 @@ func TestWriteListVersions(t *testing.T) {
 		if _, err := WriteList(&buf, ListOptions{FormatVersion: version, SnapshotID: 5, SequenceNumber: 1}, []iceberg.ManifestFile{mf}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := iceberg.ReadManifestList(bytes.NewReader(buf.Bytes()), version, nil)
+		got, err := manifests.ReadList(bytes.NewReader(buf.Bytes()), version, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -99,7 +100,7 @@ func TestWriteListVersions(t *testing.T) {
 		if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 			t.Errorf("v%d:\n got %+v\nwant %+v", version, got, want)
 		}
-		md, _ := iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+		md, _ := manifests.Metadata(bytes.NewReader(buf.Bytes()))
 		if md["parent-snapshot-id"] != "null" || md["format-version"] != string(rune('0'+version)) {
 			t.Errorf("v%d metadata %v", version, md)
 		}
@@ -111,7 +112,7 @@ func TestWriteListVersions(t *testing.T) {
 	if _, err := WriteList(&buf, ListOptions{FormatVersion: 1, SnapshotID: 5}, []iceberg.ManifestFile{absent}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := iceberg.ReadManifestList(bytes.NewReader(buf.Bytes()), 1, nil)
+	got, err := manifests.ReadList(bytes.NewReader(buf.Bytes()), 1, nil)
 	if err != nil || len(got) != 1 || got[0].AddedFilesCount != -1 || got[0].ExistingRowsCount != -1 || got[0].AddedRowsCount != 10 {
 		t.Errorf("v1 absent counts: %+v, %v", got, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/manifests"
 )
 
 // testSchema has a column of every primitive type a partition can use.
@@ -108,7 +109,7 @@ func dataFile(content iceberg.FileContent, path string, part []any, records int6
 
 // TestManifestRoundTrip writes manifests of every version, content and
 // partition transform, and reads them back with the reader's
-// iceberg.ReadManifest, applying the spec's inheritance from the manifest
+// manifests.Read, applying the spec's inheritance from the manifest
 // list entry.
 func TestManifestRoundTrip(t *testing.T) {
 	t.Parallel()
@@ -193,7 +194,7 @@ func TestManifestRoundTrip(t *testing.T) {
 						mf.FirstRowID = i64(1000)
 					}
 					part := pc.spec.PartitionType(testSchema)
-					got, err := iceberg.ReadManifest(bytes.NewReader(buf.Bytes()), mf, part)
+					got, err := manifests.Read(bytes.NewReader(buf.Bytes()), mf, part)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -302,7 +303,7 @@ func TestManifestMetadata(t *testing.T) {
 		if _, err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		md, err := iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+		md, err := manifests.Metadata(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}

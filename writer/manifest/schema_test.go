@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/manifests"
 )
 
 // avroIDs walks an Avro schema and returns "path=id" for every field-id,
@@ -106,7 +107,7 @@ func TestSchemaFieldIDs(t *testing.T) {
 		if _, err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
-		md, err := iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+		md, err := manifests.Metadata(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,7 +118,7 @@ func TestSchemaFieldIDs(t *testing.T) {
 		if _, err := WriteList(&buf, ListOptions{FormatVersion: tc.version, SnapshotID: 1}, nil); err != nil {
 			t.Fatal(err)
 		}
-		md, err = iceberg.ManifestMetadata(bytes.NewReader(buf.Bytes()))
+		md, err = manifests.Metadata(bytes.NewReader(buf.Bytes()))
 		if err != nil {
 			t.Fatal(err)
 		}

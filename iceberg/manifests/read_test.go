@@ -1,4 +1,4 @@
-package iceberg
+package manifests
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/golang/snappy"
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/avro"
 	"github.com/klauspost/compress/zstd"
 	"github.com/linkedin/goavro/v2"
-
-	"github.com/iceflight/iceflight/internal/avro"
 )
 
 // Hand-built manifests: small Avro container files written in the test, to
@@ -170,12 +170,12 @@ func writeManifest(t *testing.T, schema string, entries ...testEntry) []byte {
 
 func TestReadManifestInheritance(t *testing.T) {
 	t.Parallel()
-	mf := ManifestFile{Path: "m.avro", SequenceNumber: 7, AddedSnapshotID: 70}
+	mf := iceberg.ManifestFile{Path: "m.avro", SequenceNumber: 7, AddedSnapshotID: 70}
 	v1Schema := entrySchema("", "sequence_number", "file_sequence_number")
 	cases := []struct {
 		name    string
 		schema  string
-		mf      ManifestFile
+		mf      iceberg.ManifestFile
 		entry   testEntry
 		want    [3]int64 // snapshot id, data and file sequence numbers
 		wantErr string
@@ -192,7 +192,7 @@ func TestReadManifestInheritance(t *testing.T) {
 			testEntry{status: 0, snapshot: int64(50), fileSeq: int64(4)}, [3]int64{}, "EXISTING entry has a null sequence_number"},
 		{"DELETED entry with a null file sequence number is an error", "", mf,
 			testEntry{status: 2, snapshot: int64(50), seq: int64(4)}, [3]int64{}, "DELETED entry has a null file_sequence_number"},
-		{"manifest with sequence number 0 reads nulls as 0", "", ManifestFile{AddedSnapshotID: 70},
+		{"manifest with sequence number 0 reads nulls as 0", "", iceberg.ManifestFile{AddedSnapshotID: 70},
 			testEntry{status: 0}, [3]int64{70, 0, 0}, ""},
 		{"v1 manifest reads sequence number 0 whatever the list says", v1Schema, mf,
 			testEntry{status: 0, snapshot: int64(50)}, [3]int64{50, 0, 0}, ""},
@@ -209,9 +209,9 @@ func TestReadManifestInheritance(t *testing.T) {
 			}
 			ok := testEntry{status: 1, records: 1}
 			raw := writeManifest(t, schema, ok, tc.entry)
-			es, err := ReadManifest(bytes.NewReader(raw), tc.mf, &StructType{})
+			es, err := Read(bytes.NewReader(raw), tc.mf, &iceberg.StructType{})
 			if tc.wantErr != "" {
-				if !errors.Is(err, ErrInvalidMetadata) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "manifest entry 1") {
+				if !errors.Is(err, iceberg.ErrInvalidMetadata) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "manifest entry 1") {
 					t.Fatalf("got error %v, want one about entry 1: %s", err, tc.wantErr)
 				}
 				return
@@ -251,7 +251,7 @@ func TestReadManifestFirstRowIDInheritance(t *testing.T) {
 		{"manifest with a first_row_id", &first, []any{int64(100), int64(50), int64(110), nil, nil, int64(115), int64(117)}},
 		{"manifest without a first_row_id", nil, []any{nil, int64(50), nil, nil, nil, nil, nil}},
 	} {
-		es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{SequenceNumber: 2, FirstRowID: tc.first}, &StructType{})
+		es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{SequenceNumber: 2, FirstRowID: tc.first}, &iceberg.StructType{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,15 +270,15 @@ func TestReadManifestFirstRowIDInheritance(t *testing.T) {
 func TestReadManifestDataFileFields(t *testing.T) {
 	t.Parallel()
 	raw := writeManifest(t, entrySchema(""), testEntry{status: 1, records: 3})
-	es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{SpecID: 4, SequenceNumber: 1}, nil)
+	es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{SpecID: 4, SequenceNumber: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := es[0].DataFile
 	zero := 0
-	want := DataFile{
+	want := iceberg.DataFile{
 		Path: "s3://b/t/data/f.parquet", Format: "PARQUET", Partition: []any{}, RecordCount: 3, FileSize: 100,
-		ColumnSizes: ColumnCounts{{1, 40}}, LowerBounds: ColumnBounds{{1, []byte{1, 0, 0, 0}}},
+		ColumnSizes: iceberg.ColumnCounts{{ID: 1, Count: 40}}, LowerBounds: iceberg.ColumnBounds{{ID: 1, Value: []byte{1, 0, 0, 0}}},
 		SplitOffsets: []int64{4}, SortOrderID: &zero, SpecID: 4,
 	}
 	if !reflect.DeepEqual(f, want) {
@@ -329,10 +329,10 @@ func TestReadManifestPartitionLiterals(t *testing.T) {
 		"us": avroOpt("string", "12151fd2-7586-11e9-8f9e-2a86e4085a59"),
 		"fx": avroOpt("fixed_3", []byte{1, 2, 3}), "bin": avroOpt("bytes", []byte{}), "nul": nil,
 	}
-	types := []Type{
-		BooleanType{}, IntType{}, LongType{}, FloatType{}, DoubleType{}, DecimalType{9, 2}, DecimalType{9, 2},
-		DecimalType{38, 10}, DateType{}, TimeType{}, TimestampType{}, TimestampTzType{}, TimestampNsType{},
-		StringType{}, UUIDType{}, UUIDType{}, FixedType{3}, BinaryType{}, IntType{},
+	types := []iceberg.Type{
+		iceberg.BooleanType{}, iceberg.IntType{}, iceberg.LongType{}, iceberg.FloatType{}, iceberg.DoubleType{}, iceberg.DecimalType{Precision: 9, Scale: 2}, iceberg.DecimalType{Precision: 9, Scale: 2},
+		iceberg.DecimalType{Precision: 38, Scale: 10}, iceberg.DateType{}, iceberg.TimeType{}, iceberg.TimestampType{}, iceberg.TimestampTzType{}, iceberg.TimestampNsType{},
+		iceberg.StringType{}, iceberg.UUIDType{}, iceberg.UUIDType{}, iceberg.FixedType{Length: 3}, iceberg.BinaryType{}, iceberg.IntType{},
 	}
 	want := []any{
 		true, int32(-7), int64(1) << 40, float32(2.25), 2.375, decimal128.FromI64(-12345), decimal128.FromI64(1),
@@ -341,25 +341,25 @@ func TestReadManifestPartitionLiterals(t *testing.T) {
 	}
 	// The spec lists the fields in reverse order with one more field the
 	// Avro lacks: fields match by field id, the missing one reads null.
-	pt := &StructType{}
+	pt := &iceberg.StructType{}
 	var wantRev []any
 	for i := len(types) - 1; i >= 0; i-- {
-		pt.Fields = append(pt.Fields, NestedField{ID: 1000 + i, Name: "p" + string(rune('a'+i)), Type: types[i]})
+		pt.Fields = append(pt.Fields, iceberg.NestedField{ID: 1000 + i, Name: "p" + string(rune('a'+i)), Type: types[i]})
 		wantRev = append(wantRev, want[i])
 	}
-	pt.Fields = append(pt.Fields, NestedField{ID: 1999, Name: "added_later", Type: IntType{}})
+	pt.Fields = append(pt.Fields, iceberg.NestedField{ID: 1999, Name: "added_later", Type: iceberg.IntType{}})
 	wantRev = append(wantRev, nil)
 
 	raw := writeManifest(t, entrySchema(partitionSchema), testEntry{status: 1, records: 1, partition: part})
 	for _, tc := range []struct {
 		name string
-		pt   *StructType
+		pt   *iceberg.StructType
 		want []any
 	}{
 		{"typed by the spec", pt, wantRev},
 		{"typed by Avro alone (no partition type)", nil, want},
 	} {
-		es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{SequenceNumber: 1}, tc.pt)
+		es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{SequenceNumber: 1}, tc.pt)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -395,16 +395,16 @@ func TestReadManifestByNameWithoutFieldIDs(t *testing.T) {
 		},
 	}
 	raw := writeOCF(t, "null", schema, nil, rec)
-	pt := &StructType{Fields: []NestedField{
-		{ID: 1000, Name: "day", Type: DateType{}},
-		{ID: 1001, Name: "renamed", Type: StringType{}},
+	pt := &iceberg.StructType{Fields: []iceberg.NestedField{
+		{ID: 1000, Name: "day", Type: iceberg.DateType{}},
+		{ID: 1001, Name: "renamed", Type: iceberg.StringType{}},
 	}}
-	es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{SequenceNumber: 5}, pt)
+	es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{SequenceNumber: 5}, pt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := es[0]
-	if e.Status != EntryAdded || e.SnapshotID != 9 || e.SequenceNumber != 0 || e.DataFile.Format != "ORC" ||
+	if e.Status != iceberg.EntryAdded || e.SnapshotID != 9 || e.SequenceNumber != 0 || e.DataFile.Format != "ORC" ||
 		!reflect.DeepEqual(e.DataFile.Partition, []any{int32(3), "x"}) {
 		t.Errorf("got %+v", e)
 	}
@@ -417,14 +417,14 @@ func TestReadManifestCodecs(t *testing.T) {
 			t.Parallel()
 			rec := testEntry{status: 1, records: 42}.native()
 			raw := writeOCF(t, codec, entrySchema(""), nil, rec, rec, rec)
-			es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{SequenceNumber: 1}, nil)
+			es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{SequenceNumber: 1}, nil)
 			if err != nil || len(es) != 3 || es[2].DataFile.RecordCount != 42 {
 				t.Fatalf("got %d entries, %v", len(es), err)
 			}
 		})
 	}
 	raw := writeOCF(t, "xz", entrySchema(""), nil, testEntry{status: 1}.native())
-	if _, err := ReadManifest(bytes.NewReader(raw), ManifestFile{}, nil); !errors.Is(err, ErrInvalidMetadata) || !strings.Contains(err.Error(), `"xz"`) {
+	if _, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{}, nil); !errors.Is(err, iceberg.ErrInvalidMetadata) || !strings.Contains(err.Error(), `"xz"`) {
 		t.Errorf("unsupported codec: got %v", err)
 	}
 }
@@ -439,18 +439,18 @@ func TestReadManifestDamagedFiles(t *testing.T) {
 	// Cut right after the header, the file is a valid empty manifest.
 	header := len(writeOCF(t, "deflate", schema, nil))
 	for n := 0; n < len(raw); n++ {
-		es, err := ReadManifest(bytes.NewReader(raw[:n]), ManifestFile{}, nil)
+		es, err := Read(bytes.NewReader(raw[:n]), iceberg.ManifestFile{}, nil)
 		if n == header && err == nil && len(es) == 0 {
 			continue
 		}
-		if !errors.Is(err, ErrInvalidMetadata) {
+		if !errors.Is(err, iceberg.ErrInvalidMetadata) {
 			t.Fatalf("truncated to %d bytes: got %v", n, err)
 		}
 	}
 	for i := range raw {
 		damaged := bytes.Clone(raw)
 		damaged[i] ^= 0xa5
-		if _, err := ReadManifest(bytes.NewReader(damaged), ManifestFile{}, nil); err != nil && !errors.Is(err, ErrInvalidMetadata) {
+		if _, err := Read(bytes.NewReader(damaged), iceberg.ManifestFile{}, nil); err != nil && !errors.Is(err, iceberg.ErrInvalidMetadata) {
 			t.Fatalf("byte %d changed: error %v does not wrap ErrInvalidMetadata", i, err)
 		}
 	}
@@ -471,36 +471,36 @@ func TestAvroLiteralConversions(t *testing.T) {
 		name    string
 		schema  string
 		data    []byte
-		t       Type
+		t       iceberg.Type
 		want    any
 		wantErr bool
 	}{
-		{"int promoted to long", `"int"`, enc.long(-3), LongType{}, int64(-3), false},
-		{"float promoted to double", `"float"`, binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.1)), DoubleType{}, float64(float32(0.1)), false},
-		{"raw date", `"int"`, enc.long(20150), DateType{}, int32(20150), false},
-		{"date before 1970", `{"type":"int","logicalType":"date"}`, enc.long(-25567), DateType{}, int32(-25567), false},
-		{"a date is not an int", `{"type":"int","logicalType":"date"}`, enc.long(3), IntType{}, nil, true},
-		{"timestamp-millis", `{"type":"long","logicalType":"timestamp-millis"}`, enc.long(1500), TimestampType{}, int64(1500000), false},
-		{"local-timestamp-millis", `{"type":"long","logicalType":"local-timestamp-millis"}`, enc.long(-1500), TimestampType{}, int64(-1500000), false},
-		{"timestamp-micros to nanoseconds", `{"type":"long","logicalType":"timestamp-micros"}`, enc.long(7), TimestampNsType{}, int64(7000), false},
-		{"timestamp-nanos", `{"type":"long","logicalType":"timestamp-nanos"}`, enc.long(-7), TimestampTzNsType{}, int64(-7), false},
-		{"raw timestamp", `"long"`, enc.long(-5), TimestampTzType{}, int64(-5), false},
-		{"raw decimal bytes, two's complement", `"bytes"`, enc.bytes([]byte{0xff, 0x38}), DecimalType{4, 2}, decimal128.FromI64(-200), false},
-		{"decimal rescaled exactly", `{"type":"bytes","logicalType":"decimal","precision":9,"scale":1}`, enc.bytes([]byte{25}), DecimalType{9, 3}, decimal128.FromI64(2500), false},
-		{"decimal not exact at scale", `{"type":"bytes","logicalType":"decimal","precision":9,"scale":3}`, enc.bytes([]byte{1}), DecimalType{9, 2}, nil, true},
-		{"decimal beyond 128 bits", `{"type":"fixed","name":"f17","size":17,"logicalType":"decimal","precision":38}`, big130, DecimalType{38, 0}, nil, true},
-		{"uuid of the wrong length", `{"type":"fixed","name":"f4","size":4}`, []byte{1, 2, 3, 4}, UUIDType{}, nil, true},
+		{"int promoted to long", `"int"`, enc.long(-3), iceberg.LongType{}, int64(-3), false},
+		{"float promoted to double", `"float"`, binary.LittleEndian.AppendUint32(nil, math.Float32bits(0.1)), iceberg.DoubleType{}, float64(float32(0.1)), false},
+		{"raw date", `"int"`, enc.long(20150), iceberg.DateType{}, int32(20150), false},
+		{"date before 1970", `{"type":"int","logicalType":"date"}`, enc.long(-25567), iceberg.DateType{}, int32(-25567), false},
+		{"a date is not an int", `{"type":"int","logicalType":"date"}`, enc.long(3), iceberg.IntType{}, nil, true},
+		{"timestamp-millis", `{"type":"long","logicalType":"timestamp-millis"}`, enc.long(1500), iceberg.TimestampType{}, int64(1500000), false},
+		{"local-timestamp-millis", `{"type":"long","logicalType":"local-timestamp-millis"}`, enc.long(-1500), iceberg.TimestampType{}, int64(-1500000), false},
+		{"timestamp-micros to nanoseconds", `{"type":"long","logicalType":"timestamp-micros"}`, enc.long(7), iceberg.TimestampNsType{}, int64(7000), false},
+		{"timestamp-nanos", `{"type":"long","logicalType":"timestamp-nanos"}`, enc.long(-7), iceberg.TimestampTzNsType{}, int64(-7), false},
+		{"raw timestamp", `"long"`, enc.long(-5), iceberg.TimestampTzType{}, int64(-5), false},
+		{"raw decimal bytes, two's complement", `"bytes"`, enc.bytes([]byte{0xff, 0x38}), iceberg.DecimalType{Precision: 4, Scale: 2}, decimal128.FromI64(-200), false},
+		{"decimal rescaled exactly", `{"type":"bytes","logicalType":"decimal","precision":9,"scale":1}`, enc.bytes([]byte{25}), iceberg.DecimalType{Precision: 9, Scale: 3}, decimal128.FromI64(2500), false},
+		{"decimal not exact at scale", `{"type":"bytes","logicalType":"decimal","precision":9,"scale":3}`, enc.bytes([]byte{1}), iceberg.DecimalType{Precision: 9, Scale: 2}, nil, true},
+		{"decimal beyond 128 bits", `{"type":"fixed","name":"f17","size":17,"logicalType":"decimal","precision":38}`, big130, iceberg.DecimalType{Precision: 38, Scale: 0}, nil, true},
+		{"uuid of the wrong length", `{"type":"fixed","name":"f4","size":4}`, []byte{1, 2, 3, 4}, iceberg.UUIDType{}, nil, true},
 		{"uuid string", `{"type":"string","logicalType":"uuid"}`, enc.bytes([]byte("12151fd2-7586-11e9-8f9e-2a86e4085a59")), nil,
 			[16]byte{0x12, 0x15, 0x1f, 0xd2, 0x75, 0x86, 0x11, 0xe9, 0x8f, 0x9e, 0x2a, 0x86, 0xe4, 0x08, 0x5a, 0x59}, false},
-		{"string for an int", `"string"`, enc.bytes([]byte("1")), IntType{}, nil, true},
-		{"enum symbol as a string", `{"type":"enum","name":"e","symbols":["a","b"]}`, enc.long(1), StringType{}, "b", false},
-		{"time-millis", `{"type":"int","logicalType":"time-millis"}`, enc.long(90_000), TimeType{}, int64(90e6), false},
-		{"time-micros", `{"type":"long","logicalType":"time-micros"}`, enc.long(90e6), TimeType{}, int64(90e6), false},
-		{"a bare int is no time", `"int"`, enc.long(1), TimeType{}, nil, true},
-		{"unknown type from a fixed", `{"type":"fixed","name":"f4","size":4}`, []byte{1, 2, 3, 4}, UnknownType{}, []byte{1, 2, 3, 4}, false},
+		{"string for an int", `"string"`, enc.bytes([]byte("1")), iceberg.IntType{}, nil, true},
+		{"enum symbol as a string", `{"type":"enum","name":"e","symbols":["a","b"]}`, enc.long(1), iceberg.StringType{}, "b", false},
+		{"time-millis", `{"type":"int","logicalType":"time-millis"}`, enc.long(90_000), iceberg.TimeType{}, int64(90e6), false},
+		{"time-micros", `{"type":"long","logicalType":"time-micros"}`, enc.long(90e6), iceberg.TimeType{}, int64(90e6), false},
+		{"a bare int is no time", `"int"`, enc.long(1), iceberg.TimeType{}, nil, true},
+		{"unknown type from a fixed", `{"type":"fixed","name":"f4","size":4}`, []byte{1, 2, 3, 4}, iceberg.UnknownType{}, []byte{1, 2, 3, 4}, false},
 		{"unknown type from a bare long", `"long"`, enc.long(8), nil, int64(8), false},
-		{"null stays null", `["null","long"]`, enc.long(0), LongType{}, nil, false},
-		{"union branch", `["null","long"]`, enc.long(1).long(9), LongType{}, int64(9), false},
+		{"null stays null", `["null","long"]`, enc.long(0), iceberg.LongType{}, nil, false},
+		{"union branch", `["null","long"]`, enc.long(1).long(9), iceberg.LongType{}, int64(9), false},
 	}
 	for _, tc := range cases {
 		s, err := avro.ParseSchema([]byte(tc.schema))
@@ -513,7 +513,7 @@ func TestAvroLiteralConversions(t *testing.T) {
 		if (err != nil) != tc.wantErr || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, %v; want %#v (error %v)", tc.name, got, err, tc.want, tc.wantErr)
 		}
-		if err != nil && !errors.Is(err, ErrInvalidMetadata) {
+		if err != nil && !errors.Is(err, iceberg.ErrInvalidMetadata) {
 			t.Errorf("%s: error %v does not wrap ErrInvalidMetadata", tc.name, err)
 		}
 		if err == nil && r.d.Remaining() != 0 {
@@ -615,7 +615,7 @@ func TestCorpusPartitionTypePromotionAndDroppedSource(t *testing.T) {
 	spec, _ := ct.md.SpecByID(mf.SpecID)
 	f, _ := os.Open(ct.local(mf.Path))
 	defer f.Close()
-	dropped, err := ReadManifest(f, mf, spec.PartitionType(NewSchema(0)))
+	dropped, err := Read(f, mf, spec.PartitionType(iceberg.NewSchema(0)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,9 @@
-package iceberg
+package manifests
 
 import (
 	"fmt"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 )
 
@@ -20,9 +21,9 @@ func (o optional) ptr(a *avroArena) *int64 {
 }
 
 // decodeEntry decodes one manifest_entry record into e, applying the
-// inheritance rules of ReadManifest but for first_row_id's, which need the
+// inheritance rules of Read but for first_row_id's, which need the
 // entries before it. part receives the partition values.
-func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, e *ManifestEntry, part []any) error {
+func (l *manifestLayout) decodeEntry(r *valueReader, mf *iceberg.ManifestFile, v1 bool, e *iceberg.ManifestEntry, part []any) error {
 	status := int64(-1)
 	var snapshot, seq, fileSeq optional
 	err := l.entry.decode(r, func(op *fieldOp, t uint8) error {
@@ -45,8 +46,8 @@ func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, 
 	if err != nil {
 		return err
 	}
-	e.Status = EntryStatus(status)
-	if status < int64(EntryExisting) || status > int64(EntryDeleted) {
+	e.Status = iceberg.EntryStatus(status)
+	if status < int64(iceberg.EntryExisting) || status > int64(iceberg.EntryDeleted) {
 		r.fail(fmt.Sprintf("status %d", status))
 	}
 	e.SnapshotID = mf.AddedSnapshotID
@@ -54,7 +55,7 @@ func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, 
 		e.SnapshotID = snapshot.v
 	}
 	if !v1 {
-		inherit := e.Status == EntryAdded || mf.SequenceNumber == 0
+		inherit := e.Status == iceberg.EntryAdded || mf.SequenceNumber == 0
 		switch {
 		case seq.ok:
 			e.SequenceNumber = seq.v
@@ -78,7 +79,7 @@ func (l *manifestLayout) decodeEntry(r *valueReader, mf *ManifestFile, v1 bool, 
 }
 
 // decodeFile decodes the data_file record into f.
-func (l *manifestLayout) decodeFile(r *valueReader, mf *ManifestFile, f *DataFile, part []any) error {
+func (l *manifestLayout) decodeFile(r *valueReader, mf *iceberg.ManifestFile, f *iceberg.DataFile, part []any) error {
 	f.RecordCount, f.FileSize, f.SpecID, f.Partition = -1, -1, mf.SpecID, part
 	err := l.file.decode(r, func(op *fieldOp, t uint8) error {
 		return l.decodeFileField(r, op, t, f)
@@ -86,7 +87,7 @@ func (l *manifestLayout) decodeFile(r *valueReader, mf *ManifestFile, f *DataFil
 	if err != nil {
 		return err
 	}
-	if f.Content < FileContentData || f.Content > FileContentEqualityDeletes {
+	if f.Content < iceberg.FileContentData || f.Content > iceberg.FileContentEqualityDeletes {
 		r.fail(fmt.Sprintf("data_file content %d", f.Content))
 	}
 	if f.RecordCount < 0 || f.FileSize < 0 {
@@ -96,11 +97,11 @@ func (l *manifestLayout) decodeFile(r *valueReader, mf *ManifestFile, f *DataFil
 }
 
 // decodeFileField decodes one field of the data_file record for target t.
-func (l *manifestLayout) decodeFileField(r *valueReader, op *fieldOp, t uint8, f *DataFile) error {
+func (l *manifestLayout) decodeFileField(r *valueReader, op *fieldOp, t uint8, f *iceberg.DataFile) error {
 	switch t {
 	case tContent:
 		v, _ := r.optLong(op.typ, op.name)
-		f.Content = FileContent(v)
+		f.Content = iceberg.FileContent(v)
 	case tPath:
 		f.Path = r.str(op.typ, op.name, true)
 	case tFormat:

@@ -1,4 +1,4 @@
-package iceberg
+package manifests
 
 import (
 	"encoding/hex"
@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 )
 
@@ -122,8 +122,8 @@ func classOf(s *avro.Schema) avroClass {
 // literal of Iceberg type t; a nil or unknown t takes the type from the
 // Avro schema alone, as for a partition field whose source column was
 // dropped.
-func compileLiteral(s *avro.Schema, t Type) literalPlan {
-	if _, unknown := t.(UnknownType); unknown || t == nil {
+func compileLiteral(s *avro.Schema, t iceberg.Type) literalPlan {
+	if _, unknown := t.(iceberg.UnknownType); unknown || t == nil {
 		t = avroIcebergType(s)
 	}
 	c := classOf(s)
@@ -133,26 +133,26 @@ func compileLiteral(s *avro.Schema, t Type) literalPlan {
 	p := literalPlan{s: s, err: fmt.Sprintf("Avro %s value does not convert to %v", s.Type, t)}
 	set := func(op litOp) literalPlan { p.op = op; return p }
 	switch t := t.(type) {
-	case BooleanType:
+	case iceberg.BooleanType:
 		if c == classBool {
 			return set(litBool)
 		}
-	case IntType:
+	case iceberg.IntType:
 		if c == classInt32 {
 			return set(litInt)
 		}
-	case DateType:
+	case iceberg.DateType:
 		if c == classInt32 || c == classDate {
 			return set(litInt)
 		}
-	case LongType:
+	case iceberg.LongType:
 		switch c {
 		case classInt32:
 			return set(litIntToLong)
 		case classInt64:
 			return set(litLong)
 		}
-	case TimeType:
+	case iceberg.TimeType:
 		switch c {
 		case classTimeMs:
 			return set(litTimeMillis)
@@ -161,7 +161,7 @@ func compileLiteral(s *avro.Schema, t Type) literalPlan {
 		case classInt64:
 			return set(litLong)
 		}
-	case TimestampType, TimestampTzType:
+	case iceberg.TimestampType, iceberg.TimestampTzType:
 		switch c {
 		case classTsMs:
 			p.scale = 1000
@@ -175,7 +175,7 @@ func compileLiteral(s *avro.Schema, t Type) literalPlan {
 			}
 			return set(litLong)
 		}
-	case TimestampNsType, TimestampTzNsType:
+	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
 		switch c {
 		case classInt64:
 			return set(litLong)
@@ -186,18 +186,18 @@ func compileLiteral(s *avro.Schema, t Type) literalPlan {
 			p.scale = 1000
 			return set(litLongTimes)
 		}
-	case FloatType:
+	case iceberg.FloatType:
 		if c == classFloat32 {
 			return set(litFloat)
 		}
-	case DoubleType:
+	case iceberg.DoubleType:
 		switch c {
 		case classFloat64:
 			return set(litDouble)
 		case classFloat32:
 			return set(litFloatDouble)
 		}
-	case DecimalType:
+	case iceberg.DecimalType:
 		p.scale, p.from = int64(t.Scale), t.Scale
 		switch c {
 		case classRat:
@@ -207,16 +207,16 @@ func compileLiteral(s *avro.Schema, t Type) literalPlan {
 			return set(litDecimal)
 		}
 		p.err = fmt.Sprintf("decimal value of Avro %s", s.Type)
-	case StringType:
+	case iceberg.StringType:
 		if c == classString || c == classBytes {
 			return set(litString)
 		}
-	case UUIDType:
+	case iceberg.UUIDType:
 		if c == classBytes || c == classString {
 			return set(litUUID)
 		}
 		p.err = fmt.Sprintf("uuid value of Avro %s", s.Type)
-	case FixedType, BinaryType:
+	case iceberg.FixedType, iceberg.BinaryType:
 		if c == classBytes || c == classString {
 			return set(litBinary)
 		}
@@ -225,49 +225,49 @@ func compileLiteral(s *avro.Schema, t Type) literalPlan {
 }
 
 // avroIcebergType is the Iceberg type an Avro schema stands for.
-func avroIcebergType(s *avro.Schema) Type {
+func avroIcebergType(s *avro.Schema) iceberg.Type {
 	switch s.Kind {
 	case avro.KindBoolean:
-		return BooleanType{}
+		return iceberg.BooleanType{}
 	case avro.KindInt:
 		switch s.Logical {
 		case "date":
-			return DateType{}
+			return iceberg.DateType{}
 		case "time-millis":
-			return TimeType{}
+			return iceberg.TimeType{}
 		}
-		return IntType{}
+		return iceberg.IntType{}
 	case avro.KindLong:
 		switch s.Logical {
 		case "time-micros":
-			return TimeType{}
+			return iceberg.TimeType{}
 		case "timestamp-micros", "timestamp-millis", "local-timestamp-micros", "local-timestamp-millis":
-			return TimestampType{}
+			return iceberg.TimestampType{}
 		case "timestamp-nanos", "local-timestamp-nanos":
-			return TimestampNsType{}
+			return iceberg.TimestampNsType{}
 		}
-		return LongType{}
+		return iceberg.LongType{}
 	case avro.KindFloat:
-		return FloatType{}
+		return iceberg.FloatType{}
 	case avro.KindDouble:
-		return DoubleType{}
+		return iceberg.DoubleType{}
 	case avro.KindString, avro.KindEnum:
 		if s.Logical == "uuid" {
-			return UUIDType{}
+			return iceberg.UUIDType{}
 		}
-		return StringType{}
+		return iceberg.StringType{}
 	case avro.KindBytes, avro.KindFixed:
 		switch {
 		case s.Logical == "decimal":
-			return DecimalType{Precision: s.Precision, Scale: s.Scale}
+			return iceberg.DecimalType{Precision: s.Precision, Scale: s.Scale}
 		case s.Logical == "uuid" && s.Kind == avro.KindFixed:
-			return UUIDType{}
+			return iceberg.UUIDType{}
 		case s.Kind == avro.KindFixed:
-			return FixedType{Length: s.Size}
+			return iceberg.FixedType{Length: s.Size}
 		}
-		return BinaryType{}
+		return iceberg.BinaryType{}
 	}
-	return UnknownType{}
+	return iceberg.UnknownType{}
 }
 
 // decode reads one value and returns its literal.
@@ -319,7 +319,7 @@ func (p *literalPlan) decode(r *valueReader) (any, error) {
 		return append([]byte{}, b...), nil
 	}
 	d.Skip(p.s)
-	return nil, fmt.Errorf("%w: %s", ErrInvalidMetadata, p.err)
+	return nil, fmt.Errorf("%w: %s", iceberg.ErrInvalidMetadata, p.err)
 }
 
 // strOrBytes reads a string, enum symbol, bytes or fixed value, aliasing
@@ -345,7 +345,7 @@ func decodeDecimal(b []byte, from, to int) (any, error) {
 	if from > maxDecimalScale || to > maxDecimalScale {
 		// Scales this large come only from damaged schemas; computing
 		// their powers of ten would take a long time.
-		return nil, fmt.Errorf("%w: decimal scale %d or %d out of range", ErrInvalidMetadata, from, to)
+		return nil, fmt.Errorf("%w: decimal scale %d or %d out of range", iceberg.ErrInvalidMetadata, from, to)
 	}
 	if from == to && len(b) <= 8 {
 		var v int64
@@ -365,10 +365,10 @@ func decodeDecimal(b []byte, from, to int) (any, error) {
 	n = new(big.Int).Mul(r.Num(), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(to)), nil))
 	q, m := n.QuoRem(n, r.Denom(), new(big.Int))
 	if m.Sign() != 0 {
-		return nil, fmt.Errorf("%w: decimal %s is not exact at scale %d", ErrInvalidMetadata, r.RatString(), to)
+		return nil, fmt.Errorf("%w: decimal %s is not exact at scale %d", iceberg.ErrInvalidMetadata, r.RatString(), to)
 	}
 	if q.BitLen() > 127 {
-		return nil, fmt.Errorf("%w: decimal %s does not fit in 128 bits", ErrInvalidMetadata, r.RatString())
+		return nil, fmt.Errorf("%w: decimal %s does not fit in 128 bits", iceberg.ErrInvalidMetadata, r.RatString())
 	}
 	return decimal128.FromBigInt(q), nil
 }
@@ -388,5 +388,5 @@ func parseUUID(b []byte, isString bool) (any, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("%w: uuid value %q", ErrInvalidMetadata, b)
+	return nil, fmt.Errorf("%w: uuid value %q", iceberg.ErrInvalidMetadata, b)
 }

@@ -1,4 +1,4 @@
-package iceberg
+package manifests
 
 import (
 	"bytes"
@@ -14,19 +14,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/linkedin/goavro/v2"
 )
 
 // The corpus tests in this file walk the conformance corpus from snapshots
 // through manifest lists to manifests: real tables written by Spark, Flink,
-// Trino, Impala and Hive (../shared/conformance, see its README.md). They
+// Trino, Impala and Hive (../../../shared/conformance, see its README.md). They
 // skip where the corpus is absent. Hand-built manifest lists are tested at
 // the end of the file; hand-built manifests in manifest_test.go.
 
 // conformanceCorpus returns the corpus folder, or skips the test.
 func conformanceCorpus(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Join("..", "..", "shared", "conformance")
+	dir := filepath.Join("..", "..", "..", "shared", "conformance")
 	if _, err := os.Stat(filepath.Join(dir, "INDEX.md")); err != nil {
 		t.Skipf("conformance corpus not found at %s: %v", dir, err)
 	}
@@ -43,7 +44,7 @@ var handEdited = map[string]string{
 // corpusTable is one table of the corpus with its latest metadata.
 type corpusTable struct {
 	name, dir string
-	md        *TableMetadata
+	md        *iceberg.TableMetadata
 }
 
 // corpusTableNames lists the tables of INDEX.md with their latest metadata
@@ -93,7 +94,7 @@ func loadCorpusTable(t testing.TB, name string) corpusTable {
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := ParseMetadata(raw)
+	md, err := iceberg.ParseMetadata(raw)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -106,21 +107,21 @@ func (ct corpusTable) local(location string) string {
 	return filepath.Join(ct.dir, "metadata", filepath.Base(location))
 }
 
-func (ct corpusTable) manifestList(t testing.TB, s *Snapshot) []ManifestFile {
+func (ct corpusTable) manifestList(t testing.TB, s *iceberg.Snapshot) []iceberg.ManifestFile {
 	t.Helper()
 	f, err := os.Open(ct.local(s.ManifestList))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	mfs, err := ReadManifestList(f, ct.md.FormatVersion, s)
+	mfs, err := ReadList(f, ct.md.FormatVersion, s)
 	if err != nil {
 		t.Fatalf("%s: manifest list %s: %v", ct.name, s.ManifestList, err)
 	}
 	return mfs
 }
 
-func (ct corpusTable) entries(t *testing.T, mf ManifestFile) []ManifestEntry {
+func (ct corpusTable) entries(t *testing.T, mf iceberg.ManifestFile) []iceberg.ManifestEntry {
 	t.Helper()
 	spec, ok := ct.md.SpecByID(mf.SpecID)
 	if !ok {
@@ -131,7 +132,7 @@ func (ct corpusTable) entries(t *testing.T, mf ManifestFile) []ManifestEntry {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	es, err := ReadManifest(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
+	es, err := Read(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
 	if err != nil {
 		t.Fatalf("%s: %v", ct.name, err)
 	}
@@ -140,16 +141,16 @@ func (ct corpusTable) entries(t *testing.T, mf ManifestFile) []ManifestEntry {
 
 // liveEntries reads every manifest of the current snapshot and returns its
 // ADDED and EXISTING entries.
-func (ct corpusTable) liveEntries(t *testing.T) []ManifestEntry {
+func (ct corpusTable) liveEntries(t *testing.T) []iceberg.ManifestEntry {
 	t.Helper()
 	s := ct.md.CurrentSnapshot()
 	if s == nil {
 		t.Fatalf("%s has no current snapshot", ct.name)
 	}
-	var live []ManifestEntry
+	var live []iceberg.ManifestEntry
 	for _, mf := range ct.manifestList(t, s) {
 		for _, e := range ct.entries(t, mf) {
-			if e.Status != EntryDeleted {
+			if e.Status != iceberg.EntryDeleted {
 				live = append(live, e)
 			}
 		}
@@ -186,14 +187,14 @@ func TestCorpusEveryManifestDecodes(t *testing.T) {
 
 // checkManifestAgainstList checks a manifest's entries against the summary
 // its manifest list keeps for it.
-func checkManifestAgainstList(t *testing.T, ct corpusTable, mf ManifestFile, es []ManifestEntry) {
+func checkManifestAgainstList(t *testing.T, ct corpusTable, mf iceberg.ManifestFile, es []iceberg.ManifestEntry) {
 	t.Helper()
 	spec, _ := ct.md.SpecByID(mf.SpecID)
 	var files, rows [3]int64
 	for _, e := range es {
 		files[e.Status]++
 		rows[e.Status] += e.DataFile.RecordCount
-		if isDelete := e.DataFile.Content != FileContentData; isDelete != (mf.Content == ManifestContentDeletes) {
+		if isDelete := e.DataFile.Content != iceberg.FileContentData; isDelete != (mf.Content == iceberg.ManifestContentDeletes) {
 			t.Errorf("%s: %s manifest %s holds a %v file", ct.name, mf.Content, filepath.Base(mf.Path), e.DataFile.Content)
 		}
 		if len(e.DataFile.Partition) != len(spec.Fields) || e.DataFile.SpecID != mf.SpecID {
@@ -208,9 +209,9 @@ func checkManifestAgainstList(t *testing.T, ct corpusTable, mf ManifestFile, es 
 		return
 	}
 	for i, want := range [][2]int64{
-		{mf.ExistingFilesCount, files[EntryExisting]}, {mf.AddedFilesCount, files[EntryAdded]},
-		{mf.DeletedFilesCount, files[EntryDeleted]}, {mf.ExistingRowsCount, rows[EntryExisting]},
-		{mf.AddedRowsCount, rows[EntryAdded]}, {mf.DeletedRowsCount, rows[EntryDeleted]},
+		{mf.ExistingFilesCount, files[iceberg.EntryExisting]}, {mf.AddedFilesCount, files[iceberg.EntryAdded]},
+		{mf.DeletedFilesCount, files[iceberg.EntryDeleted]}, {mf.ExistingRowsCount, rows[iceberg.EntryExisting]},
+		{mf.AddedRowsCount, rows[iceberg.EntryAdded]}, {mf.DeletedRowsCount, rows[iceberg.EntryDeleted]},
 	} {
 		if want[0] >= 0 && want[0] != want[1] {
 			t.Errorf("%s: manifest %s: count %d: list says %d, entries give %d", ct.name, filepath.Base(mf.Path), i, want[0], want[1])
@@ -234,28 +235,28 @@ func decodeStandalone(t *testing.T, path string) {
 // readStandalone decodes a manifest list, or a manifest with the partition
 // type its header's schema and spec give, and returns its entry count.
 func readStandalone(raw []byte) (int, error) {
-	meta, err := ManifestMetadata(bytes.NewReader(raw))
+	meta, err := Metadata(bytes.NewReader(raw))
 	if err != nil {
 		return 0, err
 	}
 	if _, isManifest := meta["partition-spec"]; !isManifest {
 		fv, _ := strconv.Atoi(meta["format-version"])
-		files, err := ReadManifestList(bytes.NewReader(raw), fv, &Snapshot{})
+		files, err := ReadList(bytes.NewReader(raw), fv, &iceberg.Snapshot{})
 		return len(files), err
 	}
-	var pt *StructType
+	var pt *iceberg.StructType
 	if s, ok := meta["schema"]; ok {
-		schema := new(Schema)
-		var fields []jsonPartitionField
+		schema := new(iceberg.Schema)
+		var spec iceberg.PartitionSpec
 		if err := schema.UnmarshalJSON([]byte(s)); err != nil {
-			return 0, fmt.Errorf("%w: schema: %v", ErrInvalidMetadata, err)
+			return 0, fmt.Errorf("%w: schema: %v", iceberg.ErrInvalidMetadata, err)
 		}
-		if err := json.Unmarshal([]byte(meta["partition-spec"]), &fields); err != nil {
-			return 0, fmt.Errorf("%w: partition-spec: %v", ErrInvalidMetadata, err)
+		if err := json.Unmarshal([]byte(`{"fields":`+meta["partition-spec"]+`}`), &spec); err != nil {
+			return 0, fmt.Errorf("%w: partition-spec: %v", iceberg.ErrInvalidMetadata, err)
 		}
-		pt = PartitionSpec{Fields: parsePartitionFields(fields)}.PartitionType(schema)
+		pt = spec.PartitionType(schema)
 	}
-	entries, err := ReadManifest(bytes.NewReader(raw), ManifestFile{}, pt)
+	entries, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{}, pt)
 	return len(entries), err
 }
 
@@ -278,13 +279,13 @@ func TestCorpusCurrentSnapshotMatchesSummary(t *testing.T) {
 			got := map[string]int64{}
 			for _, e := range ct.liveEntries(t) {
 				switch e.DataFile.Content {
-				case FileContentData:
+				case iceberg.FileContentData:
 					got["total-data-files"]++
 					got["total-records"] += e.DataFile.RecordCount
-				case FileContentPositionDeletes:
+				case iceberg.FileContentPositionDeletes:
 					got["total-delete-files"]++
 					got["total-position-deletes"] += e.DataFile.RecordCount
-				case FileContentEqualityDeletes:
+				case iceberg.FileContentEqualityDeletes:
 					got["total-delete-files"]++
 					got["total-equality-deletes"] += e.DataFile.RecordCount
 				}
@@ -318,14 +319,14 @@ func TestCorpusV1Table(t *testing.T) {
 		t.Fatalf("got %d manifests, want 1", len(mfs))
 	}
 	mf := mfs[0]
-	if mf.Content != ManifestContentData || mf.SequenceNumber != 0 || mf.MinSequenceNumber != 0 ||
+	if mf.Content != iceberg.ManifestContentData || mf.SequenceNumber != 0 || mf.MinSequenceNumber != 0 ||
 		mf.AddedSnapshotID != s.SnapshotID || mf.AddedFilesCount != 20 || mf.AddedRowsCount != 20 || len(mf.Partitions) != 2 {
 		t.Errorf("manifest file %+v", mf)
 	}
 	es := ct.entries(t, mf)
 	for _, e := range es {
-		if e.Status != EntryAdded || e.SnapshotID != s.SnapshotID || e.SequenceNumber != 0 || e.FileSequenceNumber != 0 ||
-			e.DataFile.Format != "PARQUET" || e.DataFile.Content != FileContentData {
+		if e.Status != iceberg.EntryAdded || e.SnapshotID != s.SnapshotID || e.SequenceNumber != 0 || e.FileSequenceNumber != 0 ||
+			e.DataFile.Format != "PARQUET" || e.DataFile.Content != iceberg.FileContentData {
 			t.Errorf("entry %+v", e)
 		}
 		// Partition folders name the values: event_time_hour=2020-01-01-08/action=view.
@@ -365,11 +366,11 @@ func TestCorpusV2DeleteManifests(t *testing.T) {
 				t.Errorf("%s: seq %d/%d snapshot %d, manifest seq %d snapshot %d", f.Path, e.SequenceNumber, e.FileSequenceNumber, e.SnapshotID, mf.SequenceNumber, mf.AddedSnapshotID)
 			}
 			switch f.Content {
-			case FileContentEqualityDeletes:
+			case iceberg.FileContentEqualityDeletes:
 				if !reflect.DeepEqual(f.EqualityIDs, []int{1, 3}) {
 					t.Errorf("%s: equality ids %v, want [1 3]", f.Path, f.EqualityIDs)
 				}
-			case FileContentPositionDeletes, FileContentData:
+			case iceberg.FileContentPositionDeletes, iceberg.FileContentData:
 				if f.EqualityIDs != nil {
 					t.Errorf("%s: equality ids %v on a %v file", f.Path, f.EqualityIDs, f.Content)
 				}
@@ -392,7 +393,7 @@ func TestCorpusV3FirstRowID(t *testing.T) {
 	var dvs int
 	for _, mf := range ct.manifestList(t, ct.md.CurrentSnapshot()) {
 		es := ct.entries(t, mf)
-		if mf.Content == ManifestContentData {
+		if mf.Content == iceberg.ManifestContentData {
 			if mf.FirstRowID == nil || *mf.FirstRowID != 0 || len(es) != 5 {
 				t.Fatalf("data manifest first_row_id %v with %d entries", mf.FirstRowID, len(es))
 			}
@@ -408,7 +409,7 @@ func TestCorpusV3FirstRowID(t *testing.T) {
 			raw := mf
 			raw.FirstRowID = nil
 			f, _ := os.Open(ct.local(mf.Path))
-			plain, err := ReadManifest(f, raw, nil)
+			plain, err := Read(f, raw, nil)
 			f.Close()
 			if err != nil || plain[0].DataFile.FirstRowID != nil {
 				t.Errorf("without inheritance: %v, %v", err, plain[0].DataFile.FirstRowID)
@@ -417,7 +418,7 @@ func TestCorpusV3FirstRowID(t *testing.T) {
 		}
 		for _, e := range es {
 			f := e.DataFile
-			if f.Content != FileContentPositionDeletes || f.Format != "PUFFIN" || f.FirstRowID != nil ||
+			if f.Content != iceberg.FileContentPositionDeletes || f.Format != "PUFFIN" || f.FirstRowID != nil ||
 				!strings.HasSuffix(f.ReferencedDataFile, ".parquet") || f.ContentOffset == nil || f.ContentSizeInBytes == nil || *f.ContentSizeInBytes <= 0 {
 				t.Errorf("deletion vector %+v", f)
 			}
@@ -490,7 +491,7 @@ const listSchemaV1 = `{"type":"record","name":"ManifestFile","fields":[
 
 func TestReadManifestList(t *testing.T) {
 	t.Parallel()
-	snap := &Snapshot{SnapshotID: 77, SequenceNumber: 12}
+	snap := &iceberg.Snapshot{SnapshotID: 77, SequenceNumber: 12}
 	v1rec := map[string]any{
 		"manifest_path": "m.avro", "manifest_length": int64(5), "partition_spec_id": int32(0),
 		"added_snapshot_id": avroOpt("long", int64(66)), "added_data_files_count": avroOpt("int", int32(4)),
@@ -501,7 +502,7 @@ func TestReadManifestList(t *testing.T) {
 		schema   string
 		meta     map[string]string
 		version  int
-		snapshot *Snapshot
+		snapshot *iceberg.Snapshot
 		rec      map[string]any
 		want     [6]int64 // sequence, min sequence, added snapshot, added/existing/deleted files
 		wantErr  string
@@ -527,9 +528,9 @@ func TestReadManifestList(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			raw := writeOCF(t, "deflate", tc.schema, tc.meta, tc.rec)
-			mfs, err := ReadManifestList(bytes.NewReader(raw), tc.version, tc.snapshot)
+			mfs, err := ReadList(bytes.NewReader(raw), tc.version, tc.snapshot)
 			if tc.wantErr != "" {
-				if !errors.Is(err, ErrInvalidMetadata) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "manifest list entry 0") {
+				if !errors.Is(err, iceberg.ErrInvalidMetadata) || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "manifest list entry 0") {
 					t.Fatalf("got error %v, want one about entry 0: %s", err, tc.wantErr)
 				}
 				return
@@ -549,17 +550,17 @@ func TestReadManifestList(t *testing.T) {
 func TestReadManifestListSummaries(t *testing.T) {
 	t.Parallel()
 	raw := writeOCF(t, "snappy", listSchema(), nil, listRecord(int64(5), int64(3), int64(55)))
-	mfs, err := ReadManifestList(bytes.NewReader(raw), 3, nil)
+	mfs, err := ReadList(bytes.NewReader(raw), 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	no, first := false, int64(1000)
-	want := ManifestFile{
-		Path: "s3://b/t/metadata/m0.avro", Length: 6000, SpecID: 2, Content: ManifestContentDeletes,
+	want := iceberg.ManifestFile{
+		Path: "s3://b/t/metadata/m0.avro", Length: 6000, SpecID: 2, Content: iceberg.ManifestContentDeletes,
 		SequenceNumber: 5, MinSequenceNumber: 3, AddedSnapshotID: 55,
 		AddedFilesCount: 1, ExistingFilesCount: 2, DeletedFilesCount: 3,
 		AddedRowsCount: 10, ExistingRowsCount: 20, DeletedRowsCount: 30,
-		Partitions: []FieldSummary{
+		Partitions: []iceberg.FieldSummary{
 			{ContainsNull: true, LowerBound: []byte{1}, UpperBound: []byte{9}},
 			{ContainsNaN: &no},
 		},
@@ -576,7 +577,7 @@ func TestManifestMetadataAndDataManifestsFromPaths(t *testing.T) {
 		"a.avro": writeOCF(t, "null", entrySchema(""), map[string]string{"partition-spec-id": "3", "format-version": "1", "content": "data"}),
 		"b.avro": writeOCF(t, "null", entrySchema(""), nil),
 	}
-	meta, err := ManifestMetadata(bytes.NewReader(files["a.avro"]))
+	meta, err := Metadata(bytes.NewReader(files["a.avro"]))
 	if err != nil || meta["partition-spec-id"] != "3" || meta["format-version"] != "1" || meta["avro.schema"] != entrySchema("") {
 		t.Fatalf("got %v, %v", meta, err)
 	}
@@ -587,8 +588,8 @@ func TestManifestMetadataAndDataManifestsFromPaths(t *testing.T) {
 		}
 		return io.NopCloser(bytes.NewReader(b)), nil
 	}
-	s := &Snapshot{SnapshotID: 9, Manifests: []string{"a.avro", "b.avro"}}
-	mfs, err := DataManifestsFromPaths(s, open)
+	s := &iceberg.Snapshot{SnapshotID: 9, Manifests: []string{"a.avro", "b.avro"}}
+	mfs, err := FromPaths(s, open)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -597,7 +598,7 @@ func TestManifestMetadataAndDataManifestsFromPaths(t *testing.T) {
 		t.Errorf("got %+v", mfs)
 	}
 	s.Manifests = append(s.Manifests, "missing.avro")
-	if _, err := DataManifestsFromPaths(s, open); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.avro") {
+	if _, err := FromPaths(s, open); !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "missing.avro") {
 		t.Errorf("missing manifest: got %v", err)
 	}
 }

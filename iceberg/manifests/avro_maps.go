@@ -1,9 +1,10 @@
-package iceberg
+package manifests
 
 import (
 	"fmt"
 	"strconv"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 )
 
@@ -128,7 +129,7 @@ func (r *valueReader) entry(item *avro.Schema, kv *kvLayout, name string, fn fun
 
 // countMap reads a map<int, long> field into the arena, the kept columns
 // only; nil when null or when no kept column has an entry.
-func (r *valueReader) countMap(op *fieldOp) ColumnCounts {
+func (r *valueReader) countMap(op *fieldOp) iceberg.ColumnCounts {
 	if kv := op.kv; kv.simple && (kv.valueType.Kind == avro.KindLong || kv.valueType.Kind == avro.KindInt) {
 		return r.simpleCountMap(op)
 	}
@@ -146,18 +147,18 @@ func (r *valueReader) countMap(op *fieldOp) ColumnCounts {
 			r.mismatch(vs, op.name, "an int or long")
 		}
 		if r.ok() && r.metrics.Has(k) {
-			buf = append(buf, ColumnCount{ID: k, Count: v})
+			buf = append(buf, iceberg.ColumnCount{ID: k, Count: v})
 		}
 	})
 	r.countBuf = buf
 	if !r.ok() {
 		return nil
 	}
-	return r.arena.counts(NewColumnCounts(buf))
+	return r.arena.counts(iceberg.NewColumnCounts(buf))
 }
 
 // simpleCountMap is countMap for the simple layout.
-func (r *valueReader) simpleCountMap(op *fieldOp) ColumnCounts {
+func (r *valueReader) simpleCountMap(op *fieldOp) iceberg.ColumnCounts {
 	s := r.branch(op.typ)
 	if s != op.kv.array {
 		r.notMap(op, s)
@@ -173,17 +174,17 @@ func (r *valueReader) simpleCountMap(op *fieldOp) ColumnCounts {
 				return nil
 			}
 			if r.metrics.Has(int(k)) {
-				buf = append(buf, ColumnCount{ID: int(k), Count: v})
+				buf = append(buf, iceberg.ColumnCount{ID: int(k), Count: v})
 			}
 		}
 	}
 	r.countBuf = buf
-	return r.arena.counts(NewColumnCounts(buf))
+	return r.arena.counts(iceberg.NewColumnCounts(buf))
 }
 
 // boundMap reads a map<int, binary> field into the arena, the kept columns
 // only; nil when null or when no kept column has an entry.
-func (r *valueReader) boundMap(op *fieldOp) ColumnBounds {
+func (r *valueReader) boundMap(op *fieldOp) iceberg.ColumnBounds {
 	if kv := op.kv; kv.simple && kv.valueType.Kind == avro.KindBytes {
 		return r.simpleBoundMap(op)
 	}
@@ -202,18 +203,18 @@ func (r *valueReader) boundMap(op *fieldOp) ColumnBounds {
 		}
 		if r.ok() && r.metrics.Has(k) {
 			// The value aliases the block until the arena copies it.
-			buf = append(buf, ColumnBound{ID: k, Value: b})
+			buf = append(buf, iceberg.ColumnBound{ID: k, Value: b})
 		}
 	})
 	r.boundBuf = buf
 	if !r.ok() {
 		return nil
 	}
-	return r.arena.bounds(NewColumnBounds(buf))
+	return r.arena.bounds(iceberg.NewColumnBounds(buf))
 }
 
 // simpleBoundMap is boundMap for the simple layout.
-func (r *valueReader) simpleBoundMap(op *fieldOp) ColumnBounds {
+func (r *valueReader) simpleBoundMap(op *fieldOp) iceberg.ColumnBounds {
 	s := r.branch(op.typ)
 	if s != op.kv.array {
 		r.notMap(op, s)
@@ -229,12 +230,12 @@ func (r *valueReader) simpleBoundMap(op *fieldOp) ColumnBounds {
 				return nil
 			}
 			if r.metrics.Has(int(k)) {
-				buf = append(buf, ColumnBound{ID: int(k), Value: b})
+				buf = append(buf, iceberg.ColumnBound{ID: int(k), Value: b})
 			}
 		}
 	}
 	r.boundBuf = buf
-	return r.arena.bounds(NewColumnBounds(buf))
+	return r.arena.bounds(iceberg.NewColumnBounds(buf))
 }
 
 // notMap handles, for the fast paths, a map field whose value is null or

@@ -1,13 +1,14 @@
-package iceberg
+package manifests
 
 import (
 	"fmt"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 )
 
 // The targets of a manifest_entry record and its data_file record: the
-// values ReadManifest keeps.
+// values Read keeps.
 const (
 	tStatus uint8 = iota
 	tSnapshotID
@@ -102,16 +103,16 @@ type partitionOut struct {
 	plans []literalPlan
 }
 
-func newManifestLayout(s *avro.Schema, pt *StructType) (*manifestLayout, error) {
+func newManifestLayout(s *avro.Schema, pt *iceberg.StructType) (*manifestLayout, error) {
 	l := &manifestLayout{entry: compileRecord(s, entrySlots)}
 	df := l.entry.field(tDataFile)
 	if !l.entry.present[tStatus] || df == nil || df.typ.Kind != avro.KindRecord {
-		return nil, fmt.Errorf("%w: manifest schema lacks status or a data_file record", ErrInvalidMetadata)
+		return nil, fmt.Errorf("%w: manifest schema lacks status or a data_file record", iceberg.ErrInvalidMetadata)
 	}
 	l.file = compileRecord(df.typ, fileSlots)
 	for _, t := range []uint8{tPath, tFormat, tRecordCount, tFileSize} {
 		if !l.file.present[t] {
-			return nil, fmt.Errorf("%w: manifest schema lacks file_path, file_format, record_count or file_size_in_bytes", ErrInvalidMetadata)
+			return nil, fmt.Errorf("%w: manifest schema lacks file_path, file_format, record_count or file_size_in_bytes", iceberg.ErrInvalidMetadata)
 		}
 	}
 	for i := range l.file.ops {
@@ -135,7 +136,7 @@ func newManifestLayout(s *avro.Schema, pt *StructType) (*manifestLayout, error) 
 // record's fields: by field-id when the writer recorded them (the spec asks
 // for the partition field ids), else by name, else by position. Without a
 // partition type the Avro fields are taken in order, typed by Avro alone.
-func compilePartition(s *avro.Schema, pt *StructType) partitionLayout {
+func compilePartition(s *avro.Schema, pt *iceberg.StructType) partitionLayout {
 	rec := s
 	if rec != nil && rec.Kind == avro.KindUnion {
 		for _, b := range rec.Branches {
@@ -152,7 +153,7 @@ func compilePartition(s *avro.Schema, pt *StructType) partitionLayout {
 			p.fields[i].typ = f.Type
 		}
 	}
-	add := func(field int, t Type) {
+	add := func(field int, t iceberg.Type) {
 		name := ""
 		if field >= 0 {
 			f := &p.fields[field]
@@ -164,7 +165,7 @@ func compilePartition(s *avro.Schema, pt *StructType) partitionLayout {
 	}
 	if pt == nil {
 		for i := range p.fields {
-			add(i, UnknownType{})
+			add(i, iceberg.UnknownType{})
 		}
 		return p
 	}
@@ -185,7 +186,7 @@ func compilePartition(s *avro.Schema, pt *StructType) partitionLayout {
 }
 
 // literalPlans compiles the conversion of each branch of a field's type.
-func literalPlans(s *avro.Schema, t Type) []literalPlan {
+func literalPlans(s *avro.Schema, t iceberg.Type) []literalPlan {
 	if s.Kind != avro.KindUnion {
 		return []literalPlan{compileLiteral(s, t)}
 	}

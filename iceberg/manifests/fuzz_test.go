@@ -1,4 +1,4 @@
-package iceberg
+package manifests
 
 import (
 	"bytes"
@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/linkedin/goavro/v2"
-
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 	"github.com/iceflight/iceflight/internal/fuzzseed"
+	"github.com/linkedin/goavro/v2"
 )
 
 // FuzzReadManifest decodes arbitrary bytes as a manifest or a manifest list,
@@ -21,11 +21,11 @@ import (
 // must hold as many records, read by goavro, as it returned entries.
 func FuzzReadManifest(f *testing.F) {
 	fuzzseed.AddSeeds(f, fuzzseed.SeedFiles(f, 16<<10,
-		filepath.Join("..", "testdata", "warehouse", "samples", "*", "metadata", "*.avro"))...)
+		filepath.Join("..", "..", "testdata", "warehouse", "samples", "*", "metadata", "*.avro"))...)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := readStandalone(data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidMetadata) && !errors.Is(err, ErrUnsupportedVersion) {
+			if !errors.Is(err, iceberg.ErrInvalidMetadata) && !errors.Is(err, iceberg.ErrUnsupportedVersion) {
 				t.Fatalf("error %v wraps neither ErrInvalidMetadata nor ErrUnsupportedVersion", err)
 			}
 			return

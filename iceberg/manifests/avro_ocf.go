@@ -1,4 +1,4 @@
-package iceberg
+package manifests
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 )
 
@@ -24,7 +25,7 @@ type avroContainer struct {
 func openAvroContainer(r io.Reader) (*avroContainer, error) {
 	c, err := avro.Open(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+		return nil, fmt.Errorf("%w: %v", iceberg.ErrInvalidMetadata, err)
 	}
 	return &avroContainer{c: c}, nil
 }
@@ -42,7 +43,7 @@ func (c *avroContainer) meta(key string) string {
 func (c *avroContainer) prepare() error {
 	raw, err := c.c.SchemaJSON()
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+		return fmt.Errorf("%w: %v", iceberg.ErrInvalidMetadata, err)
 	}
 	c.schema = schemas.get(raw)
 	return c.schema.err
@@ -63,11 +64,11 @@ func (c *avroContainer) nextBlock() (int, []byte, error) {
 		return 0, nil, err
 	}
 	if err != nil {
-		return 0, nil, fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+		return 0, nil, fmt.Errorf("%w: %v", iceberg.ErrInvalidMetadata, err)
 	}
 	if n > int64(len(data)) {
 		// Every manifest or manifest list record takes at least a byte.
-		return 0, nil, fmt.Errorf("%w: block of %d records in %d bytes", ErrInvalidMetadata, n, len(data))
+		return 0, nil, fmt.Errorf("%w: block of %d records in %d bytes", iceberg.ErrInvalidMetadata, n, len(data))
 	}
 	return int(n), data, nil
 }
@@ -103,7 +104,7 @@ const (
 )
 
 // manifestLayout returns the manifest layout for a partition type.
-func (cs *compiledSchema) manifestLayout(pt *StructType) (*manifestLayout, error) {
+func (cs *compiledSchema) manifestLayout(pt *iceberg.StructType) (*manifestLayout, error) {
 	key := partitionTypeKey(pt)
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -126,7 +127,7 @@ func (cs *compiledSchema) listLayout() (*manifestListLayout, error) {
 
 // partitionTypeKey identifies a partition type by what layouts depend on:
 // each field's id, name and type.
-func partitionTypeKey(pt *StructType) string {
+func partitionTypeKey(pt *iceberg.StructType) string {
 	if pt == nil {
 		return "\x00"
 	}
@@ -168,7 +169,7 @@ func (c *schemaCache) get(raw []byte) *compiledSchema {
 	// rather than each parsing their own copy.
 	cs.parse.Do(func() {
 		if cs.schema, cs.err = avro.ParseSchema(raw); cs.err != nil {
-			cs.err = fmt.Errorf("%w: %v", ErrInvalidMetadata, cs.err)
+			cs.err = fmt.Errorf("%w: %v", iceberg.ErrInvalidMetadata, cs.err)
 		}
 	})
 	return cs

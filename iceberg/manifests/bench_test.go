@@ -1,11 +1,14 @@
-package iceberg
+package manifests
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/iceflight/iceflight/internal/benchdata"
+
+	"github.com/iceflight/iceflight/iceberg"
 )
 
 // Benchmarks of manifest and manifest list decoding over real files: the
@@ -15,43 +18,19 @@ import (
 // memory first, so the figures are decoding alone. They skip where the
 // files are absent.
 
-// benchManifest is one manifest's bytes with what ReadManifest needs.
+// benchManifest is one manifest's bytes with what Read needs.
 type benchManifest struct {
 	data []byte
-	mf   ManifestFile
-	pt   *StructType
-}
-
-// planBenchMetadata reads the planning benchmark table's current metadata
-// file, and returns it with the function that finds the table's other
-// metadata files (manifest lists, manifests) by their recorded location.
-func planBenchMetadata(b *testing.B) (text []byte, local func(location string) string) {
-	b.Helper()
-	dir := filepath.Join("..", "bench", ".data")
-	raw, err := os.ReadFile(filepath.Join(dir, "events.json"))
-	if err != nil {
-		b.Skipf("planning benchmark table not generated (make bench-plan): %v", err)
-	}
-	var events struct {
-		MetadataLocation string `json:"metadata_location"`
-	}
-	if err := json.Unmarshal(raw, &events); err != nil {
-		b.Fatal(err)
-	}
-	metaDir := filepath.Join(dir, "warehouse", "bench", "events", "metadata")
-	local = func(loc string) string { return filepath.Join(metaDir, filepath.Base(loc)) }
-	if text, err = os.ReadFile(local(events.MetadataLocation)); err != nil {
-		b.Skipf("planning benchmark table incomplete: %v", err)
-	}
-	return text, local
+	mf   iceberg.ManifestFile
+	pt   *iceberg.StructType
 }
 
 // planBenchTable loads the planning benchmark's table: the current
 // snapshot's manifest list bytes and every manifest.
-func planBenchTable(b *testing.B) (list []byte, snap *Snapshot, version int, ms []benchManifest) {
+func planBenchTable(b *testing.B) (list []byte, snap *iceberg.Snapshot, version int, ms []benchManifest) {
 	b.Helper()
-	raw, local := planBenchMetadata(b)
-	md, err := ParseMetadata(raw)
+	raw, local := benchdata.PlanTable(b, filepath.Join("..", ".."))
+	md, err := iceberg.ParseMetadata(raw)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +38,7 @@ func planBenchTable(b *testing.B) (list []byte, snap *Snapshot, version int, ms 
 	if list, err = os.ReadFile(local(snap.ManifestList)); err != nil {
 		b.Fatal(err)
 	}
-	mfs, err := ReadManifestList(bytes.NewReader(list), md.FormatVersion, snap)
+	mfs, err := ReadList(bytes.NewReader(list), md.FormatVersion, snap)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -102,7 +81,7 @@ func corpusManifests(b *testing.B) []benchManifest {
 
 // benchReadManifests decodes every manifest once per iteration and reports
 // the time per entry.
-func benchReadManifests(b *testing.B, ms []benchManifest, opts ...ManifestOption) {
+func benchReadManifests(b *testing.B, ms []benchManifest, opts ...Option) {
 	b.Helper()
 	var size int64
 	for _, m := range ms {
@@ -114,7 +93,7 @@ func benchReadManifests(b *testing.B, ms []benchManifest, opts ...ManifestOption
 	for b.Loop() {
 		entries = 0
 		for _, m := range ms {
-			es, err := ReadManifest(bytes.NewReader(m.data), m.mf, m.pt, opts...)
+			es, err := Read(bytes.NewReader(m.data), m.mf, m.pt, opts...)
 			if err != nil {
 				b.Fatalf("%s: %v", m.mf.Path, err)
 			}
@@ -134,14 +113,14 @@ func BenchmarkReadManifestPlanTable(b *testing.B) {
 // filter does: no column's metrics are kept.
 func BenchmarkReadManifestPlanTableNoMetrics(b *testing.B) {
 	_, _, _, ms := planBenchTable(b)
-	benchReadManifests(b, ms, WithMetrics(MetricsOf()))
+	benchReadManifests(b, ms, WithMetrics(iceberg.MetricsOf()))
 }
 
 // BenchmarkReadManifestPlanTableOneColumn keeps one column's metrics, as a
 // scan filtering on that column does.
 func BenchmarkReadManifestPlanTableOneColumn(b *testing.B) {
 	_, _, _, ms := planBenchTable(b)
-	benchReadManifests(b, ms, WithMetrics(MetricsOf(3)))
+	benchReadManifests(b, ms, WithMetrics(iceberg.MetricsOf(3)))
 }
 
 func BenchmarkReadManifestCorpus(b *testing.B) {
@@ -155,7 +134,7 @@ func BenchmarkReadManifestListPlanTable(b *testing.B) {
 	b.ReportAllocs()
 	n := 0
 	for b.Loop() {
-		mfs, err := ReadManifestList(bytes.NewReader(list), version, snap)
+		mfs, err := ReadList(bytes.NewReader(list), version, snap)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,10 +1,11 @@
-package iceberg
+package manifests
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/avro"
 )
 
@@ -130,23 +131,23 @@ type valueReader struct {
 	arena avroArena
 	// metrics are the columns whose metric map entries are kept; the
 	// others are read and checked, then dropped.
-	metrics MetricColumns
+	metrics iceberg.MetricColumns
 	// countBuf and boundBuf gather one metric map's kept entries before
 	// they are ordered and copied into the arena; reused map after map.
-	countBuf []ColumnCount
-	boundBuf []ColumnBound
+	countBuf []iceberg.ColumnCount
+	boundBuf []iceberg.ColumnBound
 }
 
 func (r *valueReader) fail(msg string) {
 	if r.err == nil {
-		r.err = fmt.Errorf("%w: %s", ErrInvalidMetadata, msg)
+		r.err = fmt.Errorf("%w: %s", iceberg.ErrInvalidMetadata, msg)
 	}
 }
 
 // failed reports the first error, damaged bytes first.
 func (r *valueReader) failed() error {
 	if err := r.d.Err(); err != nil {
-		return fmt.Errorf("%w: %v", ErrInvalidMetadata, err)
+		return fmt.Errorf("%w: %v", iceberg.ErrInvalidMetadata, err)
 	}
 	return r.err
 }
@@ -291,11 +292,11 @@ type avroArena struct {
 	longs []int64
 	ints  []int
 	// Column metrics of manifest entries.
-	colCounts []ColumnCount
-	colBounds []ColumnBound
+	colCounts []iceberg.ColumnCount
+	colBounds []iceberg.ColumnBound
 	// What manifest lists hold: their entries' partition field summaries,
 	// contains_nan flags and paths.
-	summaries []FieldSummary
+	summaries []iceberg.FieldSummary
 	bools     []bool
 	strs      strings.Builder
 }
@@ -349,12 +350,12 @@ func (a *avroArena) int(v int) *int {
 }
 
 // counts returns a copy of c in the arena; nil when c is empty.
-func (a *avroArena) counts(c ColumnCounts) ColumnCounts {
+func (a *avroArena) counts(c iceberg.ColumnCounts) iceberg.ColumnCounts {
 	if len(c) == 0 {
 		return nil
 	}
 	if len(c) > cap(a.colCounts)-len(a.colCounts) {
-		a.colCounts = make([]ColumnCount, 0, max(len(c), arenaChunk/16))
+		a.colCounts = make([]iceberg.ColumnCount, 0, max(len(c), arenaChunk/16))
 	}
 	at := len(a.colCounts)
 	a.colCounts = append(a.colCounts, c...)
@@ -362,16 +363,16 @@ func (a *avroArena) counts(c ColumnCounts) ColumnCounts {
 }
 
 // bounds returns a copy of b in the arena, values too; nil when b is empty.
-func (a *avroArena) bounds(b ColumnBounds) ColumnBounds {
+func (a *avroArena) bounds(b iceberg.ColumnBounds) iceberg.ColumnBounds {
 	if len(b) == 0 {
 		return nil
 	}
 	if len(b) > cap(a.colBounds)-len(a.colBounds) {
-		a.colBounds = make([]ColumnBound, 0, max(len(b), arenaChunk/32))
+		a.colBounds = make([]iceberg.ColumnBound, 0, max(len(b), arenaChunk/32))
 	}
 	at := len(a.colBounds)
 	for _, e := range b {
-		a.colBounds = append(a.colBounds, ColumnBound{ID: e.ID, Value: a.copy(e.Value)})
+		a.colBounds = append(a.colBounds, iceberg.ColumnBound{ID: e.ID, Value: a.copy(e.Value)})
 	}
 	return a.colBounds[at:len(a.colBounds):len(a.colBounds)]
 }

@@ -1,4 +1,4 @@
-package iceberg
+package manifests
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/linkedin/goavro/v2"
 )
 
@@ -61,15 +62,15 @@ func TestReadManifestMetricLayouts(t *testing.T) {
 	t.Parallel()
 	schema, rec := metricLayouts()
 	raw := writeOCF(t, "null", schema, nil, rec)
-	es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{}, nil)
+	es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := es[0].DataFile
-	want := DataFile{
+	want := iceberg.DataFile{
 		Path: "f", Format: "PARQUET", Partition: []any{}, RecordCount: 3, FileSize: 9,
-		ColumnSizes: ColumnCounts{{1, 10}, {2, 20}}, ValueCounts: ColumnCounts{{1, 3}}, NullValueCounts: ColumnCounts{{2, 1}},
-		LowerBounds: ColumnBounds{{1, []byte{}}, {2, []byte{5}}}, UpperBounds: ColumnBounds{{2, []byte{6, 7}}}, KeyMetadata: []byte{},
+		ColumnSizes: iceberg.ColumnCounts{{ID: 1, Count: 10}, {ID: 2, Count: 20}}, ValueCounts: iceberg.ColumnCounts{{ID: 1, Count: 3}}, NullValueCounts: iceberg.ColumnCounts{{ID: 2, Count: 1}},
+		LowerBounds: iceberg.ColumnBounds{{ID: 1, Value: []byte{}}, {ID: 2, Value: []byte{5}}}, UpperBounds: iceberg.ColumnBounds{{ID: 2, Value: []byte{6, 7}}}, KeyMetadata: []byte{},
 	}
 	if !reflect.DeepEqual(f, want) {
 		t.Errorf("got  %#v\nwant %#v", f, want)
@@ -93,8 +94,8 @@ func TestReadManifestMetricLayouts(t *testing.T) {
 			bad["data_file"].(map[string]any)[k] = v
 		}
 		change(bad["data_file"].(map[string]any))
-		_, err := ReadManifest(bytes.NewReader(writeOCF(t, "null", schema, nil, bad)), ManifestFile{}, nil)
-		if !errors.Is(err, ErrInvalidMetadata) {
+		_, err := Read(bytes.NewReader(writeOCF(t, "null", schema, nil, bad)), iceberg.ManifestFile{}, nil)
+		if !errors.Is(err, iceberg.ErrInvalidMetadata) {
 			t.Errorf("%s: got %v", name, err)
 		}
 	}
@@ -105,14 +106,14 @@ func TestReadManifestListDamagedFiles(t *testing.T) {
 	t.Parallel()
 	raw := writeOCF(t, "null", listSchema(), nil, listRecord(int64(5), int64(3), int64(55)))
 	for n := range len(raw) {
-		if _, err := ReadManifestList(bytes.NewReader(raw[:n]), 2, &Snapshot{}); err != nil && !errors.Is(err, ErrInvalidMetadata) {
+		if _, err := ReadList(bytes.NewReader(raw[:n]), 2, &iceberg.Snapshot{}); err != nil && !errors.Is(err, iceberg.ErrInvalidMetadata) {
 			t.Fatalf("truncated to %d bytes: got %v", n, err)
 		}
 	}
 	for i := range raw {
 		damaged := bytes.Clone(raw)
 		damaged[i] ^= 0xa5
-		if _, err := ReadManifestList(bytes.NewReader(damaged), 2, &Snapshot{}); err != nil && !errors.Is(err, ErrInvalidMetadata) {
+		if _, err := ReadList(bytes.NewReader(damaged), 2, &iceberg.Snapshot{}); err != nil && !errors.Is(err, iceberg.ErrInvalidMetadata) {
 			t.Fatalf("byte %d changed: error %v does not wrap ErrInvalidMetadata", i, err)
 		}
 	}
@@ -125,23 +126,23 @@ func TestReadManifestSharesCompiledSchemas(t *testing.T) {
 	part := `{"name":"d","type":["null",{"type":"int","logicalType":"date"}],"field-id":1000}`
 	raw := writeManifest(t, entrySchema(part), testEntry{status: 1, records: 1, partition: map[string]any{"d": avroOpt("int.date", time.Date(2025, 3, 3, 0, 0, 0, 0, time.UTC))}})
 	cases := []struct {
-		pt      *StructType
+		pt      *iceberg.StructType
 		want    any
 		wantErr bool
 	}{
 		{nil, int32(20150), false},
-		{&StructType{Fields: []NestedField{{ID: 1000, Name: "d", Type: DateType{}}}}, int32(20150), false},
-		{&StructType{Fields: []NestedField{{ID: 1000, Name: "d", Type: LongType{}}}}, nil, true}, // a date is no long
-		{&StructType{Fields: []NestedField{{ID: 1001, Name: "other", Type: IntType{}}}}, nil, false},
+		{&iceberg.StructType{Fields: []iceberg.NestedField{{ID: 1000, Name: "d", Type: iceberg.DateType{}}}}, int32(20150), false},
+		{&iceberg.StructType{Fields: []iceberg.NestedField{{ID: 1000, Name: "d", Type: iceberg.LongType{}}}}, nil, true}, // a date is no long
+		{&iceberg.StructType{Fields: []iceberg.NestedField{{ID: 1001, Name: "other", Type: iceberg.IntType{}}}}, nil, false},
 	}
 	var wg sync.WaitGroup
 	for range 8 {
 		for i, tc := range cases {
 			wg.Go(func() {
-				es, err := ReadManifest(bytes.NewReader(raw), ManifestFile{SequenceNumber: 1}, tc.pt)
+				es, err := Read(bytes.NewReader(raw), iceberg.ManifestFile{SequenceNumber: 1}, tc.pt)
 				switch {
 				case tc.wantErr:
-					if !errors.Is(err, ErrInvalidMetadata) {
+					if !errors.Is(err, iceberg.ErrInvalidMetadata) {
 						t.Errorf("type %d: got %v, want an error", i, err)
 					}
 				case err != nil:
