@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/iceflight/iceflight/internal/jsontext"
 	"github.com/iceflight/iceflight/internal/panics"
 )
 
@@ -33,124 +34,108 @@ type bulkMembers struct {
 // caller decodes the whole text generically instead, which reports it as
 // that decoder does.
 func splitBulk(text string) (rest []byte, bulk bulkMembers, err error) {
-	d := jsonText{s: text}
-	if d.peek() != '{' {
-		return nil, bulk, d.errorf("expected an object")
+	d := jsontext.Scanner{Text: text}
+	if d.Peek() != '{' {
+		return nil, bulk, d.Errorf("expected an object")
 	}
-	d.pos++
+	d.Pos++
 	rest = make([]byte, 0, 8192)
 	rest = append(rest, '{')
-	for i := 0; d.peek() != '}'; i++ {
+	for i := 0; d.Peek() != '}'; i++ {
 		if i > 0 {
-			if d.peek() != ',' {
-				return nil, bulk, d.errorf("expected ',' or '}'")
+			if d.Peek() != ',' {
+				return nil, bulk, d.Errorf("expected ',' or '}'")
 			}
-			d.pos++
+			d.Pos++
 		}
-		d.space()
-		start := d.pos
-		key, err := d.str()
+		d.Space()
+		start := d.Pos
+		key, err := d.Str()
 		if err != nil {
 			return nil, bulk, err
 		}
-		if d.peek() != ':' {
-			return nil, bulk, d.errorf("expected ':'")
+		if d.Peek() != ':' {
+			return nil, bulk, d.Errorf("expected ':'")
 		}
-		d.pos++
-		switch foldKey(key, "snapshots", "snapshot-log", "metadata-log") {
+		d.Pos++
+		switch jsontext.FoldKey(key, "snapshots", "snapshot-log", "metadata-log") {
 		case "snapshots":
-			bulk.snapshots, err = d.snapshots()
+			bulk.snapshots, err = readSnapshots(&d)
 			bulk.found.snapshots = true
 		case "snapshot-log":
-			bulk.snapshotLog, err = d.snapshotLog()
+			bulk.snapshotLog, err = readSnapshotLog(&d)
 			bulk.found.snapshotLog = true
 		case "metadata-log":
-			bulk.metadataLog, err = d.metadataLog()
+			bulk.metadataLog, err = readMetadataLog(&d)
 			bulk.found.metadataLog = true
 		default:
-			if err = d.skip(); err == nil {
+			if err = d.Skip(); err == nil {
 				if len(rest) > 1 {
 					rest = append(rest, ',')
 				}
-				rest = append(rest, d.s[start:d.pos]...)
+				rest = append(rest, d.Text[start:d.Pos]...)
 			}
 		}
 		if err != nil {
 			return nil, bulk, err
 		}
 	}
-	d.pos++
-	d.space()
-	if d.pos < len(d.s) {
-		return nil, bulk, d.errorf("data after the metadata object")
+	d.Pos++
+	d.Space()
+	if d.Pos < len(d.Text) {
+		return nil, bulk, d.Errorf("data after the metadata object")
 	}
 	return append(rest, '}'), bulk, nil
 }
 
 // snapshotLog reads the snapshot-log array.
-func (d *jsonText) snapshotLog() ([]SnapshotLogEntry, error) {
-	if d.null() {
+func readSnapshotLog(d *jsontext.Scanner) ([]SnapshotLogEntry, error) {
+	if d.Null() {
 		return nil, nil
 	}
 	out := []SnapshotLogEntry{}
-	err := d.each('[', func(string) error {
+	err := d.Each('[', func(string) error {
 		out = append(out, SnapshotLogEntry{})
 		e := &out[len(out)-1]
-		if d.null() {
+		if d.Null() {
 			return nil
 		}
-		return d.each('{', func(key string) error {
-			switch foldKey(key, "timestamp-ms", "snapshot-id") {
+		return d.Each('{', func(key string) error {
+			switch jsontext.FoldKey(key, "timestamp-ms", "snapshot-id") {
 			case "timestamp-ms":
-				return d.long(&e.TimestampMs)
+				return d.LongOrNull(&e.TimestampMs)
 			case "snapshot-id":
-				return d.long(&e.SnapshotID)
+				return d.LongOrNull(&e.SnapshotID)
 			}
-			return d.skip()
+			return d.Skip()
 		})
 	})
 	return out, err
 }
 
 // metadataLog reads the metadata-log array.
-func (d *jsonText) metadataLog() ([]MetadataLogEntry, error) {
-	if d.null() {
+func readMetadataLog(d *jsontext.Scanner) ([]MetadataLogEntry, error) {
+	if d.Null() {
 		return nil, nil
 	}
 	out := []MetadataLogEntry{}
-	err := d.each('[', func(string) error {
+	err := d.Each('[', func(string) error {
 		out = append(out, MetadataLogEntry{})
 		e := &out[len(out)-1]
-		if d.null() {
+		if d.Null() {
 			return nil
 		}
-		return d.each('{', func(key string) error {
-			switch foldKey(key, "timestamp-ms", "metadata-file") {
+		return d.Each('{', func(key string) error {
+			switch jsontext.FoldKey(key, "timestamp-ms", "metadata-file") {
 			case "timestamp-ms":
-				return d.long(&e.TimestampMs)
+				return d.LongOrNull(&e.TimestampMs)
 			case "metadata-file":
-				return d.string(&e.MetadataFile)
+				return d.StringOrNull(&e.MetadataFile)
 			}
-			return d.skip()
+			return d.Skip()
 		})
 	})
 	return out, err
-}
-
-// foldKey returns the name among names that key spells, exactly or else
-// without regard to case (encoding/json's rule), or key itself.
-func foldKey(key string, names ...string) string {
-	for _, name := range names {
-		if key == name {
-			return name
-		}
-	}
-	for _, name := range names {
-		if strings.EqualFold(key, name) {
-			return name
-		}
-	}
-	return key
 }
 
 // snapshotKeys are the keys of a snapshot object, in Snapshot's tags.
@@ -172,21 +157,21 @@ const (
 const parallelSnapshotsText = 128 << 10
 
 // snapshots reads the array of snapshots.
-func (d *jsonText) snapshots() ([]Snapshot, error) {
-	if d.null() {
+func readSnapshots(d *jsontext.Scanner) ([]Snapshot, error) {
+	if d.Null() {
 		return nil, nil
 	}
-	if d.peek() != '[' {
-		return nil, d.errorf("expected '['")
+	if d.Peek() != '[' {
+		return nil, d.Errorf("expected '['")
 	}
-	d.pos++
-	if d.peek() == ']' {
-		d.pos++
+	d.Pos++
+	if d.Peek() == ']' {
+		d.Pos++
 		return []Snapshot{}, nil
 	}
 	split := -1
-	if len(d.s)-d.pos >= parallelSnapshotsText {
-		split = snapshotSplit(d.s, d.pos)
+	if len(d.Text)-d.Pos >= parallelSnapshotsText {
+		split = snapshotSplit(d.Text, d.Pos)
 	}
 	if split < 0 {
 		var r snapshotReader
@@ -210,9 +195,9 @@ func (d *jsonText) snapshots() ([]Snapshot, error) {
 		defer func() { second <- h }()
 		defer panics.Recover(&h.err, "read snapshots")
 		var r snapshotReader
-		d2 := jsonText{s: d.s, pos: split + 1}
+		d2 := jsontext.Scanner{Text: d.Text, Pos: split + 1}
 		h.snaps, _, h.err = r.elements(&d2, -1)
-		h.end = d2.pos
+		h.end = d2.Pos
 	}()
 	var r snapshotReader
 	out, stopped, err := r.elements(d, split)
@@ -221,12 +206,12 @@ func (d *jsonText) snapshots() ([]Snapshot, error) {
 		return out, err
 	}
 	if h.err == nil {
-		d.pos = h.end
+		d.Pos = h.end
 		return append(out, h.snaps...), nil
 	}
 	// The second half met an error: read on from the split in order, so
 	// that the error and its offset are the ones a reading in order gives.
-	d.pos++
+	d.Pos++
 	rest, _, err := r.elements(d, -1)
 	return append(out, rest...), err
 }
@@ -255,62 +240,62 @@ type snapshotReader struct {
 // start of one, to the array's end. When stopAt is the offset of the comma
 // after an element, it stops there instead, with d at that comma, and
 // reports that it stopped.
-func (r *snapshotReader) elements(d *jsonText, stopAt int) (out []Snapshot, stopped bool, err error) {
+func (r *snapshotReader) elements(d *jsontext.Scanner, stopAt int) (out []Snapshot, stopped bool, err error) {
 	out = []Snapshot{}
-	first := d.pos
+	first := d.Pos
 	for {
 		if len(out) == 1 {
 			// Size the array by the first snapshot's length in the text:
 			// growing it by doubling would allocate twice its size over
 			// again, and a thousand snapshots take 100 KB.
-			out = slices.Grow(out, min((len(d.s)-d.pos)/max(d.pos-first, minSnapshotText), maxSnapshotHint))
+			out = slices.Grow(out, min((len(d.Text)-d.Pos)/max(d.Pos-first, minSnapshotText), maxSnapshotHint))
 		}
 		out = append(out, Snapshot{})
 		if err := r.snapshot(d, &out[len(out)-1]); err != nil {
 			return out, false, err
 		}
-		switch d.peek() {
+		switch d.Peek() {
 		case ',':
-			if d.pos == stopAt {
+			if d.Pos == stopAt {
 				return out, true, nil
 			}
-			d.pos++
+			d.Pos++
 		case ']':
-			d.pos++
+			d.Pos++
 			return out, false, nil
 		default:
-			return out, false, d.errorf("expected ',' or ']'")
+			return out, false, d.Errorf("expected ',' or ']'")
 		}
 	}
 }
 
 // snapshot reads one snapshot object into s; null leaves s zero.
-func (r *snapshotReader) snapshot(d *jsonText, s *Snapshot) error {
-	if d.null() {
+func (r *snapshotReader) snapshot(d *jsontext.Scanner, s *Snapshot) error {
+	if d.Null() {
 		return nil
 	}
-	return d.each('{', func(key string) error {
+	return d.Each('{', func(key string) error {
 		var err error
-		switch foldKey(key, snapshotKeys...) {
+		switch jsontext.FoldKey(key, snapshotKeys...) {
 		case "snapshot-id":
-			err = d.long(&s.SnapshotID)
+			err = d.LongOrNull(&s.SnapshotID)
 		case "parent-snapshot-id":
 			s.ParentSnapshotID, err = r.optional(d)
 		case "sequence-number":
-			err = d.long(&s.SequenceNumber)
+			err = d.LongOrNull(&s.SequenceNumber)
 		case "timestamp-ms":
-			err = d.long(&s.TimestampMs)
+			err = d.LongOrNull(&s.TimestampMs)
 		case "manifest-list":
-			err = d.string(&s.ManifestList)
+			err = d.StringOrNull(&s.ManifestList)
 		case "manifests":
-			s.Manifests, err = d.strings()
+			s.Manifests, err = d.Strings()
 		case "summary":
-			s.Summary, err = d.summary()
+			s.Summary, err = readSummary(d)
 		case "schema-id":
 			var id *int64
 			if id, err = r.optional(d); id != nil {
 				if int64(int(*id)) != *id {
-					return d.errorf("schema-id %d out of range", *id)
+					return d.Errorf("schema-id %d out of range", *id)
 				}
 				if len(r.ints) == cap(r.ints) {
 					r.ints = make([]int, 0, 256)
@@ -325,18 +310,18 @@ func (r *snapshotReader) snapshot(d *jsonText, s *Snapshot) error {
 		case "added-rows":
 			s.AddedRows, err = r.optional(d)
 		default:
-			err = d.skip()
+			err = d.Skip()
 		}
 		return err
 	})
 }
 
 // optional reads an integer that may be null (nil).
-func (r *snapshotReader) optional(d *jsonText) (*int64, error) {
-	if d.null() {
+func (r *snapshotReader) optional(d *jsontext.Scanner) (*int64, error) {
+	if d.Null() {
 		return nil, nil
 	}
-	v, err := d.int()
+	v, err := d.Int()
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/iceflight/iceflight/internal/jsontext"
 )
 
 // The snapshot decoder must read a snapshots array as encoding/json reads
@@ -79,10 +81,10 @@ func TestSnapshotsDecodeAsEncodingJSON(t *testing.T) {
 
 // decodeSnapshots decodes a whole text as a snapshots array.
 func decodeSnapshots(text string) ([]Snapshot, error) {
-	d := jsonText{s: text}
-	snaps, err := d.snapshots()
-	if err == nil && !d.atEnd() {
-		err = d.errorf("data after the array")
+	d := jsontext.Scanner{Text: text}
+	snaps, err := readSnapshots(&d)
+	if err == nil && !d.AtEnd() {
+		err = d.Errorf("data after the array")
 	}
 	return snaps, err
 }
@@ -303,7 +305,7 @@ func TestLongSnapshotsArraySplit(t *testing.T) {
 			}
 			got, gotErr := decodeSnapshots(tc.text)
 			var r snapshotReader
-			d := jsonText{s: tc.text, pos: 1}
+			d := jsontext.Scanner{Text: tc.text, Pos: 1}
 			want, _, wantErr := r.elements(&d, -1)
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
 				t.Fatalf("error %v, in order %v", gotErr, wantErr)

@@ -1,6 +1,10 @@
 package iceberg
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/iceflight/iceflight/internal/jsontext"
+)
 
 // Summary is a snapshot's summary: string properties such as "operation"
 // and "total-records" (spec: Snapshots). It keeps the summary's JSON text
@@ -68,10 +72,10 @@ func (s Summary) each(f func(key, value string)) {
 	if s.text == "" {
 		return
 	}
-	d := jsonText{s: s.text}
-	_ = d.each('{', func(key string) error {
+	d := jsontext.Scanner{Text: s.text}
+	_ = d.Each('{', func(key string) error {
 		var v string
-		if err := d.string(&v); err != nil {
+		if err := d.StringOrNull(&v); err != nil {
 			return err
 		}
 		f(key, v)
@@ -89,16 +93,16 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads a JSON object of strings; null leaves s as it is.
 func (s *Summary) UnmarshalJSON(b []byte) error {
-	d := jsonText{s: string(b)}
-	if d.null() {
+	d := jsontext.Scanner{Text: string(b)}
+	if d.Null() {
 		return nil
 	}
-	v, err := d.summary()
+	v, err := readSummary(&d)
 	if err != nil {
 		return err
 	}
-	if !d.atEnd() {
-		return d.errorf("data after the summary")
+	if !d.AtEnd() {
+		return d.Errorf("data after the summary")
 	}
 	*s = v
 	return nil
@@ -106,18 +110,18 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 
 // summary reads an object of strings (or nulls) and keeps its text,
 // which shares d's memory; null gives an absent summary.
-func (d *jsonText) summary() (Summary, error) {
-	if d.null() {
+func readSummary(d *jsontext.Scanner) (Summary, error) {
+	if d.Null() {
 		return Summary{}, nil
 	}
-	d.space()
-	start := d.pos
-	err := d.each('{', func(string) error {
+	d.Space()
+	start := d.Pos
+	err := d.Each('{', func(string) error {
 		var v string
-		return d.string(&v)
+		return d.StringOrNull(&v)
 	})
 	if err != nil {
 		return Summary{}, err
 	}
-	return Summary{text: d.s[start:d.pos]}, nil
+	return Summary{text: d.Text[start:d.Pos]}, nil
 }

@@ -1,4 +1,4 @@
-package iceberg
+package jsontext
 
 import (
 	"math/rand/v2"
