@@ -171,6 +171,18 @@ loadtest: build
 loadtest-check: build
 	$(GO) run ./bench/loadtest --flightd $(abspath $(BIN)) --duration 10s
 
+## fuzz-diff: the differential fuzz targets of the hand-written parsers (internal/inflate against compress/flate, internal/jsontext and the metadata reader against encoding/json), each for DIFFTIME (default 5m); `make test` runs their seed corpora.
+DIFFTIME ?= 5m
+DIFF_TARGETS := FuzzDecode:./internal/inflate FuzzScanner:./internal/jsontext FuzzDecodeSnapshots:./iceberg FuzzParseMetadata:./iceberg
+
+.PHONY: fuzz-diff
+fuzz-diff:
+	@failed=; for tp in $(DIFF_TARGETS); do t=$${tp%%:*}; pkg=$${tp#*:}; \
+		echo "== $$t ($$pkg) for $(DIFFTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$$t\$$" -fuzztime $(DIFFTIME) -fuzzminimizetime 50x "$$pkg" || failed="$$failed $$t"; \
+	done; \
+	test -z "$$failed" || { echo "differential fuzz targets that failed:$$failed"; exit 1; }
+
 ## fuzz: every Go fuzz target of the module in turn, each for FUZZTIME (default 5m) with one worker; a crasher is written to its package's testdata/fuzz/.
 FUZZTIME ?= 5m
 
