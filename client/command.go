@@ -38,6 +38,13 @@ type Command struct {
 	TargetSplitBytes int64
 	// CaseSensitive, when false, matches column names case-insensitively.
 	CaseSensitive *bool
+	// DictionaryAll asks for every string and binary column as an Arrow
+	// dictionary (int32 indices); Dictionary names some instead. The
+	// server then sends dictionary-encoded Parquet data as it is stored,
+	// each batch with its row group's dictionary; see DecodeDictionaries
+	// and array.UnifyTableDicts for a table of plain or unified columns.
+	DictionaryAll bool
+	Dictionary    []string
 }
 
 // Int64 returns a pointer to v, for Command.SnapshotID.
@@ -60,6 +67,7 @@ type wireCommand struct {
 	MaxEndpoints     int32           `json:"max_endpoints,omitempty"`
 	TargetSplitBytes int64           `json:"target_split_bytes,omitempty"`
 	CaseSensitive    *bool           `json:"case_sensitive,omitempty"`
+	Dictionary       any             `json:"dictionary,omitempty"`
 }
 
 // MarshalJSON encodes the command as the server's JSON command object.
@@ -73,6 +81,14 @@ func (c Command) MarshalJSON() ([]byte, error) {
 	}
 	if c.Columns != nil {
 		w.Columns = &c.Columns
+	}
+	switch {
+	case c.DictionaryAll && len(c.Dictionary) > 0:
+		return nil, errors.New("command sets both DictionaryAll and Dictionary")
+	case c.DictionaryAll:
+		w.Dictionary = true
+	case len(c.Dictionary) > 0:
+		w.Dictionary = c.Dictionary
 	}
 	switch {
 	case c.Filter != "" && len(c.FilterJSON) > 0:

@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -134,4 +136,49 @@ func (c *Client) ScanPlan(ctx context.Context, p *Plan, fn func(endpoint int, re
 		return fmt.Errorf("table %s: %w", p.Table, context.Cause(ctx))
 	}
 	return err
+}
+
+// DecodeDictionaries returns tbl with its dictionary columns (see
+// Command.Dictionary) replaced by plain columns of their value type,
+// allocated from mem. The caller releases the result; tbl stays the
+// caller's.
+func DecodeDictionaries(ctx context.Context, mem memory.Allocator, tbl arrow.Table) (arrow.Table, error) {
+	ctx = compute.WithAllocator(ctx, mem)
+	fields := tbl.Schema().Fields()
+	cols := make([]arrow.Column, 0, tbl.NumCols())
+	defer func() {
+		for i := range cols {
+			cols[i].Release()
+		}
+	}()
+	for i := range int(tbl.NumCols()) {
+		col := tbl.Column(i)
+		dt, ok := col.DataType().(*arrow.DictionaryType)
+		if !ok {
+			col.Retain()
+			cols = append(cols, *col)
+			continue
+		}
+		fields[i].Type = dt.ValueType
+		chunks := make([]arrow.Array, 0, len(col.Data().Chunks()))
+		for _, c := range col.Data().Chunks() {
+			d := c.(*array.Dictionary)
+			dense, err := compute.TakeArray(ctx, d.Dictionary(), d.Indices())
+			if err != nil {
+				for _, done := range chunks {
+					done.Release()
+				}
+				return nil, fmt.Errorf("decode column %s: %w", fields[i].Name, err)
+			}
+			chunks = append(chunks, dense)
+		}
+		chunked := arrow.NewChunked(dt.ValueType, chunks)
+		for _, c := range chunks {
+			c.Release()
+		}
+		cols = append(cols, *arrow.NewColumn(fields[i], chunked))
+		chunked.Release()
+	}
+	md := tbl.Schema().Metadata()
+	return array.NewTable(arrow.NewSchema(fields, &md), cols, tbl.NumRows()), nil
 }

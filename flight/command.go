@@ -36,6 +36,7 @@ type jsonCommand struct {
 	MaxEndpoints     int32           `json:"max_endpoints"`
 	TargetSplitBytes int64           `json:"target_split_bytes"`
 	CaseSensitive    *bool           `json:"case_sensitive"`
+	Dictionary       json.RawMessage `json:"dictionary"`
 }
 
 // ParseDescriptor turns a Flight descriptor into a command. A PATH
@@ -146,6 +147,9 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		CaseSensitive:    jc.CaseSensitive,
 		NoColumns:        jc.Columns != nil && len(jc.Columns) == 0,
 	}
+	if err := parseDictionary(jc.Dictionary, cmd); err != nil {
+		return nil, err
+	}
 	if f := bytes.TrimSpace(jc.Filter); len(f) > 0 && string(f) != "null" {
 		var s string
 		if json.Unmarshal(f, &s) == nil {
@@ -162,6 +166,25 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 	return cmd, nil
 }
 
+// parseDictionary reads the "dictionary" key: true for every string and
+// binary column, or a list of column names; false, null and [] ask for
+// none.
+func parseDictionary(raw json.RawMessage, cmd *iceflightv1.Command) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var all bool
+	if err := json.Unmarshal(raw, &all); err == nil {
+		cmd.DictionaryAll = all
+		return nil
+	}
+	if err := json.Unmarshal(raw, &cmd.DictionaryColumns); err != nil {
+		return fmt.Errorf("%w: \"dictionary\" is true, false or a list of column names, not %s", errBadCommand, abbreviate(raw, 40))
+	}
+	return nil
+}
+
 func validateCommand(cmd *iceflightv1.Command) error {
 	switch {
 	case strings.TrimSpace(cmd.Table) == "":
@@ -176,6 +199,11 @@ func validateCommand(cmd *iceflightv1.Command) error {
 	for _, c := range cmd.Columns {
 		if c == "" {
 			return fmt.Errorf("%w: empty column name", errBadCommand)
+		}
+	}
+	for _, c := range cmd.DictionaryColumns {
+		if c == "" {
+			return fmt.Errorf("%w: empty dictionary column name", errBadCommand)
 		}
 	}
 	return nil

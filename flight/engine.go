@@ -10,9 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/iceflight/iceflight/catalog"
-	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/planner"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // The methods in this file are the transport-neutral core that the plain
@@ -94,7 +94,11 @@ func (s *Service) CommandSchema(ctx context.Context, cmd *iceflightv1.Command) (
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)
 	}
-	return iceberg.ArrowSchema(schema)
+	dict, err := planner.DictionaryFields(schema, req.Dictionary, req.CaseSensitive)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)
+	}
+	return reader.OutputSchema(reader.Scan{Schema: schema, Dictionary: dict})
 }
 
 // LoadTable returns the named table as the caller of ctx may see it; a
@@ -160,9 +164,9 @@ func (s *Service) streamTicket(ctx context.Context, ticket []byte, begin func(*a
 	if err != nil {
 		return err
 	}
-	arrowSchema, err := iceberg.ArrowSchema(scan.Schema)
+	arrowSchema, err := reader.OutputSchema(scan)
 	if err != nil {
-		return fmt.Errorf("table %s: %w", t.Table, err)
+		return fmt.Errorf("%w: table %s: %v", errTicketInvalid, t.Table, err)
 	}
 	if err := begin(arrowSchema); err != nil {
 		return err

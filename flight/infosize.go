@@ -8,9 +8,9 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/planner"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // errTooLarge is a plan whose FlightInfo or tickets no default client could
@@ -95,7 +95,7 @@ func measure(info *flight.FlightInfo, eps []endpointSize) infoSize {
 // as keep the repeated part no larger than the tasks, since only a client
 // with a larger limit can receive it anyway.
 func (s *Service) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, src planSource) (*flight.FlightInfo, error) {
-	schema, err := iceberg.ArrowSchema(plan.Schema)
+	schema, err := reader.OutputSchema(reader.Scan{Schema: plan.Schema, Dictionary: plan.Dictionary})
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}

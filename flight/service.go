@@ -187,6 +187,7 @@ func request(cmd *iceflightv1.Command) (planner.Request, error) {
 		MaxEndpoints:     int(cmd.MaxEndpoints),
 		TargetSplitBytes: cmd.TargetSplitBytes,
 		Limit:            cmd.GetLimit(),
+		Dictionary:       planner.Dictionary{All: cmd.DictionaryAll, Columns: cmd.DictionaryColumns},
 	}
 	if cmd.NoColumns {
 		req.Columns = []string{}
@@ -334,6 +335,9 @@ func (s *Service) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner
 
 		SealedStorage:             schemas.storage.sealed,
 		CredentialsExpireAtUnixMs: schemas.storage.expiresMs,
+	}
+	for _, id := range plan.Dictionary {
+		t.DictionaryFieldIds = append(t.DictionaryFieldIds, int32(id))
 	}
 	md := endpointMetadata{Bytes: ep.Bytes, Records: ep.Records, Tasks: len(ep.Tasks)}
 	seen := make(map[string]bool, len(ep.Tasks))

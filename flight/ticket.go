@@ -360,5 +360,8 @@ func decodeScan(t *iceflightv1.Ticket) (reader.Scan, error) {
 	if scan.Residuals, err = decodeResiduals(t); err != nil {
 		return reader.Scan{}, err
 	}
+	for _, id := range t.DictionaryFieldIds {
+		scan.Dictionary = append(scan.Dictionary, int(id))
+	}
 	return scan, nil
 }

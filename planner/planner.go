@@ -85,6 +85,8 @@ type Request struct {
 	// Limit caps the rows read; 0 means no limit. A limited scan is planned
 	// into one endpoint whose ticket stops the stream at the limit.
 	Limit int64
+	// Dictionary asks for columns as Arrow dictionaries.
+	Dictionary Dictionary
 }
 
 // Plan is a planned scan.
@@ -108,7 +110,10 @@ type Plan struct {
 	Endpoints []Endpoint
 	// Limit is the row limit each endpoint's stream stops at; 0 for none.
 	Limit int64
-	Stats Stats
+	// Dictionary holds the ids of the top-level fields of Schema streamed
+	// as Arrow dictionaries (Request.Dictionary), in schema order.
+	Dictionary []int
+	Stats      Stats
 }
 
 // Endpoint is a group of tasks served by one DoGet.
@@ -175,7 +180,12 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
 	}
+	dict, err := DictionaryFields(schema, req.Dictionary, req.CaseSensitive)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Name, err)
+	}
 	plan := &Plan{
+		Dictionary:       dict,
 		Table:            t.Name,
 		MetadataLocation: t.MetadataLocation,
 		FormatVersion:    md.FormatVersion,

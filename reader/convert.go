@@ -94,6 +94,9 @@ type converter struct {
 	ctx  context.Context // carries mem for compute casts
 	mem  memory.Allocator
 	path string
+	// dict holds the fields whose Parquet dictionaries pass through
+	// (sourceConfig.dict).
+	dict map[int]bool
 }
 
 // convert returns arr, read from p.src, as p.target. The caller owns the
@@ -230,6 +233,10 @@ func (c *converter) convertLeaf(p *fieldPlan, arr arrow.Array) (arrow.Array, err
 		return nil, c.layoutError(p, arr)
 	}
 	if d, ok := arr.(*array.Dictionary); ok {
+		if c.dict[p.field.ID] && passDictionary(d, p.target) {
+			d.Retain()
+			return d, nil
+		}
 		dense, err := unpackDictionary(c.mem, d)
 		if err != nil {
 			return nil, fmt.Errorf("read column %q of %s: %w", p.src.name, c.path, err)

@@ -423,6 +423,13 @@ func valueEncoder(arr arrow.Array) (func(b []byte, i int) []byte, error) {
 		return func(b []byte, i int) []byte { return append(b, a.Value(i)...) }, nil
 	case *array.Null:
 		return func(b []byte, _ int) []byte { return b }, nil
+	case *array.Dictionary:
+		// A column read as a dictionary (Scan.Dictionary) keys by value.
+		put, err := valueEncoder(a.Dictionary())
+		if err != nil {
+			return nil, err
+		}
+		return func(b []byte, i int) []byte { return put(b, a.GetValueIndex(i)) }, nil
 	}
 	return nil, fmt.Errorf("%w: equality delete on a column of type %s", ErrUnsupported, arr.DataType())
 }

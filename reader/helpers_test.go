@@ -119,7 +119,7 @@ type readResult struct {
 // schema (field ids and nullability included).
 func readAll(t *testing.T, r *Reader, scan Scan, task *iceflightv1.Task) readResult {
 	t.Helper()
-	want, err := iceberg.ArrowSchema(scan.Schema)
+	want, err := OutputSchema(scan)
 	if err != nil {
 		t.Fatalf("arrow schema: %v", err)
 	}

@@ -56,6 +56,28 @@ func dictionaryColumns(md *metadata.FileMetaData, groups []int) []int {
 	return cols
 }
 
+// passThroughColumns returns the Parquet leaf columns of the fields in
+// dict (Scan.Dictionary): top-level BYTE_ARRAY columns with those field
+// ids, read as dictionaries whatever their pages' encoding, since a
+// dictionary is what the stream sends. pqarrow hashes the values of plain
+// pages into the chunk's dictionary; a column found by name mapping alone
+// (no field ids in the file) is read plainly and encoded after.
+func passThroughColumns(md *metadata.FileMetaData, dict map[int]bool) []int {
+	if len(dict) == 0 {
+		return nil
+	}
+	sc := md.Schema
+	var cols []int
+	for c := 0; c < sc.NumColumns(); c++ {
+		col := sc.Column(c)
+		if col.PhysicalType() == parquet.Types.ByteArray && col.MaxRepetitionLevel() == 0 &&
+			col.SchemaNode().Parent() == sc.Root() && plainStringType(col) && dict[int(col.SchemaNode().FieldID())] {
+			cols = append(cols, c)
+		}
+	}
+	return cols
+}
+
 // plainStringType reports whether pqarrow reads the column as string or
 // binary (not as a decimal or an extension type).
 func plainStringType(col *schema.Column) bool {

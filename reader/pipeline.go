@@ -59,14 +59,17 @@ type readPlan struct {
 	filter *rowFilter
 	// check validates what leaves each stage (see WithValidation).
 	check validator
+	// dict holds the read fields the source emits as dictionaries.
+	dict map[int]bool
 }
 
 func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
-	out, err := iceberg.ArrowSchema(scan.Schema)
+	out, err := OutputSchema(scan)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", task.GetPath(), err)
 	}
 	p := &readPlan{task: task, out: out, direct: true}
+	want := scan.dictionarySet()
 	var fields []iceberg.NestedField
 	for _, f := range scan.Schema.Fields {
 		kind, computed := metadataKind(f.ID)
@@ -93,6 +96,12 @@ func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 			}
 			c.read = len(fields)
 			fields = append(fields, f)
+			if want[f.ID] {
+				if p.dict == nil {
+					p.dict = make(map[int]bool)
+				}
+				p.dict[f.ID] = true
+			}
 		}
 		p.cols = append(p.cols, c)
 	}
@@ -175,7 +184,7 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 			c.Release()
 		}
 	}()
-	for _, c := range p.cols {
+	for i, c := range p.cols {
 		var read arrow.Array
 		if c.read >= 0 {
 			col := batch.Column(c.read)
@@ -208,6 +217,10 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 		case colRowID, colLastUpdated:
 			col, err = lineageColumn(mem, c.kind, read, p.task, pos, keep, n)
 			read.Release()
+		}
+		if err == nil {
+			// A metadata column asked for as a dictionary is computed dense.
+			col, err = dictionaryFor(ctx, mem, col, p.out.Field(i).Type)
 		}
 		if err != nil {
 			return nil, err

@@ -142,10 +142,14 @@ type Scan struct {
 	// (1-based); a task with none carries its own residual_json, or none.
 	// Sharing them decodes each once per scan rather than once per file.
 	Residuals []expr.Expr
+	// Dictionary holds the ids of top-level string and binary fields of
+	// Schema to emit as Arrow dictionaries with int32 indices (see
+	// OutputSchema); empty emits every column dense.
+	Dictionary []int
 }
 
 // Read streams the task's rows as batches whose schema is
-// iceberg.ArrowSchema(scan.Schema). emit owns each batch only for the call:
+// OutputSchema(scan). emit owns each batch only for the call:
 // the reader releases it after emit returns, so emit must Retain a batch it
 // keeps. An error from emit stops the read and is returned as is. Read stops
 // with ctx's error when ctx is cancelled. A panic while reading (a decoder
@@ -192,6 +196,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 			batchSize: r.batchSize,
 			maxRead:   r.maxRead,
 			mem:       r.mem,
+			dict:      plan.dict,
 			prune:     newRowGroupPruner(plan.filter, plan.read),
 			counts:    r.counts,
 		})

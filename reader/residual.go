@@ -171,10 +171,43 @@ func (f *rowFilter) eval(ctx context.Context, n *rowNode, batch arrow.RecordBatc
 		return inner, nil
 	}
 	col, valid := column(batch, f.paths[n.pred.Ref.ID])
+	if d, ok := col.(*array.Dictionary); ok {
+		return evalDictionary(ctx, n, d)
+	}
+	return evalColumn(ctx, n, col, valid)
+}
+
+// evalColumn returns which values of col satisfy the predicate of n; valid,
+// when set, says which rows' enclosing structs are present.
+func evalColumn(ctx context.Context, n *rowNode, col arrow.Array, valid []bool) ([]bool, error) {
 	if n.set != nil {
 		return inSet(n.pred.Op, n.set, col, valid)
 	}
 	return predicate(ctx, n.pred, col, valid)
+}
+
+// evalDictionary tests each distinct value of a dictionary column (a
+// top-level column, see Scan.Dictionary) once and looks every row's answer
+// up by its index; a null index is a null value.
+func evalDictionary(ctx context.Context, n *rowNode, d *array.Dictionary) ([]bool, error) {
+	byValue, err := evalColumn(ctx, n, d.Dictionary(), nil)
+	if err != nil {
+		return nil, err
+	}
+	onNull := n.pred.Op == expr.OpIsNull || nullMatches(n.pred.Op)
+	out := make([]bool, d.Len())
+	for i := range out {
+		if d.IsNull(i) {
+			out[i] = onNull
+			continue
+		}
+		k := d.GetValueIndex(i)
+		if k < 0 || k >= len(byValue) {
+			return nil, fmt.Errorf("%w: dictionary index %d out of range of %d values", ErrInvalidTask, k, len(byValue))
+		}
+		out[i] = byValue[k]
+	}
+	return out, nil
 }
 
 // column returns the array a path leads to and, for nested paths, whether

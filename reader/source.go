@@ -53,13 +53,20 @@ type sourceConfig struct {
 	// maxRead bounds a piece of the file held whole (see WithMaxReadBytes).
 	maxRead int64
 	mem     memory.Allocator
-	// out is iceberg.ArrowSchema(schema), set by openSource.
+	// dict holds the ids of top-level fields to read as dictionaries
+	// (Scan.Dictionary), nil for none.
+	dict map[int]bool
+	// out is iceberg.ArrowSchema(schema) with the fields of dict as
+	// dictionaries, set by openSource.
 	out *arrow.Schema
 }
 
 // openSource opens f, of the given format, as a source.
 func openSource(ctx context.Context, f fileio.File, format iceflightv1.FileFormat, cfg *sourceConfig) (source, error) {
 	out, err := iceberg.ArrowSchema(cfg.schema)
+	if err == nil {
+		out, err = withDictionaries(out, cfg.schema, cfg.dict)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", cfg.path, err)
 	}
@@ -78,7 +85,7 @@ func openSource(ctx context.Context, f fileio.File, format iceflightv1.FileForma
 
 // assemble builds one batch of n rows in the read schema from the planned
 // fields: get returns the converted column of a field read from the file.
-func assemble(mem memory.Allocator, out *arrow.Schema, path string, plans []*fieldPlan, n int, get func(*fieldPlan) (arrow.Array, error)) (arrow.RecordBatch, error) {
+func assemble(ctx context.Context, mem memory.Allocator, out *arrow.Schema, path string, plans []*fieldPlan, n int, get func(*fieldPlan) (arrow.Array, error)) (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, 0, len(plans))
 	defer func() {
 		for _, c := range cols {
@@ -98,8 +105,11 @@ func assemble(mem memory.Allocator, out *arrow.Schema, path string, plans []*fie
 		if err != nil {
 			return nil, err
 		}
-		cols = append(cols, col)
 		want := out.Field(i)
+		if col, err = dictionaryFor(ctx, mem, col, want.Type); err != nil {
+			return nil, fmt.Errorf("read %s: column %q: %w", path, want.Name, err)
+		}
+		cols = append(cols, col)
 		if !arrow.TypeEqual(col.DataType(), want.Type, arrow.CheckMetadata()) || col.Len() != n {
 			return nil, fmt.Errorf("read %s: column %q came out as %s with %d rows, want %s with %d (internal error)",
 				path, want.Name, col.DataType(), col.Len(), want.Type, n)

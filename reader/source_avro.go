@@ -136,7 +136,7 @@ func (s *avroSource) next(ctx context.Context) (arrow.RecordBatch, int64, error)
 		cols[i] = b.NewArray()
 	}
 	conv := &converter{ctx: ctx, mem: s.cfg.mem, path: s.cfg.path}
-	out, err := assemble(s.cfg.mem, s.cfg.out, s.cfg.path, s.plans, n, func(p *fieldPlan) (arrow.Array, error) {
+	out, err := assemble(ctx, s.cfg.mem, s.cfg.out, s.cfg.path, s.plans, n, func(p *fieldPlan) (arrow.Array, error) {
 		return conv.convert(p, cols[p.pos])
 	})
 	return out, first, err

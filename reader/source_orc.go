@@ -139,7 +139,7 @@ func (s *orcSource) next(ctx context.Context) (arrow.RecordBatch, int64, error) 
 	}
 	defer rec.Release()
 	conv := &converter{ctx: ctx, mem: s.cfg.mem, path: s.cfg.path}
-	out, err := assemble(s.cfg.mem, s.cfg.out, s.cfg.path, s.plans, int(rec.NumRows()), func(p *fieldPlan) (arrow.Array, error) {
+	out, err := assemble(ctx, s.cfg.mem, s.cfg.out, s.cfg.path, s.plans, int(rec.NumRows()), func(p *fieldPlan) (arrow.Array, error) {
 		if p.pos >= int(rec.NumCols()) {
 			return nil, fmt.Errorf("read %s: column %q not where expected (internal error)", s.cfg.path, p.src.name)
 		}

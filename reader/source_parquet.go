@@ -56,6 +56,9 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 	for _, c := range dictionaryColumns(pf.MetaData(), s.groups) {
 		props.SetReadDict(c, true)
 	}
+	for _, c := range passThroughColumns(pf.MetaData(), cfg.dict) {
+		props.SetReadDict(c, true)
+	}
 	if s.fr, err = pqarrow.NewFileReader(pf, props, cfg.mem); err != nil {
 		return nil, corruptFile(fmt.Errorf("read parquet schema of %s: %w", cfg.path, err))
 	}
@@ -248,8 +251,8 @@ func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, err
 			return nil, 0, fmt.Errorf("%w: %s: batch of %d rows with %d left to read", ErrInvalidTask, path, n, s.left)
 		}
 	}
-	conv := &converter{ctx: ctx, mem: s.cfg.mem, path: path}
-	out, err := assemble(s.cfg.mem, s.cfg.out, path, s.proj.fields, int(n), func(p *fieldPlan) (arrow.Array, error) {
+	conv := &converter{ctx: ctx, mem: s.cfg.mem, path: path, dict: s.cfg.dict}
+	out, err := assemble(ctx, s.cfg.mem, s.cfg.out, path, s.proj.fields, int(n), func(p *fieldPlan) (arrow.Array, error) {
 		if p.int96 {
 			return s.int96[p].read(s.cfg.mem, int(n))
 		}

@@ -176,3 +176,35 @@ def test_empty_result_keeps_the_schema(client: iceflight.Client) -> None:
     assert got.num_rows == 0
     assert got.schema.names == ["id"]
     assert isinstance(got, pa.Table)
+
+
+@pytest.mark.parametrize("table", ["samples.trips", "samples.all_types", "samples.eq_deletes_evolved"])
+def test_dictionary_columns_equal_java(client: iceflight.Client, table: str) -> None:
+    entry, rows = scan(table)
+    want = oracle_rows(rows, entry["schema"])
+    kept = client.read(table, dictionary=True)
+    strings = [f.name for f in client.plan(table).schema if pa.types.is_string(f.type) or pa.types.is_binary(f.type)]
+    assert strings, table
+    for name in strings:
+        assert pa.types.is_dictionary(kept.schema.field(name).type), name
+        assert pa.types.is_int32(kept.schema.field(name).type.index_type), name
+    decoded = client.read(table, dictionary=True, dictionaries="decode")
+    assert not any(pa.types.is_dictionary(f.type) for f in decoded.schema)
+    assert arrow_rows(decoded, entry["schema"]) == want
+    unified = client.read(table, dictionary=True, dictionaries="unify")
+    for name in strings:
+        chunks = unified.column(name).chunks
+        assert all(c.dictionary.equals(chunks[0].dictionary) for c in chunks), name
+    assert arrow_rows(iceflight.plan.shape_dictionaries(unified, "decode"), entry["schema"]) == want
+
+
+def test_dictionary_names_columns_and_refuses_others(client: iceflight.Client) -> None:
+    got = client.read("samples.trips", columns=["id", "note", "vendor"], dictionary=["vendor"])
+    assert pa.types.is_dictionary(got.schema.field("vendor").type)
+    assert pa.types.is_string(got.schema.field("note").type)
+    assert got.to_pandas()["vendor"].dtype.name == "category"
+    for bad in (["fare"], ["nope"]):
+        with pytest.raises(iceflight.errors.InvalidRequestError):
+            client.read("samples.trips", dictionary=bad)
+    with pytest.raises(ValueError):
+        client.read("samples.trips", dictionary=True, dictionaries="melt")

@@ -151,9 +151,16 @@ type Command struct {
 	CaseSensitive *bool  `protobuf:"varint,10,opt,name=case_sensitive,json=caseSensitive,proto3,oneof" json:"case_sensitive,omitempty"`
 	// no_columns asks for no columns at all, only the count of matching
 	// rows (JSON: "columns": []); an empty columns list otherwise means all.
-	NoColumns     bool `protobuf:"varint,11,opt,name=no_columns,json=noColumns,proto3" json:"no_columns,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	NoColumns bool `protobuf:"varint,11,opt,name=no_columns,json=noColumns,proto3" json:"no_columns,omitempty"`
+	// dictionary_all asks for every string and binary column of the
+	// projection as an Arrow dictionary (JSON: "dictionary": true).
+	DictionaryAll bool `protobuf:"varint,12,opt,name=dictionary_all,json=dictionaryAll,proto3" json:"dictionary_all,omitempty"`
+	// dictionary_columns names the columns to deliver as Arrow dictionaries
+	// (JSON: "dictionary": ["col", ...]); each is a top-level string or
+	// binary column of the projection.
+	DictionaryColumns []string `protobuf:"bytes,13,rep,name=dictionary_columns,json=dictionaryColumns,proto3" json:"dictionary_columns,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *Command) Reset() {
@@ -261,6 +268,20 @@ func (x *Command) GetNoColumns() bool {
 		return x.NoColumns
 	}
 	return false
+}
+
+func (x *Command) GetDictionaryAll() bool {
+	if x != nil {
+		return x.DictionaryAll
+	}
+	return false
+}
+
+func (x *Command) GetDictionaryColumns() []string {
+	if x != nil {
+		return x.DictionaryColumns
+	}
+	return nil
 }
 
 // DeleteFile is a delete file that applies to a task's data file.
@@ -687,8 +708,12 @@ type Ticket struct {
 	// credentials_expire_at_unix_ms is when the sealed credentials expire, 0
 	// when they do not say; the ticket expires no later, also when renewed.
 	CredentialsExpireAtUnixMs int64 `protobuf:"varint,18,opt,name=credentials_expire_at_unix_ms,json=credentialsExpireAtUnixMs,proto3" json:"credentials_expire_at_unix_ms,omitempty"`
-	unknownFields             protoimpl.UnknownFields
-	sizeCache                 protoimpl.SizeCache
+	// dictionary_field_ids are the top-level string and binary fields of
+	// schema that the stream carries as Arrow dictionaries (int32 indices),
+	// as the FlightInfo's schema says; every endpoint of a plan has the same.
+	DictionaryFieldIds []int32 `protobuf:"varint,24,rep,packed,name=dictionary_field_ids,json=dictionaryFieldIds,proto3" json:"dictionary_field_ids,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -838,6 +863,13 @@ func (x *Ticket) GetCredentialsExpireAtUnixMs() int64 {
 		return x.CredentialsExpireAtUnixMs
 	}
 	return 0
+}
+
+func (x *Ticket) GetDictionaryFieldIds() []int32 {
+	if x != nil {
+		return x.DictionaryFieldIds
+	}
+	return nil
 }
 
 // Schema is an Iceberg schema: its id and top-level fields, each with its
@@ -1460,7 +1492,7 @@ var File_proto_iceflight_v1_iceflight_proto protoreflect.FileDescriptor
 
 const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
-	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\xb8\x03\n" +
+	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\x8e\x04\n" +
 	"\aCommand\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x18\n" +
 	"\acolumns\x18\x02 \x03(\tR\acolumns\x12$\n" +
@@ -1475,7 +1507,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x0ecase_sensitive\x18\n" +
 	" \x01(\bH\x03R\rcaseSensitive\x88\x01\x01\x12\x1d\n" +
 	"\n" +
-	"no_columns\x18\v \x01(\bR\tnoColumnsB\x0e\n" +
+	"no_columns\x18\v \x01(\bR\tnoColumns\x12%\n" +
+	"\x0edictionary_all\x18\f \x01(\bR\rdictionaryAll\x12-\n" +
+	"\x12dictionary_columns\x18\r \x03(\tR\x11dictionaryColumnsB\x0e\n" +
 	"\f_snapshot_idB\x15\n" +
 	"\x13_as_of_timestamp_msB\b\n" +
 	"\x06_limitB\x11\n" +
@@ -1519,7 +1553,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\xd3\x06\n" +
+	"\r_first_row_id\"\x85\a\n" +
 	"\x06Ticket\x12\x18\n" +
 	"\aversion\x18\x13 \x01(\rR\aversion\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
@@ -1540,7 +1574,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tresiduals\x18\x0f \x03(\tR\tresiduals\x12'\n" +
 	"\x0fstorage_profile\x18\x10 \x01(\tR\x0estorageProfile\x12%\n" +
 	"\x0esealed_storage\x18\x11 \x01(\fR\rsealedStorage\x12@\n" +
-	"\x1dcredentials_expire_at_unix_ms\x18\x12 \x01(\x03R\x19credentialsExpireAtUnixMsJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"\x84\x01\n" +
+	"\x1dcredentials_expire_at_unix_ms\x18\x12 \x01(\x03R\x19credentialsExpireAtUnixMs\x120\n" +
+	"\x14dictionary_field_ids\x18\x18 \x03(\x05R\x12dictionaryFieldIdsJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"\x84\x01\n" +
 	"\x06Schema\x12\x1b\n" +
 	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12+\n" +
 	"\x06fields\x18\x02 \x03(\v2\x13.iceflight.v1.FieldR\x06fields\x120\n" +

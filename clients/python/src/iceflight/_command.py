@@ -55,6 +55,7 @@ def build_command(
     max_endpoints: int | None = None,
     target_split_bytes: int | None = None,
     case_sensitive: bool | None = None,
+    dictionary: bool | Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Return the JSON command object for a scan.
 
@@ -84,6 +85,11 @@ def build_command(
         Split data files larger than this along their row groups.
     case_sensitive : bool, optional
         Match column names case-insensitively when False.
+    dictionary : bool or sequence of str, optional
+        Send string and binary columns as Arrow dictionaries: ``True`` for
+        every one, or the names of some. Dictionary-encoded Parquet data
+        then travels as stored (fewer bytes, less server CPU); each batch
+        carries the dictionary of the row group it comes from.
 
     Returns
     -------
@@ -115,6 +121,10 @@ def build_command(
         cmd["target_split_bytes"] = int(target_split_bytes)
     if case_sensitive is not None:
         cmd["case_sensitive"] = bool(case_sensitive)
+    if dictionary is not None:
+        if isinstance(dictionary, (str, bytes)):
+            raise TypeError("dictionary must be True, False or a sequence of column names, not a string")
+        cmd["dictionary"] = dictionary if isinstance(dictionary, bool) else list(dictionary)
     return cmd
 
 

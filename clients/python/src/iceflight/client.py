@@ -242,7 +242,9 @@ class Client(WriteMixin):
         limit : int, optional
             Stop after this many rows.
         **options
-            ``max_endpoints``, ``target_split_bytes``, ``case_sensitive``.
+            ``max_endpoints``, ``target_split_bytes``, ``case_sensitive``,
+            ``dictionary`` (``True`` or column names: string and binary
+            columns as Arrow dictionaries, see :func:`build_command`).
 
         Returns
         -------
@@ -262,16 +264,22 @@ class Client(WriteMixin):
             info = self._flight.get_flight_info(descriptor(cmd), options=self._options)
         return Plan.from_flight_info(self, table, info)
 
-    def read(self, table: str, *args: Any, **kwargs: Any) -> pa.Table:
+    def read(self, table: str, *args: Any, dictionaries: str = "keep", **kwargs: Any) -> pa.Table:
         """Read a table into memory; takes the arguments of :meth:`plan`.
 
         Endpoints are read in parallel and concatenated in plan order.
+
+        Parameters
+        ----------
+        dictionaries : {"keep", "unify", "decode"}
+            With ``dictionary=``: keep each batch's dictionary, unify them
+            per column, or decode to plain columns (see :meth:`Plan.read`).
 
         Returns
         -------
         pyarrow.Table
         """
-        return self.plan(table, *args, **kwargs).read()
+        return self.plan(table, *args, **kwargs).read(dictionaries)
 
     def scan(self, table: str, *args: Any, **kwargs: Any) -> pa.RecordBatchReader:
         """Stream a table's batches; takes the arguments of :meth:`plan`.

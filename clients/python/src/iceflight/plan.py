@@ -174,18 +174,29 @@ class Plan:
         """
         return self.client._endpoint_streams(self.endpoints, self.table, max_workers=max_workers, max_buffered=max_buffered)
 
-    def read(self) -> pa.Table:
+    def read(self, dictionaries: str = "keep") -> pa.Table:
         """Read every endpoint in parallel and concatenate them in plan order.
+
+        Parameters
+        ----------
+        dictionaries : {"keep", "unify", "decode"}
+            What to do with columns the plan asked for as dictionaries
+            (``dictionary=``): keep each chunk's own dictionary as sent,
+            unify them into one per column
+            (:meth:`pyarrow.Table.unify_dictionaries`), or decode them into
+            plain string and binary columns.
 
         Returns
         -------
         pyarrow.Table
         """
+        if dictionaries not in _DICTIONARY_MODES:
+            raise ValueError(f"dictionaries must be one of {', '.join(_DICTIONARY_MODES)}, not {dictionaries!r}")
         parts: dict[int, list[pa.RecordBatch]] = {}
         for index, batch in self.streams():
             parts.setdefault(index, []).append(batch)
         ordered = [b for i in sorted(parts) for b in parts[i]]
-        return pa.Table.from_batches(ordered, schema=self.schema)
+        return shape_dictionaries(pa.Table.from_batches(ordered, schema=self.schema), dictionaries)
 
     def scan(self, max_buffered: int | None = None) -> pa.RecordBatchReader:
         """Stream the batches of every endpoint as they arrive.
@@ -238,3 +249,18 @@ class Plan:
             default connection).
         """
         return frames.to_duckdb(self.read(), connection)
+
+
+_DICTIONARY_MODES = ("keep", "unify", "decode")
+
+
+def shape_dictionaries(table: pa.Table, mode: str) -> pa.Table:
+    """Return table with its dictionary columns kept, unified or decoded (see :meth:`Plan.read`)."""
+    if mode == "keep" or not any(pa.types.is_dictionary(f.type) for f in table.schema):
+        return table
+    if mode == "unify":
+        return table.unify_dictionaries()
+    fields = [
+        f.with_type(f.type.value_type) if pa.types.is_dictionary(f.type) else f for f in table.schema
+    ]
+    return table.cast(pa.schema(fields, metadata=table.schema.metadata))

@@ -1,0 +1,108 @@
+package flight
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// TestDictionaryCommand asks for string columns as dictionaries and checks
+// that the FlightInfo, GetSchema and every streamed batch agree on the
+// type, and that the values, row by row, are the plain read's.
+func TestDictionaryCommand(t *testing.T) {
+	h := serve(t, 7)
+	ctx := context.Background()
+	base := map[string]any{"table": "samples.trips", "filter": "fare > 1"}
+	plain := h.rowsOf(ctx, t, base, nil)
+	tests := []struct {
+		name       string
+		dictionary any
+		dict       []string // the columns that come as dictionaries
+	}{
+		{"true: every string column", true, []string{"vendor", "note"}},
+		{"a list of columns", []string{"note"}, []string{"note"}},
+		{"false: none", false, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := map[string]any{"dictionary": tc.dictionary}
+			for k, v := range base {
+				cmd[k] = v
+			}
+			if got := h.rowsOf(ctx, t, cmd, tc.dict); fmt.Sprint(got) != fmt.Sprint(plain) {
+				t.Fatalf("rows differ from the plain read:\n%v\nwant\n%v", got, plain)
+			}
+			res, err := h.client.GetSchema(ctx, cmdDesc(t, cmd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			schema, err := flight.DeserializeSchema(res.Schema, memory.DefaultAllocator)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkDictionaryFields(t, schema, tc.dict)
+		})
+	}
+	for _, bad := range []any{[]string{"fare"}, []string{"nope"}, 3, []string{""}} {
+		_, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "dictionary": bad}))
+		if status.Code(err) != codes.InvalidArgument {
+			t.Errorf("dictionary %v: %v, want InvalidArgument", bad, err)
+		}
+	}
+}
+
+// rowsOf plans cmd, checks the FlightInfo's and every batch's schema make
+// exactly dict dictionaries, and returns the rows as text, dictionaries
+// decoded.
+func (h *harness) rowsOf(ctx context.Context, t *testing.T, cmd map[string]any, dict []string) []string {
+	t.Helper()
+	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := flight.DeserializeSchema(info.Schema, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkDictionaryFields(t, schema, dict)
+	var rows []string
+	h.each(ctx, t, info, func(rec arrow.RecordBatch) {
+		if !rec.Schema().Equal(schema) {
+			t.Fatalf("batch schema %s, FlightInfo's %s", rec.Schema(), schema)
+		}
+		for r := range int(rec.NumRows()) {
+			row := ""
+			for _, col := range rec.Columns() {
+				row += col.ValueStr(r) + "|"
+			}
+			rows = append(rows, row)
+		}
+	})
+	if len(rows) == 0 {
+		t.Fatal("no rows")
+	}
+	return rows
+}
+
+func checkDictionaryFields(t *testing.T, schema *arrow.Schema, dict []string) {
+	t.Helper()
+	want := map[string]bool{}
+	for _, n := range dict {
+		want[n] = true
+	}
+	for _, f := range schema.Fields() {
+		dt, isDict := f.Type.(*arrow.DictionaryType)
+		if isDict != want[f.Name] {
+			t.Fatalf("field %s is %s; want dictionary: %v", f.Name, f.Type, want[f.Name])
+		}
+		if isDict && (dt.IndexType.ID() != arrow.INT32 || dt.ValueType.ID() != arrow.STRING) {
+			t.Fatalf("field %s is %s, want dictionary<int32, utf8>", f.Name, f.Type)
+		}
+	}
+}
