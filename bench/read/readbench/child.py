@@ -60,9 +60,10 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
             raise SystemExit("--location is required for " + peer)
         conn = dbapi.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
-        sql = f"SELECT * FROM {name}" + (f" WHERE {case.iceflight_filter}" if case.iceflight_filter else "")
+        where = f" WHERE {case.iceflight_filter}" if case.iceflight_filter else ""
+        sql = f"SELECT * FROM {name}{where}"
 
-        def read() -> Any:
+        def read() -> pa.Table:
             with conn.cursor() as cur:
                 if peer == "adbc-queue":
                     cur.adbc_statement.set_options(**{"adbc.rpc.result_queue_size": "200"})
