@@ -155,6 +155,12 @@ def _run_case(
                 with server:
                     data = procs.run_peer(argv + ["--location", server.location], cwd=HERE)
                 res.server_rss_mb = server.peak_rss_mb
+                # Per read the peer made: the warm-up and the timed runs.
+                reads = args.runs + 1
+                if server.cpu_seconds is not None:
+                    res.server_cpu_s = server.cpu_seconds / reads
+                if server.written_bytes is not None:
+                    res.server_sent_mb = server.written_bytes / reads / 1e6
         except (RuntimeError, OSError, ValueError) as err:
             res.failure = "error: " + str(err)[:100]
             _log(f"{case.name}: {name} failed: {err}")
@@ -218,6 +224,7 @@ def _run_case(
             endpoints,
         ],
         cwd=HERE,
+        counts_writes=False,  # gRPC C++ sends with sendmsg(2), which wchar does not count
     )
     out.append(peer("transport", childv + ["transport", case.name] + common, transport))
     return out

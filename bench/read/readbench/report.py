@@ -35,6 +35,9 @@ class Result:
     endpoints: int | None = None
     server_rss_mb: float | None = None
     client_rss_mb: float | None = None
+    #: The server's CPU seconds and bytes written (MB, 1e6 bytes) per read of the peer.
+    server_cpu_s: float | None = None
+    server_sent_mb: float | None = None
     failure: str | None = None
     #: On S3: the requests the peer sent over ``reads`` reads of a case of ``files`` files.
     requests: Requests | None = None
@@ -73,8 +76,8 @@ class Result:
 
 HEADER = (
     "| case | peer | rows | median s | M rows/s | MB/s | server peak RSS MB "
-    "| client peak RSS MB | time / iceflight |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| client peak RSS MB | server CPU s/read | sent MB/read | time / iceflight |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 )
 
 
@@ -123,7 +126,7 @@ def render(results: list[Result], case_bytes: dict[str, int], requests: bool = F
 def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
     median = res.median
     if median is None:
-        cells = [res.case, LABELS[res.peer], res.failure or "-"] + ["-"] * 6
+        cells = [res.case, LABELS[res.peer], res.failure or "-"] + ["-"] * 8
         return "| " + " | ".join(cells) + " |"
     rows = res.rows or 0
     size = nbytes if nbytes is not None else res.nbytes
@@ -137,6 +140,8 @@ def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
         "-" if size is None else f"{size / median / 1e6:,.0f}",
         _mb(res.server_rss_mb),
         _mb(res.client_rss_mb),
+        _cpu(res.server_cpu_s),
+        _mb(res.server_sent_mb),
         "-" if ref_median is None else f"{median / ref_median:.2f}x",
     ]
     return "| " + " | ".join(cells) + " |"
@@ -144,3 +149,7 @@ def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
 
 def _mb(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
+
+
+def _cpu(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
