@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from contextlib import ExitStack
@@ -168,6 +169,12 @@ def _run_case(
         res.seconds, res.rows = data["seconds"], data["rows"]
         res.nbytes, res.endpoints = data.get("nbytes"), data.get("endpoints")
         res.client_rss_mb = data.get("peak_rss_mb")
+        if "cpu_seconds" in data:
+            res.client_cpu_seconds = data["cpu_seconds"]
+            if res.client_cpu_seconds:
+                res.client_cpu_s = statistics.median(res.client_cpu_seconds)
+        else:  # iceberg-go: the whole process's CPU over its reads, warm-up included
+            res.client_cpu_s = data["process_cpu_seconds"] / (args.runs + 1)
         if gateway is not None:
             res.requests = gateway.requests_since(mark)
             res.reads, res.files = args.runs + 1, files

@@ -3,7 +3,9 @@
 ``python -m readbench.child PEER CASE --root DIR --runs N [--location URL] [--s3 ENDPOINT]
 [--catalog NAME]`` reads the case
 once untimed (warm-up), then N timed times, and prints one JSON object on stdout:
-``{"seconds": [...], "rows": N, "nbytes": N, "endpoints": N, "peak_rss_mb": X}``.
+``{"seconds": [...], "cpu_seconds": [...], "rows": N, "nbytes": N, "endpoints": N,
+"peak_rss_mb": X}``. ``cpu_seconds`` are this process's user + system CPU seconds (all its
+threads, ``getrusage(RUSAGE_SELF)``) over each timed run.
 
 Peers:
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -94,6 +97,12 @@ def peak_rss_mb() -> float | None:
     return None
 
 
+def cpu_seconds() -> float:
+    """Return this process's user + system CPU seconds so far, all threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def main() -> None:
     """Parse arguments, read, print the JSON result."""
     parser = argparse.ArgumentParser(prog="readbench.child")
@@ -108,14 +117,17 @@ def main() -> None:
     case = cases.by_name(args.case)
     read = _reader(args, case)
     seconds: list[float] = []
+    cpu: list[float] = []
     result: pa.Table | None = None
     endpoints = 0
     for run in range(args.runs + 1):
         result = None  # let the previous result go before the next read
+        cpu_start = cpu_seconds()
         start = time.perf_counter()
         result = read()
         if run > 0:
             seconds.append(time.perf_counter() - start)
+            cpu.append(cpu_seconds() - cpu_start)
     assert result is not None
     if args.peer in ("iceflight", "transport", "adbc", "adbc-queue"):
         import iceflight
@@ -126,6 +138,7 @@ def main() -> None:
     json.dump(
         {
             "seconds": seconds,
+            "cpu_seconds": cpu,
             "rows": result.num_rows,
             "nbytes": result.nbytes,
             "endpoints": endpoints,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import socket
 import subprocess
 from pathlib import Path
@@ -150,14 +151,25 @@ def _vm_hwm_mb(pid: int) -> float | None:
 def run_peer(argv: list[str], cwd: Path | None = None) -> dict[str, Any]:
     """Run one peer process to the end; return its JSON result.
 
+    The result gains ``process_cpu_seconds``: the user + system CPU seconds of the whole
+    process, start-up and warm-up included, from ``getrusage(RUSAGE_CHILDREN)`` before and
+    after it (the only child the harness waits for meanwhile: servers are reaped after).
     A process that fails raises RuntimeError with the last line of its stderr.
     """
+    before = _children_cpu_seconds()
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd
     )
     out, err = proc.communicate()
+    process_cpu = _children_cpu_seconds() - before
     if proc.returncode != 0:
         lines = [ln for ln in err.strip().splitlines() if ln.strip()]
         raise RuntimeError(lines[-1] if lines else f"exit status {proc.returncode}")
     result: dict[str, Any] = json.loads(out)
+    result["process_cpu_seconds"] = process_cpu
     return result
+
+
+def _children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime

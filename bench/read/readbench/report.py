@@ -38,6 +38,10 @@ class Result:
     #: The server's CPU seconds and bytes written (MB, 1e6 bytes) per read of the peer.
     server_cpu_s: float | None = None
     server_sent_mb: float | None = None
+    #: The peer's own CPU seconds per timed run, and their median (for iceberg-go, whose
+    #: runs report none, its whole process's CPU seconds over its reads, warm-up included).
+    client_cpu_seconds: list[float] = field(default_factory=list)
+    client_cpu_s: float | None = None
     failure: str | None = None
     #: On S3: the requests the peer sent over ``reads`` reads of a case of ``files`` files.
     requests: Requests | None = None
@@ -76,8 +80,9 @@ class Result:
 
 HEADER = (
     "| case | peer | rows | median s | M rows/s | MB/s | server peak RSS MB "
-    "| client peak RSS MB | server CPU s/read | sent MB/read | time / iceflight |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| client peak RSS MB | server CPU s/read | client CPU s/read | sent MB/read "
+    "| time / iceflight |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 )
 
 
@@ -126,7 +131,7 @@ def render(results: list[Result], case_bytes: dict[str, int], requests: bool = F
 def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
     median = res.median
     if median is None:
-        cells = [res.case, LABELS[res.peer], res.failure or "-"] + ["-"] * 8
+        cells = [res.case, LABELS[res.peer], res.failure or "-"] + ["-"] * 9
         return "| " + " | ".join(cells) + " |"
     rows = res.rows or 0
     size = nbytes if nbytes is not None else res.nbytes
@@ -141,6 +146,7 @@ def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
         _mb(res.server_rss_mb),
         _mb(res.client_rss_mb),
         _cpu(res.server_cpu_s),
+        _cpu(res.client_cpu_s),
         _mb(res.server_sent_mb),
         "-" if ref_median is None else f"{median / ref_median:.2f}x",
     ]
