@@ -191,6 +191,13 @@ def _run_case(
         "iceflight", childv + ["iceflight", case.name] + common + ice_args, procs.Server(serve)
     )
     out.append(ice)
+    if gateway is None:
+        # The same reads against a flightd whose Go code runs on one core at a time.
+        one_core = procs.Server(serve, env={"GOMAXPROCS": "1"})
+        argv = childv + ["iceflight", case.name] + common + ice_args
+        out.append(peer("iceflight-1core", argv, one_core))
+    else:
+        out.append(Result(case.name, "iceflight-1core", failure="not run on S3: local only"))
     for name in ("adbc", "adbc-queue"):
         out.append(peer(name, childv + [name, case.name] + common + ice_args, procs.Server(serve)))
     out.append(peer("pyiceberg", childv + ["pyiceberg", case.name] + common + on_s3))

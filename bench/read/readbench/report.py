@@ -10,10 +10,20 @@ if TYPE_CHECKING:
     from .s3 import Requests
 
 #: Peers in table order; iceflight is the reference of the ratio column.
-PEERS = ("iceflight", "adbc", "adbc-queue", "pyiceberg", "pyarrow", "icebergo", "transport")
+PEERS = (
+    "iceflight",
+    "iceflight-1core",
+    "adbc",
+    "adbc-queue",
+    "pyiceberg",
+    "pyarrow",
+    "icebergo",
+    "transport",
+)
 
 LABELS = {
     "iceflight": "iceflight (flightd + Python client)",
+    "iceflight-1core": "iceflight, flightd `GOMAXPROCS=1`",
     "adbc": "ADBC Flight SQL on the same flightd",
     "adbc-queue": "ADBC Flight SQL, `result_queue_size` 200",
     "pyiceberg": "PyIceberg `scan().to_arrow()`",
