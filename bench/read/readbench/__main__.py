@@ -198,6 +198,10 @@ def _run_case(
         out.append(peer("iceflight-1core", argv, one_core))
     else:
         out.append(Result(case.name, "iceflight-1core", failure="not run on S3: local only"))
+    if case.name == "big":
+        # Dictionary pass-through, read(..., dictionary=True): the big case only.
+        argv = childv + ["iceflight-dict", case.name] + common + ice_args
+        out.append(peer("iceflight-dict", argv, procs.Server(serve)))
     for name in ("adbc", "adbc-queue"):
         out.append(peer(name, childv + [name, case.name] + common + ice_args, procs.Server(serve)))
     out.append(peer("pyiceberg", childv + ["pyiceberg", case.name] + common + on_s3))

@@ -11,6 +11,9 @@ Peers:
 
 - ``iceflight``: ``iceflight.connect(URL).read(table, filter=...)`` (GetFlightInfo, then
   every endpoint's DoGet in parallel, concatenated into one pyarrow.Table);
+- ``iceflight-dict``: the same with ``dictionary=True`` (dictionary pass-through; exits
+  with "client has no dictionary option" when the installed client does not take the
+  keyword);
 - ``transport``: the same client call against the bare Flight server of ``transport.py``;
 - ``adbc``: ADBC's Flight SQL driver on the same flightd, ``SELECT * FROM table [WHERE ...]``
   with ``cursor.fetch_arrow_table()`` (the driver opens every endpoint at once and drains them
@@ -57,6 +60,23 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
         client = iceflight.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
         return lambda: client.read(name, filter=case.iceflight_filter)
+    if peer == "iceflight-dict":
+        import iceflight
+
+        if location is None:
+            raise SystemExit("--location is required for " + peer)
+        dict_client = iceflight.connect(location)
+        name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
+
+        def read_dictionary() -> pa.Table:
+            try:
+                return dict_client.read(name, filter=case.iceflight_filter, dictionary=True)
+            except TypeError as err:  # a client from before the option: no such keyword
+                if "dictionary" in str(err):
+                    raise SystemExit("client has no dictionary option") from err
+                raise
+
+        return read_dictionary
     if peer in ("adbc", "adbc-queue"):
         from adbc_driver_flightsql import dbapi
 
@@ -134,7 +154,7 @@ def main() -> None:
             seconds.append(time.perf_counter() - start)
             cpu.append(cpu_seconds() - cpu_start)
     assert result is not None
-    if args.peer in ("iceflight", "transport", "adbc", "adbc-queue"):
+    if args.peer in ("iceflight", "iceflight-dict", "transport", "adbc", "adbc-queue"):
         import iceflight
 
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 PEERS = (
     "iceflight",
     "iceflight-1core",
+    "iceflight-dict",
     "adbc",
     "adbc-queue",
     "pyiceberg",
@@ -24,6 +25,7 @@ PEERS = (
 LABELS = {
     "iceflight": "iceflight (flightd + Python client)",
     "iceflight-1core": "iceflight, flightd `GOMAXPROCS=1`",
+    "iceflight-dict": "iceflight, dictionary pass-through",
     "adbc": "ADBC Flight SQL on the same flightd",
     "adbc-queue": "ADBC Flight SQL, `result_queue_size` 200",
     "pyiceberg": "PyIceberg `scan().to_arrow()`",
