@@ -323,6 +323,11 @@ def _header(
             f"- median of {runs} timed runs after one warm-up; MB/s = Arrow bytes of the "
             "case's result (pyarrow's `Table.nbytes`) / median time; time / iceflight above "
             "1 means iceflight is faster",
+            "- server CPU s/read = the server process's user + system CPU seconds "
+            "(/proc/PID/stat) from its listening to its stop / the peer's reads (warm-up + timed "
+            "runs); client CPU s/read = the peer process's own (getrusage), median of the timed "
+            "runs (iceberg-go: its whole process / its reads); sent MB/read = the server's "
+            "write(2) bytes (/proc/PID/io wchar) / reads",
         ]
         + (where if on_s3 else [])
         + [""]

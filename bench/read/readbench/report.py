@@ -137,7 +137,48 @@ def render(results: list[Result], case_bytes: dict[str, int], requests: bool = F
                 )
     if warnings:
         lines += [""] + warnings
+    lines += [""] + cpu_summary(results)
     return "\n".join(lines) + "\n"
+
+
+#: The flightd rows of the CPU summary, and how a line names each.
+FLIGHTD_ROWS = {"iceflight": "", "iceflight-1core": ", `GOMAXPROCS=1`"}
+
+
+def cpu_summary(results: list[Result]) -> list[str]:
+    """Return the CPU block: flightd's CPU-s per read over pyarrow's decode CPU-s, per case.
+
+    That ratio is issue #17's headline figure. Each line also gives flightd's CPU seconds
+    per million rows delivered.
+    """
+    lines = [
+        "CPU: flightd's CPU-s per read / pyarrow's decode CPU-s (`pq.read_table`, "
+        "`use_threads=True`), and flightd's CPU-s per million rows:",
+        "",
+    ]
+    by_key = {(r.case, r.peer): r for r in results}
+    for case in dict.fromkeys(r.case for r in results):
+        pyarrow = by_key.get((case, "pyarrow"))
+        decode = None if pyarrow is None or pyarrow.failure else pyarrow.client_cpu_s
+        for peer, suffix in FLIGHTD_ROWS.items():
+            res = by_key.get((case, peer))
+            if res is None or res.failure is not None:
+                continue
+            server = res.server_cpu_s
+            ratio = "-" if server is None or not decode else f"{server / decode:.2f}×"
+            per_m = "-" if server is None or not res.rows else f"{server / res.rows * 1e6:.3f}"
+            lines.append(
+                f"- {case}{suffix}: flightd {_s(server)} CPU-s per read, "
+                f"pyarrow decode {_s(decode)} CPU-s: {ratio}; {per_m} CPU-s per M rows"
+            )
+    return lines
+
+
+def _s(value: float | None) -> str:
+    """Format CPU seconds: two decimals, three below one second."""
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if value >= 1 else f"{value:.3f}"
 
 
 def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
