@@ -14,6 +14,7 @@ import datetime as dt
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from contextlib import ExitStack
@@ -155,6 +156,12 @@ def _run_case(
                 with server:
                     data = procs.run_peer(argv + ["--location", server.location], cwd=HERE)
                 res.server_rss_mb = server.peak_rss_mb
+                # Per read the peer made: the warm-up and the timed runs.
+                reads = args.runs + 1
+                if server.cpu_seconds is not None:
+                    res.server_cpu_s = server.cpu_seconds / reads
+                if server.written_bytes is not None:
+                    res.server_sent_mb = server.written_bytes / reads / 1e6
         except (RuntimeError, OSError, ValueError) as err:
             res.failure = "error: " + str(err)[:100]
             _log(f"{case.name}: {name} failed: {err}")
@@ -162,6 +169,12 @@ def _run_case(
         res.seconds, res.rows = data["seconds"], data["rows"]
         res.nbytes, res.endpoints = data.get("nbytes"), data.get("endpoints")
         res.client_rss_mb = data.get("peak_rss_mb")
+        if "cpu_seconds" in data:
+            res.client_cpu_seconds = data["cpu_seconds"]
+            if res.client_cpu_seconds:
+                res.client_cpu_s = statistics.median(res.client_cpu_seconds)
+        else:  # iceberg-go: the whole process's CPU over its reads, warm-up included
+            res.client_cpu_s = data["process_cpu_seconds"] / (args.runs + 1)
         if gateway is not None:
             res.requests = gateway.requests_since(mark)
             res.reads, res.files = args.runs + 1, files
@@ -178,6 +191,17 @@ def _run_case(
         "iceflight", childv + ["iceflight", case.name] + common + ice_args, procs.Server(serve)
     )
     out.append(ice)
+    if gateway is None:
+        # The same reads against a flightd whose Go code runs on one core at a time.
+        one_core = procs.Server(serve, env={"GOMAXPROCS": "1"})
+        argv = childv + ["iceflight", case.name] + common + ice_args
+        out.append(peer("iceflight-1core", argv, one_core))
+    else:
+        out.append(Result(case.name, "iceflight-1core", failure="not run on S3: local only"))
+    if case.name == "big":
+        # Dictionary pass-through, read(..., dictionary=True): the big case only.
+        argv = childv + ["iceflight-dict", case.name] + common + ice_args
+        out.append(peer("iceflight-dict", argv, procs.Server(serve)))
     for name in ("adbc", "adbc-queue"):
         out.append(peer(name, childv + [name, case.name] + common + ice_args, procs.Server(serve)))
     out.append(peer("pyiceberg", childv + ["pyiceberg", case.name] + common + on_s3))
@@ -218,6 +242,7 @@ def _run_case(
             endpoints,
         ],
         cwd=HERE,
+        counts_writes=False,  # gRPC C++ sends with sendmsg(2), which wchar does not count
     )
     out.append(peer("transport", childv + ["transport", case.name] + common, transport))
     return out
@@ -298,6 +323,11 @@ def _header(
             f"- median of {runs} timed runs after one warm-up; MB/s = Arrow bytes of the "
             "case's result (pyarrow's `Table.nbytes`) / median time; time / iceflight above "
             "1 means iceflight is faster",
+            "- server CPU s/read = the server process's user + system CPU seconds "
+            "(/proc/PID/stat) from its listening to its stop / the peer's reads (warm-up + timed "
+            "runs); client CPU s/read = the peer process's own (getrusage), median of the timed "
+            "runs (iceberg-go: its whole process / its reads); sent MB/read = the server's "
+            "write(2) bytes (/proc/PID/io wchar) / reads",
         ]
         + (where if on_s3 else [])
         + [""]

@@ -36,7 +36,7 @@ class Case:
         return EqualTo(term=Reference("l_shipdate"), value=literal(DAY.isoformat()))
 
     def pyarrow_filter(self) -> pc.Expression | None:
-        """Return the pyarrow.dataset filter expression, or None."""
+        """Return the pyarrow filter expression (read_table's filters=, to_table's filter=)."""
         return pc.field("l_shipdate") == pc.scalar(DAY) if self.one_day else None
 
     @property

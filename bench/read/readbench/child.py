@@ -3,12 +3,17 @@
 ``python -m readbench.child PEER CASE --root DIR --runs N [--location URL] [--s3 ENDPOINT]
 [--catalog NAME]`` reads the case
 once untimed (warm-up), then N timed times, and prints one JSON object on stdout:
-``{"seconds": [...], "rows": N, "nbytes": N, "endpoints": N, "peak_rss_mb": X}``.
+``{"seconds": [...], "cpu_seconds": [...], "rows": N, "nbytes": N, "endpoints": N,
+"peak_rss_mb": X}``. ``cpu_seconds`` are this process's user + system CPU seconds (all its
+threads, ``getrusage(RUSAGE_SELF)``) over each timed run.
 
 Peers:
 
 - ``iceflight``: ``iceflight.connect(URL).read(table, filter=...)`` (GetFlightInfo, then
   every endpoint's DoGet in parallel, concatenated into one pyarrow.Table);
+- ``iceflight-dict``: the same with ``dictionary=True`` (dictionary pass-through; exits
+  with "client has no dictionary option" when the installed client does not take the
+  keyword);
 - ``transport``: the same client call against the bare Flight server of ``transport.py``;
 - ``adbc``: ADBC's Flight SQL driver on the same flightd, ``SELECT * FROM table [WHERE ...]``
   with ``cursor.fetch_arrow_table()`` (the driver opens every endpoint at once and drains them
@@ -16,14 +21,16 @@ Peers:
 - ``adbc-queue``: the same with ``adbc.rpc.result_queue_size`` 200, so the endpoints not being
   drained keep streaming;
 - ``pyiceberg``: ``catalog.load_table(table).scan(row_filter=...).to_arrow()``;
-- ``pyarrow``: ``pyarrow.dataset.dataset(files).to_table(filter=...)`` over the data files
-  PyIceberg plans for the case (listed before the clock starts).
+- ``pyarrow``: ``pyarrow.parquet.read_table(files, filters=..., use_threads=True)`` over the
+  data files PyIceberg plans for the case (listed before the clock starts): its CPU seconds
+  are pyarrow's decode CPU for the case.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -53,6 +60,23 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
         client = iceflight.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
         return lambda: client.read(name, filter=case.iceflight_filter)
+    if peer == "iceflight-dict":
+        import iceflight
+
+        if location is None:
+            raise SystemExit("--location is required for " + peer)
+        dict_client = iceflight.connect(location)
+        name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
+
+        def read_dictionary() -> pa.Table:
+            try:
+                return dict_client.read(name, filter=case.iceflight_filter, dictionary=True)
+            except TypeError as err:  # a client from before the option: no such keyword
+                if "dictionary" in str(err):
+                    raise SystemExit("client has no dictionary option") from err
+                raise
+
+        return read_dictionary
     if peer in ("adbc", "adbc-queue"):
         from adbc_driver_flightsql import dbapi
 
@@ -60,9 +84,10 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
             raise SystemExit("--location is required for " + peer)
         conn = dbapi.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
-        sql = f"SELECT * FROM {name}" + (f" WHERE {case.iceflight_filter}" if case.iceflight_filter else "")
+        where = f" WHERE {case.iceflight_filter}" if case.iceflight_filter else ""
+        sql = f"SELECT * FROM {name}{where}"
 
-        def read() -> Any:
+        def read() -> pa.Table:
             with conn.cursor() as cur:
                 if peer == "adbc-queue":
                     cur.adbc_statement.set_options(**{"adbc.rpc.result_queue_size": "200"})
@@ -76,12 +101,16 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
         row_filter = case.pyiceberg_filter()
         return lambda: catalog.load_table(case.table).scan(row_filter=row_filter).to_arrow()
     if peer == "pyarrow":
-        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
 
         files = data_files(root, case, args.s3)
         fs = None if args.s3 is None else s3.filesystem(args.s3)
         expr = case.pyarrow_filter()
-        return lambda: ds.dataset(files, format="parquet", filesystem=fs).to_table(filter=expr)
+        # partitioning=None: the default, "hive", would add a column l_shipdate_day from the
+        # daily table's data/l_shipdate_day=.../ folders, which no other peer returns.
+        return lambda: pq.read_table(
+            files, filters=expr, use_threads=True, filesystem=fs, partitioning=None
+        )
     raise SystemExit(f"unknown peer {peer}")
 
 
@@ -91,6 +120,12 @@ def peak_rss_mb() -> float | None:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024.0
     return None
+
+
+def cpu_seconds() -> float:
+    """Return this process's user + system CPU seconds so far, all threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
@@ -107,16 +142,19 @@ def main() -> None:
     case = cases.by_name(args.case)
     read = _reader(args, case)
     seconds: list[float] = []
+    cpu: list[float] = []
     result: pa.Table | None = None
     endpoints = 0
     for run in range(args.runs + 1):
         result = None  # let the previous result go before the next read
+        cpu_start = cpu_seconds()
         start = time.perf_counter()
         result = read()
         if run > 0:
             seconds.append(time.perf_counter() - start)
+            cpu.append(cpu_seconds() - cpu_start)
     assert result is not None
-    if args.peer in ("iceflight", "transport", "adbc", "adbc-queue"):
+    if args.peer in ("iceflight", "iceflight-dict", "transport", "adbc", "adbc-queue"):
         import iceflight
 
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
@@ -125,6 +163,7 @@ def main() -> None:
     json.dump(
         {
             "seconds": seconds,
+            "cpu_seconds": cpu,
             "rows": result.num_rows,
             "nbytes": result.nbytes,
             "endpoints": endpoints,

@@ -10,10 +10,22 @@ if TYPE_CHECKING:
     from .s3 import Requests
 
 #: Peers in table order; iceflight is the reference of the ratio column.
-PEERS = ("iceflight", "adbc", "adbc-queue", "pyiceberg", "pyarrow", "icebergo", "transport")
+PEERS = (
+    "iceflight",
+    "iceflight-1core",
+    "iceflight-dict",
+    "adbc",
+    "adbc-queue",
+    "pyiceberg",
+    "pyarrow",
+    "icebergo",
+    "transport",
+)
 
 LABELS = {
     "iceflight": "iceflight (flightd + Python client)",
+    "iceflight-1core": "iceflight, flightd `GOMAXPROCS=1`",
+    "iceflight-dict": "iceflight, dictionary pass-through",
     "adbc": "ADBC Flight SQL on the same flightd",
     "adbc-queue": "ADBC Flight SQL, `result_queue_size` 200",
     "pyiceberg": "PyIceberg `scan().to_arrow()`",
@@ -35,6 +47,13 @@ class Result:
     endpoints: int | None = None
     server_rss_mb: float | None = None
     client_rss_mb: float | None = None
+    #: The server's CPU seconds and bytes written (MB, 1e6 bytes) per read of the peer.
+    server_cpu_s: float | None = None
+    server_sent_mb: float | None = None
+    #: The peer's own CPU seconds per timed run, and their median (for iceberg-go, whose
+    #: runs report none, its whole process's CPU seconds over its reads, warm-up included).
+    client_cpu_seconds: list[float] = field(default_factory=list)
+    client_cpu_s: float | None = None
     failure: str | None = None
     #: On S3: the requests the peer sent over ``reads`` reads of a case of ``files`` files.
     requests: Requests | None = None
@@ -73,8 +92,9 @@ class Result:
 
 HEADER = (
     "| case | peer | rows | median s | M rows/s | MB/s | server peak RSS MB "
-    "| client peak RSS MB | time / iceflight |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| client peak RSS MB | server CPU s/read | client CPU s/read | sent MB/read "
+    "| time / iceflight |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
 )
 
 
@@ -117,13 +137,54 @@ def render(results: list[Result], case_bytes: dict[str, int], requests: bool = F
                 )
     if warnings:
         lines += [""] + warnings
+    lines += [""] + cpu_summary(results)
     return "\n".join(lines) + "\n"
+
+
+#: The flightd rows of the CPU summary, and how a line names each.
+FLIGHTD_ROWS = {"iceflight": "", "iceflight-1core": ", `GOMAXPROCS=1`"}
+
+
+def cpu_summary(results: list[Result]) -> list[str]:
+    """Return the CPU block: flightd's CPU-s per read over pyarrow's decode CPU-s, per case.
+
+    That ratio is issue #17's headline figure. Each line also gives flightd's CPU seconds
+    per million rows delivered.
+    """
+    lines = [
+        "CPU: flightd's CPU-s per read / pyarrow's decode CPU-s (`pq.read_table`, "
+        "`use_threads=True`), and flightd's CPU-s per million rows:",
+        "",
+    ]
+    by_key = {(r.case, r.peer): r for r in results}
+    for case in dict.fromkeys(r.case for r in results):
+        pyarrow = by_key.get((case, "pyarrow"))
+        decode = None if pyarrow is None or pyarrow.failure else pyarrow.client_cpu_s
+        for peer, suffix in FLIGHTD_ROWS.items():
+            res = by_key.get((case, peer))
+            if res is None or res.failure is not None:
+                continue
+            server = res.server_cpu_s
+            ratio = "-" if server is None or not decode else f"{server / decode:.2f}×"
+            per_m = "-" if server is None or not res.rows else f"{server / res.rows * 1e6:.3f}"
+            lines.append(
+                f"- {case}{suffix}: flightd {_s(server)} CPU-s per read, "
+                f"pyarrow decode {_s(decode)} CPU-s: {ratio}; {per_m} CPU-s per M rows"
+            )
+    return lines
+
+
+def _s(value: float | None) -> str:
+    """Format CPU seconds: two decimals, three below one second."""
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if value >= 1 else f"{value:.3f}"
 
 
 def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
     median = res.median
     if median is None:
-        cells = [res.case, LABELS[res.peer], res.failure or "-"] + ["-"] * 6
+        cells = [res.case, LABELS[res.peer], res.failure or "-"] + ["-"] * 9
         return "| " + " | ".join(cells) + " |"
     rows = res.rows or 0
     size = nbytes if nbytes is not None else res.nbytes
@@ -137,6 +198,9 @@ def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
         "-" if size is None else f"{size / median / 1e6:,.0f}",
         _mb(res.server_rss_mb),
         _mb(res.client_rss_mb),
+        _cpu(res.server_cpu_s),
+        _cpu(res.client_cpu_s),
+        _mb(res.server_sent_mb),
         "-" if ref_median is None else f"{median / ref_median:.2f}x",
     ]
     return "| " + " | ".join(cells) + " |"
@@ -144,3 +208,7 @@ def _line(res: Result, ref: Result | None, nbytes: int | None) -> str:
 
 def _mb(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f}"
+
+
+def _cpu(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
