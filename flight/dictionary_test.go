@@ -16,7 +16,7 @@ import (
 // that the FlightInfo, GetSchema and every streamed batch agree on the
 // type, and that the values, row by row, are the plain read's.
 func TestDictionaryCommand(t *testing.T) {
-	h := serve(t, 7)
+	h := serve(t, 97)
 	ctx := context.Background()
 	base := map[string]any{"table": "samples.trips", "filter": "fare > 1"}
 	plain := h.rowsOf(ctx, t, base, nil)
@@ -104,5 +104,54 @@ func checkDictionaryFields(t *testing.T, schema *arrow.Schema, dict []string) {
 		if isDict && (dt.IndexType.ID() != arrow.INT32 || dt.ValueType.ID() != arrow.STRING) {
 			t.Fatalf("field %s is %s, want dictionary<int32, utf8>", f.Name, f.Type)
 		}
+	}
+}
+
+// TestIPCCompression streams with each compression: the rows are the
+// uncompressed stream's, and the bodies on the wire are smaller.
+func TestIPCCompression(t *testing.T) {
+	ctx := context.Background()
+	cmd := map[string]any{"table": "samples.trips"}
+	var plainRows []string
+	var plainBytes int
+	for _, c := range []Compression{CompressionNone, CompressionLZ4, CompressionZstd} {
+		h := serve(t, 1000, WithCompression(c))
+		rows := h.rowsOf(ctx, t, cmd, nil)
+		info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := 0
+		for _, ep := range info.Endpoint {
+			stream, err := h.client.DoGet(ctx, ep.Ticket)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for {
+				fd, err := stream.Recv()
+				if err != nil {
+					break
+				}
+				body += len(fd.DataBody)
+			}
+		}
+		if c == CompressionNone {
+			plainRows, plainBytes = rows, body
+			continue
+		}
+		if fmt.Sprint(rows) != fmt.Sprint(plainRows) {
+			t.Errorf("compression %d: rows differ from the uncompressed stream's", c)
+		}
+		if body >= plainBytes {
+			t.Errorf("compression %d: %d body bytes, uncompressed %d", c, body, plainBytes)
+		}
+	}
+	for _, s := range []string{"none", "LZ4", "zstd"} {
+		if _, err := ParseCompression(s); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, err := ParseCompression("gzip"); err == nil {
+		t.Error("gzip parsed")
 	}
 }

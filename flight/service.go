@@ -41,6 +41,8 @@ type Service struct {
 	catalog catalog.Catalog
 	planner *planner.Planner
 	reader  *reader.Reader
+	// compression is the IPC body compression of DoGet streams.
+	compression Compression
 	// profiles are the readers of the storage profiles tickets name.
 	profiles map[string]*reader.Reader
 	signer   *Signer
@@ -484,7 +486,7 @@ func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.F
 	counted := &countingStream{FlightService_DoGetServer: stream}
 	var w *ipc.Writer
 	begin := func(schema *arrow.Schema) error {
-		w = newStreamWriter(counted, ipcOptions(schema, s.mem)...)
+		w = newStreamWriter(counted, ipcOptions(schema, s.mem, s.compression)...)
 		return nil
 	}
 	write := func(rec arrow.RecordBatch) (int64, error) {

@@ -76,7 +76,7 @@ func TestStreamWriterSendsWhatFlightRecordWriterSends(t *testing.T) {
 	write(flight.NewRecordWriter(&want, ipc.WithSchema(schema), ipc.WithAllocator(mem)))
 	for stream := range 3 {
 		var got capturedStream
-		write(newStreamWriter(&got, ipcOptions(schema, mem)...))
+		write(newStreamWriter(&got, ipcOptions(schema, mem, CompressionNone)...))
 		if len(got.msgs) != len(want.msgs) {
 			t.Fatalf("stream %d: %d messages, want %d", stream, len(got.msgs), len(want.msgs))
 		}

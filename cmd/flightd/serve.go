@@ -63,6 +63,10 @@ type serveConfig struct {
 	batchRows      int
 	// sqlMaxEndpoints caps the endpoints of a Flight SQL statement's plan.
 	sqlMaxEndpoints int
+	// ipcCompression is --ipc-compression: none, lz4 or zstd; check parses
+	// it into compression.
+	ipcCompression string
+	compression    flight.Compression
 	writeFlags
 
 	// catalogs are the catalogs of --config and the environment, by name;
@@ -103,6 +107,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector (0: the formats' own bounds)")
 	fs.IntVar(&c.sqlMaxEndpoints, "sql-max-endpoints", flightsql.DefaultMaxEndpoints, "endpoints of a Flight SQL query's plan at most: ADBC's driver opens them all at once (0: the planner's cap, 64)")
+	fs.StringVar(&c.ipcCompression, "ipc-compression", "none", "`CODEC` compressing the Arrow buffers DoGet streams send: none, lz4 or zstd (every Arrow reader decodes them); pays on a slow network, costs server CPU on a fast one")
 	c.writeFlags.flags(fs)
 	fs.DurationVar(&c.drainTimeout, "drain-timeout", 30*time.Second, "on SIGTERM, how long running streams may finish (health says NOT_SERVING meanwhile) before they are cut; the process exits at most "+drainGrace.String()+" later, whatever its calls are doing")
 }
@@ -112,6 +117,9 @@ func (c *serveConfig) check() (flight.Role, error) {
 	role, err := flight.ParseRole(c.role)
 	if err != nil {
 		return 0, usageError{"--role: " + err.Error()}
+	}
+	if c.compression, err = flight.ParseCompression(c.ipcCompression); err != nil {
+		return 0, usageError{"--ipc-compression: " + err.Error()}
 	}
 	switch {
 	case role != flight.RoleWorker && c.warehouse == "" && len(c.catalogs) == 0:
@@ -344,6 +352,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		flight.WithLimits(cfg.maxStreams, cfg.maxPlans),
 		flight.WithPlanner(pl),
 		flight.WithMetrics(metrics),
+		flight.WithCompression(cfg.compression),
 	}
 	if cfg.workers != "" {
 		wopts := []flight.WorkersOption{flight.WithWorkersLogger(log)}
