@@ -277,3 +277,13 @@ func DecimalPrecisionBytes(precision int) int {
 	}
 	return 16
 }
+
+// IsStringOrBinary reports whether t is string or binary: the types whose
+// values are variable-length bytes.
+func IsStringOrBinary(t Type) bool {
+	switch t.(type) {
+	case StringType, BinaryType:
+		return true
+	}
+	return false
+}

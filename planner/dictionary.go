@@ -2,7 +2,6 @@ package planner
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -26,11 +25,11 @@ type Dictionary struct {
 func DictionaryFields(schema *iceberg.Schema, d Dictionary, caseSensitive bool) ([]int, error) {
 	want := make(map[int]bool)
 	for _, name := range d.Columns {
-		f, ok := topLevelField(schema, name, caseSensitive)
+		f, ok := schema.FindColumn(name, caseSensitive)
 		if !ok {
 			return nil, fmt.Errorf("%w: dictionary column %q is not a top-level column of the projection", ErrInvalidRequest, name)
 		}
-		if !dictionaryType(f.Type) {
+		if !iceberg.IsStringOrBinary(f.Type) {
 			return nil, fmt.Errorf("%w: dictionary column %q is %s: only string and binary columns are sent as dictionaries",
 				ErrInvalidRequest, name, f.Type)
 		}
@@ -38,26 +37,9 @@ func DictionaryFields(schema *iceberg.Schema, d Dictionary, caseSensitive bool) 
 	}
 	var ids []int
 	for _, f := range schema.Fields {
-		if want[f.ID] || (d.All && !iceberg.IsMetadataColumnID(f.ID) && dictionaryType(f.Type)) {
+		if want[f.ID] || (d.All && !iceberg.IsMetadataColumnID(f.ID) && iceberg.IsStringOrBinary(f.Type)) {
 			ids = append(ids, f.ID)
 		}
 	}
 	return ids, nil
-}
-
-func dictionaryType(t iceberg.Type) bool {
-	switch t.(type) {
-	case iceberg.StringType, iceberg.BinaryType:
-		return true
-	}
-	return false
-}
-
-func topLevelField(schema *iceberg.Schema, name string, caseSensitive bool) (iceberg.NestedField, bool) {
-	for _, f := range schema.Fields {
-		if f.Name == name || (!caseSensitive && strings.EqualFold(f.Name, name)) {
-			return f, true
-		}
-	}
-	return iceberg.NestedField{}, false
 }

@@ -54,16 +54,6 @@ func (scan Scan) dictionarySet() map[int]bool {
 	return set
 }
 
-// DictionaryCapable reports whether a field can be delivered as a
-// dictionary: a string or binary field (see Scan.Dictionary).
-func DictionaryCapable(f iceberg.NestedField) bool {
-	switch f.Type.(type) {
-	case iceberg.StringType, iceberg.BinaryType:
-		return true
-	}
-	return false
-}
-
 // withDictionaries returns out, the Arrow form of schema, with the
 // top-level fields whose ids are in set typed as dictionaries of their
 // value type. Every id of set must be a top-level string or binary field
@@ -78,7 +68,7 @@ func withDictionaries(out *arrow.Schema, schema *iceberg.Schema, set map[int]boo
 		if !set[f.ID] {
 			continue
 		}
-		if !DictionaryCapable(f) {
+		if !iceberg.IsStringOrBinary(f.Type) {
 			return nil, fmt.Errorf("%w: field %d (%s) is %s: only string and binary fields are read as dictionaries",
 				ErrInvalidTask, f.ID, f.Name, f.Type)
 		}

@@ -37,8 +37,7 @@ func dictionaryColumns(md *metadata.FileMetaData, groups []int) []int {
 	var cols []int
 	for c := 0; c < sc.NumColumns(); c++ {
 		col := sc.Column(c)
-		if col.PhysicalType() != parquet.Types.ByteArray || col.MaxRepetitionLevel() != 0 ||
-			col.SchemaNode().Parent() != sc.Root() || !plainStringType(col) {
+		if !topLevelString(sc, col) {
 			continue
 		}
 		all := true
@@ -69,13 +68,19 @@ func passThroughColumns(md *metadata.FileMetaData, dict map[int]bool) []int {
 	sc := md.Schema
 	var cols []int
 	for c := 0; c < sc.NumColumns(); c++ {
-		col := sc.Column(c)
-		if col.PhysicalType() == parquet.Types.ByteArray && col.MaxRepetitionLevel() == 0 &&
-			col.SchemaNode().Parent() == sc.Root() && plainStringType(col) && dict[int(col.SchemaNode().FieldID())] {
+		if col := sc.Column(c); topLevelString(sc, col) && dict[int(col.SchemaNode().FieldID())] {
 			cols = append(cols, c)
 		}
 	}
 	return cols
+}
+
+// topLevelString reports whether col is a top-level BYTE_ARRAY column that
+// pqarrow reads as string or binary: the columns it can read as
+// dictionaries.
+func topLevelString(sc *schema.Schema, col *schema.Column) bool {
+	return col.PhysicalType() == parquet.Types.ByteArray && col.MaxRepetitionLevel() == 0 &&
+		col.SchemaNode().Parent() == sc.Root() && plainStringType(col)
 }
 
 // plainStringType reports whether pqarrow reads the column as string or
