@@ -234,6 +234,9 @@ func (c *converter) convertLeaf(p *fieldPlan, arr arrow.Array) (arrow.Array, err
 	}
 	if d, ok := arr.(*array.Dictionary); ok {
 		if c.dict[p.field.ID] && passDictionary(d, p.target) {
+			if err := checkIndices(d); err != nil {
+				return nil, fmt.Errorf("read column %q of %s: %w", p.src.name, c.path, err)
+			}
 			d.Retain()
 			return d, nil
 		}

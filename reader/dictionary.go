@@ -110,3 +110,20 @@ func passDictionary(d *array.Dictionary, target arrow.DataType) bool {
 	dt := d.DataType().(*arrow.DictionaryType)
 	return arrow.TypeEqual(dt.IndexType, dictionaryIndex) && arrow.TypeEqual(dt.ValueType, target)
 }
+
+// checkIndices returns an error when an index of d points outside its
+// dictionary: a hostile file's indices pass through to the client
+// unread otherwise, where unpacking would have refused them.
+func checkIndices(d *array.Dictionary) error {
+	idx, ok := d.Indices().(*array.Int32)
+	if !ok {
+		return fmt.Errorf("%w: dictionary indexed by %s", ErrUnsupported, d.Indices().DataType())
+	}
+	nd := int32(d.Dictionary().Len())
+	for i, k := range idx.Int32Values() {
+		if (k < 0 || k >= nd) && idx.IsValid(i) {
+			return fmt.Errorf("%w: dictionary index %d out of range of %d values", ErrInvalidTask, k, nd)
+		}
+	}
+	return nil
+}

@@ -172,3 +172,23 @@ func TestEqualityKeysOfDictionaries(t *testing.T) {
 		t.Fatalf("dictionary keys %q, dense keys %q", got, want)
 	}
 }
+
+// TestCheckIndices: an index outside the dictionary is refused, a null
+// one is not looked at.
+func TestCheckIndices(t *testing.T) {
+	t.Parallel()
+	mem := checkedAlloc(t)
+	for _, tc := range []struct {
+		keys []*int32
+		ok   bool
+	}{
+		{keysOf(0, 2, -1, 1), true},
+		{keysOf(0, 3), false},
+	} {
+		d := dictArray(t, mem, []string{"a", "b", "c"}, tc.keys, 0)
+		if err := checkIndices(d); (err == nil) != tc.ok {
+			t.Errorf("keys %v: %v", tc.keys, err)
+		}
+		d.Release()
+	}
+}
