@@ -35,6 +35,9 @@ type Options struct {
 	Properties map[string]string
 	// Allocator allocates Arrow memory; nil is memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// Workers bounds the goroutines that encode one batch's columns at
+	// once; 0 is GOMAXPROCS, 1 encodes on the calling goroutine.
+	Workers int
 }
 
 // Writer writes batches in the table's Arrow schema

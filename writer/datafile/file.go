@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
@@ -35,7 +34,7 @@ type parquetFile struct {
 	wc       io.WriteCloser
 	cancel   context.CancelFunc // abandons the upload on Abort
 	sink     *countingWriter
-	fw       *pqarrow.FileWriter
+	enc      *encoder
 	floats   map[int]*dataMetrics
 	fields   []iceberg.NestedField
 	rowGroup int64 // bytes at which a row group is cut
@@ -58,14 +57,14 @@ func openParquet(ctx context.Context, fio fileio.FileIO, location string, schema
 		return nil, fmt.Errorf("create data file %s: %w", location, err)
 	}
 	sink := &countingWriter{w: wc}
-	fw, err := pqarrow.NewFileWriter(schema, sink, cfg.writerProps(), pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem)))
+	enc, err := newEncoder(schema, sink, cfg.writerProps(), cfg.mem, cfg.workers)
 	if err != nil {
 		cancel()
 		_ = wc.Close()
 		return nil, fmt.Errorf("create data file %s: %w", location, err)
 	}
-	return &parquetFile{location: location, wc: wc, cancel: cancel, sink: sink, fw: fw,
-		floats: map[int]*dataMetrics{}, fields: fields, rowGroup: cfg.rowGroupSize}, nil
+	return &parquetFile{location: location, wc: wc, cancel: cancel, sink: sink, enc: enc,
+		floats: newDataMetrics(fields), fields: fields, rowGroup: cfg.rowGroupSize}, nil
 }
 
 // write appends rec to the file's current row group, first starting a new
@@ -73,16 +72,15 @@ func openParquet(ctx context.Context, fio fileio.FileIO, location string, schema
 // never ends in an empty group).
 func (f *parquetFile) write(rec arrow.RecordBatch) error {
 	if f.buffered >= f.rowGroup {
-		if err := f.fw.NewBufferedRowGroupChecked(); err != nil {
+		if err := f.enc.newRowGroup(); err != nil {
 			return fmt.Errorf("write data file %s: %w", f.location, err)
 		}
 		f.flushedRaw += f.buffered
 		f.buffered = 0
 	}
-	if err := f.fw.WriteBuffered(rec); err != nil {
+	if err := f.enc.write(rec, dataTasks(rec, f.fields, f.floats)...); err != nil {
 		return fmt.Errorf("write data file %s: %w", f.location, err)
 	}
-	collectData(rec, f.fields, f.floats)
 	for _, c := range rec.Columns() {
 		f.buffered += arrayBytes(c)
 	}
@@ -132,14 +130,14 @@ func arrayBytes(arr arrow.Array) int64 {
 // struct.
 func (f *parquetFile) finish(cols map[int]*leafColumn, specID int) (iceberg.DataFile, error) {
 	defer f.cancel()
-	if err := f.fw.Close(); err != nil {
+	if err := f.enc.close(); err != nil {
 		_ = f.wc.Close()
 		return iceberg.DataFile{}, fmt.Errorf("finish data file %s: %w", f.location, err)
 	}
 	if err := f.wc.Close(); err != nil {
 		return iceberg.DataFile{}, fmt.Errorf("commit data file %s: %w", f.location, err)
 	}
-	meta, err := f.fw.FileMetadata()
+	meta, err := f.enc.metadata()
 	if err != nil {
 		return iceberg.DataFile{}, fmt.Errorf("footer of data file %s: %w", f.location, err)
 	}
@@ -165,7 +163,7 @@ func (f *parquetFile) abandon() error {
 	// nowhere; the upload is closed under a cancelled context, which
 	// stores nothing on the stores that honour it.
 	f.sink.w = io.Discard
-	_ = f.fw.Close()
+	_ = f.enc.close()
 	err := f.wc.Close()
 	if errors.Is(err, context.Canceled) {
 		err = nil

@@ -30,24 +30,66 @@ type dataMetrics struct {
 	hasBytes bool
 }
 
-// collectData adds the float, double, string and binary leaves of batch
-// outside lists and maps to acc.
-func collectData(batch arrow.RecordBatch, fields []iceberg.NestedField, acc map[int]*dataMetrics) {
-	for i, f := range fields {
-		walkData(batch.Column(i), f, nil, acc)
+// newDataMetrics returns empty metrics for each float, double, string and
+// binary leaf of fields outside lists and maps: the columns walkData
+// visits. The map is complete before any batch is walked, so that the
+// walks of different columns may run at once.
+func newDataMetrics(fields []iceberg.NestedField) map[int]*dataMetrics {
+	acc := map[int]*dataMetrics{}
+	var add func(fields []iceberg.NestedField)
+	add = func(fields []iceberg.NestedField) {
+		for _, f := range fields {
+			switch t := f.Type.(type) {
+			case iceberg.FloatType, iceberg.DoubleType, iceberg.StringType, iceberg.BinaryType:
+				acc[f.ID] = &dataMetrics{}
+			case *iceberg.StructType:
+				add(t.Fields)
+			}
+		}
 	}
+	add(fields)
+	return acc
+}
+
+// dataTasks returns a task per top-level column of batch that has leaves
+// in acc, each adding that column's data metrics to acc.
+func dataTasks(batch arrow.RecordBatch, fields []iceberg.NestedField, acc map[int]*dataMetrics) []func() error {
+	var tasks []func() error
+	for i, f := range fields {
+		if !hasDataMetrics(f, acc) {
+			continue
+		}
+		col := batch.Column(i)
+		tasks = append(tasks, func() error {
+			walkData(col, f, nil, acc)
+			return nil
+		})
+	}
+	return tasks
+}
+
+// hasDataMetrics reports whether f or a struct field below it is in acc.
+func hasDataMetrics(f iceberg.NestedField, acc map[int]*dataMetrics) bool {
+	if acc[f.ID] != nil {
+		return true
+	}
+	if st, ok := f.Type.(*iceberg.StructType); ok {
+		for _, cf := range st.Fields {
+			if hasDataMetrics(cf, acc) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // walkData visits arr (of field f); valid, when not nil, tells which of
-// arr's rows have every struct above them non-null.
+// arr's rows have every struct above them non-null. It only reads acc,
+// which newDataMetrics filled.
 func walkData(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[int]*dataMetrics) {
 	switch t := f.Type.(type) {
 	case iceberg.FloatType, iceberg.DoubleType:
 		m := acc[f.ID]
-		if m == nil {
-			m = &dataMetrics{}
-			acc[f.ID] = m
-		}
 		for i := 0; i < arr.Len(); i++ {
 			if arr.IsNull(i) || (valid != nil && !valid[i]) {
 				continue
@@ -72,10 +114,6 @@ func walkData(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[int]
 		}
 	case iceberg.StringType, iceberg.BinaryType:
 		m := acc[f.ID]
-		if m == nil {
-			m = &dataMetrics{}
-			acc[f.ID] = m
-		}
 		value := func(i int) string { return arr.(*array.Binary).ValueString(i) }
 		if a, ok := arr.(*array.String); ok {
 			value = a.Value
@@ -85,6 +123,11 @@ func walkData(arr arrow.Array, f iceberg.NestedField, valid []bool, acc map[int]
 				continue
 			}
 			v := value(i)
+			// A first byte strictly between the bounds' decides both
+			// comparisons; most values of a column take this branch.
+			if m.hasBytes && v != "" && m.lo != "" && m.hi != "" && v[0] > m.lo[0] && v[0] < m.hi[0] {
+				continue
+			}
 			if !m.hasBytes || v < m.lo {
 				m.lo = strings.Clone(v)
 			}

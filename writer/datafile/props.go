@@ -43,10 +43,11 @@ type config struct {
 	pageSize       int64
 	dictSize       int64
 	mem            memory.Allocator
+	workers        int
 }
 
 func parseConfig(opts Options) (config, error) {
-	c := config{codec: compress.Codecs.Zstd, level: compress.DefaultCompressionLevel, mem: opts.Allocator}
+	c := config{codec: compress.Codecs.Zstd, level: compress.DefaultCompressionLevel, mem: opts.Allocator, workers: opts.Workers}
 	if c.mem == nil {
 		c.mem = memory.DefaultAllocator
 	}

@@ -79,6 +79,11 @@ class Server(Stopped):
         self.location = "grpc://" + line.rsplit("grpc://", 1)[1].strip()
         return self
 
+    @property
+    def pid(self) -> int | None:
+        """The running server's process id, or None once it has stopped."""
+        return None if self._proc is None else self._proc.pid
+
     def _stop(self) -> None:
         if self._proc is None:
             return

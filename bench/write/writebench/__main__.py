@@ -14,6 +14,11 @@ peer reads the same bytes from disk in batches; generating them is not timed.
   pa.Table, so a chunk at a time bounds its memory as iceflight's stream does).
 - iceberg-go (``--icebergo BIN``, bench/peers/icebergo ``-write``): the same file, one
   ``AppendTable`` commit.
+- bare DoPut sink (``writebench/sink.py``): the same batches through pyarrow Flight to a
+  server that reads the stream and drops it: what reading the file and sending it costs
+  the client, the floor under any DoPut append on this machine.
+- CPU: flightd's user + system seconds over the append (``/proc/PID/stat``), the client's
+  (``getrusage`` of this process) beside it; PyIceberg's and iceberg-go's whole process.
 - delete: ``l_orderkey < K`` where K leaves 1% of the rows matching (l_orderkey rises with
   the row number), on the table each peer wrote: iceflight's ``delete`` action vs
   PyIceberg's ``Table.delete``.
@@ -27,6 +32,7 @@ import argparse
 import base64
 import json
 import platform
+import resource
 import shutil
 import subprocess
 import sys
@@ -70,6 +76,12 @@ def batches(path: Path, size: int = 131_072) -> pa.RecordBatchReader:
     return pa.RecordBatchReader.from_batches(f.schema_arrow, f.iter_batches(batch_size=size))
 
 
+def self_cpu() -> float:
+    """This process's user + system CPU seconds so far, all threads."""
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+
+
 def delete_bound(rows: int) -> int:
     """K such that l_orderkey < K holds for 1% of the rows (l_orderkey = row // 4 + 1)."""
     return (rows // 100) // 4 + 1
@@ -85,6 +97,9 @@ def run_iceflight(flightd: str, path: Path, rows: int) -> dict[str, Any]:
             for kind, body in (("create_namespace", {"namespace": "bench"}), ("create_table", {"table": "bench.lineitem", "schema": schema_b64})):
                 list(client.do_action(fl.Action(kind, json.dumps(body).encode())))
             via = "pyarrow.flight DoPut"
+            assert srv.pid is not None
+            server_cpu0 = procs.cpu_seconds(srv.pid)
+            client_cpu0 = self_cpu()
             t0 = time.perf_counter()
             try:
                 from iceflight import Client  # type: ignore[import-not-found]
@@ -105,12 +120,16 @@ def run_iceflight(flightd: str, path: Path, rows: int) -> dict[str, Any]:
                 writer.close()
                 _log(f"iceflight append: {bytes(buf) if buf is not None else b''!r}")
             append_s = time.perf_counter() - t0
+            client_cpu = self_cpu() - client_cpu0
+            server_cpu1 = procs.cpu_seconds(srv.pid)
+            server_cpu = server_cpu1 - server_cpu0 if server_cpu0 is not None and server_cpu1 is not None else None
             t0 = time.perf_counter()
             body = {"table": "bench.lineitem", "filter": f"l_orderkey < {delete_bound(rows)}"}
             out = [r.body.to_pybytes() for r in client.do_action(fl.Action("delete", json.dumps(body).encode()))]
             delete_s = time.perf_counter() - t0
             _log(f"iceflight delete: {out[:1]!r}")
-        return {"append_s": append_s, "delete_s": delete_s, "peak_rss_mb": srv.peak_rss_mb, "via": via}
+        return {"append_s": append_s, "delete_s": delete_s, "peak_rss_mb": srv.peak_rss_mb, "via": via,
+                "server_cpu": server_cpu, "client_cpu": client_cpu}
     finally:
         shutil.rmtree(wh, ignore_errors=True)
 
@@ -123,6 +142,7 @@ def run_pyiceberg(path: Path, rows: int, chunk: int) -> dict[str, Any]:
         cat = SqlCatalog("bench", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
         cat.create_namespace("bench")
         table = cat.create_table("bench.lineitem", schema=dataset.SCHEMA)
+        cpu0 = self_cpu()
         t0 = time.perf_counter()
         tx = table.transaction()
         pending: list[pa.RecordBatch] = []
@@ -137,11 +157,12 @@ def run_pyiceberg(path: Path, rows: int, chunk: int) -> dict[str, Any]:
             tx.append(pa.Table.from_batches(pending))
         tx.commit_transaction()
         append_s = time.perf_counter() - t0
+        cpu = self_cpu() - cpu0
         table = cat.load_table("bench.lineitem")
         t0 = time.perf_counter()
         table.delete(f"l_orderkey < {delete_bound(rows)}")
         delete_s = time.perf_counter() - t0
-        return {"append_s": append_s, "delete_s": delete_s}
+        return {"append_s": append_s, "delete_s": delete_s, "cpu": cpu}
     finally:
         shutil.rmtree(wh, ignore_errors=True)
 
@@ -152,6 +173,34 @@ def run_icebergo(binary: str, path: Path) -> dict[str, Any]:
         return procs.run_peer([binary, "-write", str(path), "-warehouse", str(wh)])
     finally:
         shutil.rmtree(wh, ignore_errors=True)
+
+
+def run_sink(path: Path) -> dict[str, Any]:
+    """DoPut the batches to the bare sink; return the time and both sides' CPU."""
+    argv = [sys.executable, "-m", "writebench.sink"]
+    with procs.Server(argv, cwd=Path(__file__).resolve().parents[1]) as srv:
+        assert srv.pid is not None
+        client = fl.connect(srv.location)
+        server_cpu0, client_cpu0 = procs.cpu_seconds(srv.pid), self_cpu()
+        t0 = time.perf_counter()
+        rdr = batches(path)
+        desc = fl.FlightDescriptor.for_command(json.dumps({"table": "bench.lineitem", "mode": "append"}))
+        writer, meta = client.do_put(desc, rdr.schema)
+        for b in rdr:
+            writer.write_batch(b)
+        writer.done_writing()
+        meta.read()
+        writer.close()
+        seconds = time.perf_counter() - t0
+        client_cpu = self_cpu() - client_cpu0
+        server_cpu1 = procs.cpu_seconds(srv.pid)
+        client.close()
+    server_cpu = server_cpu1 - server_cpu0 if server_cpu0 is not None and server_cpu1 is not None else None
+    return {"append_s": seconds, "server_cpu": server_cpu, "client_cpu": client_cpu}
+
+
+def _cpu(v: float | None) -> str:
+    return f"{v:.1f}" if v is not None else "–"
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -173,6 +222,8 @@ def main() -> None:
     ice = run_iceflight(args.flightd, path, args.rows)
     _log("PyIceberg")
     py = run_pyiceberg(path, args.rows, args.pyiceberg_chunk)
+    _log("bare DoPut sink")
+    sink = run_sink(path)
     go: dict[str, Any] = {}
     if args.icebergo and Path(args.icebergo).exists():
         _log("iceberg-go")
@@ -185,20 +236,24 @@ def main() -> None:
         "",
         f"{platform.machine()}, {platform.system()} {platform.release()}, Python {platform.python_version()}, pyarrow {pa.__version__}",
         "",
-        "| peer | append s | rows/s | delete 1% s | peak RSS MiB |",
-        "| --- | ---: | ---: | ---: | ---: |",
-        f"| iceflight ({ice['via']}) | {ice['append_s']:.2f} | {args.rows / ice['append_s']:,.0f} | {ice['delete_s']:.2f} | {ice['peak_rss_mb'] or 0:.0f} (flightd) |",
-        f"| PyIceberg | {py['append_s']:.2f} | {args.rows / py['append_s']:,.0f} | {py['delete_s']:.2f} | – |",
+        "| peer | append s | rows/s | server CPU-s | client CPU-s | delete 1% s | peak RSS MiB |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| iceflight ({ice['via']}) | {ice['append_s']:.2f} | {args.rows / ice['append_s']:,.0f} | {_cpu(ice['server_cpu'])} | {_cpu(ice['client_cpu'])} | {ice['delete_s']:.2f} | {ice['peak_rss_mb'] or 0:.0f} (flightd) |",
+        f"| PyIceberg | {py['append_s']:.2f} | {args.rows / py['append_s']:,.0f} | – | {_cpu(py['cpu'])} | {py['delete_s']:.2f} | – |",
     ]
     if go.get("seconds"):
         s = go["seconds"][0]
-        lines.append(f"| iceberg-go | {s:.2f} | {args.rows / s:,.0f} | – | {go.get('peak_rss_mb', 0):.0f} |")
+        lines.append(f"| iceberg-go | {s:.2f} | {args.rows / s:,.0f} | – | {_cpu(go.get('process_cpu_seconds'))} (process) | – | {go.get('peak_rss_mb', 0):.0f} |")
     elif go:
-        lines.append(f"| iceberg-go | error: {go.get('error')} | | | |")
+        lines.append(f"| iceberg-go | error: {go.get('error')} | | | | | |")
+    lines.append(
+        f"| bare DoPut sink (transport limit) | {sink['append_s']:.2f} | {args.rows / sink['append_s']:,.0f} | {_cpu(sink['server_cpu'])} | {_cpu(sink['client_cpu'])} | – | – |"
+    )
     lines += [
         "",
         f"append: PyIceberg / iceflight = {_ratio(py['append_s'], ice['append_s'])} (goal ≥ 2×)"
         + (f", iceberg-go / iceflight = {_ratio(go['seconds'][0], ice['append_s'])}" if go.get("seconds") else ""),
+        f"client and transport alone (bare sink): PyIceberg / sink = {_ratio(py['append_s'], sink['append_s'])}",
         f"delete 1%: PyIceberg / iceflight = {_ratio(py['delete_s'], ice['delete_s'])}",
         f"flightd peak RSS: {ice['peak_rss_mb'] or 0:.0f} MiB (goal < 512 MiB)",
     ]

@@ -1,0 +1,210 @@
+package datafile
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/iceflight/iceflight/internal/panics"
+)
+
+// encoder writes Arrow batches into a Parquet file's buffered row groups,
+// encoding a batch's leaf columns on several goroutines at once.
+//
+// pqarrow's FileWriter encodes one column after another, and encoding
+// (dictionaries, statistics, compression) is most of an append's CPU: on
+// one core it caps a DoPut at the speed of that core. A buffered row group
+// keeps a separate column chunk writer per leaf, each with its own pages
+// and metadata, so the leaves of one batch can be written concurrently;
+// the row group and the footer are still closed in order, on one
+// goroutine. Rows keep their order, so the file holds the same bytes as
+// pqarrow's would (encoder_test.go).
+type encoder struct {
+	pw      *file.Writer
+	rgw     file.BufferedRowGroupWriter
+	paths   [][]leafPath // per top-level column, its leaves in order
+	scratch []levelScratch
+	mem     memory.Allocator
+	props   pqarrow.ArrowWriterProperties
+	workers int
+	rows    int64 // rows in the open row group
+	maxRows int64
+}
+
+// levelScratch is one leaf's reusable level buffers: a leaf's batches are
+// written one at a time, and the column writer copies the levels it is
+// given.
+type levelScratch struct{ def, rep []int16 }
+
+// newEncoder starts a Parquet file of schema on sink; workers bounds the
+// goroutines one batch is encoded on (0: GOMAXPROCS).
+func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterProperties, mem memory.Allocator, workers int) (*encoder, error) {
+	arrowProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem))
+	pqSchema, err := pqarrow.ToParquet(schema, props, arrowProps)
+	if err != nil {
+		return nil, fmt.Errorf("parquet schema: %w", err)
+	}
+	// An empty key-value list, as pqarrow writes, keeps the footer the same.
+	pw, err := file.NewParquetWriterWithError(sink, pqSchema.Root(), file.WithWriterProps(props), file.WithWriteMetadata(metadata.KeyValueMetadata{}))
+	if err != nil {
+		return nil, err
+	}
+	e := &encoder{pw: pw, mem: mem, props: arrowProps, workers: workers, maxRows: props.MaxRowGroupLength()}
+	if e.workers <= 0 {
+		e.workers = runtime.GOMAXPROCS(0)
+	}
+	leaves := 0
+	for _, f := range schema.Fields() {
+		ps := leafPaths(f)
+		e.paths = append(e.paths, ps)
+		for j, p := range ps {
+			col := pqSchema.Column(leaves + j)
+			if int16(col.MaxDefinitionLevel()) != p.maxDef || int16(col.MaxRepetitionLevel()) != p.maxRep {
+				return nil, fmt.Errorf("parquet column %s: levels (%d, %d), path gives (%d, %d)",
+					col.Path(), col.MaxDefinitionLevel(), col.MaxRepetitionLevel(), p.maxDef, p.maxRep)
+			}
+		}
+		leaves += len(ps)
+	}
+	if leaves != pqSchema.NumColumns() {
+		return nil, fmt.Errorf("parquet schema has %d leaf columns, the Arrow schema %d", pqSchema.NumColumns(), leaves)
+	}
+	e.scratch = make([]levelScratch, leaves)
+	return e, nil
+}
+
+// newRowGroup flushes the open row group, if any, and starts another.
+func (e *encoder) newRowGroup() error {
+	rgw, err := e.pw.AppendBufferedRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	e.rgw, e.rows = rgw, 0
+	return nil
+}
+
+// write encodes rec into the open row group (the first batch starts one),
+// cutting it where a group reaches the writer properties' row limit as
+// pqarrow's WriteBuffered does, and runs also beside the encoding on the
+// same goroutines.
+func (e *encoder) write(rec arrow.RecordBatch, also ...func() error) error {
+	if e.rgw == nil {
+		if err := e.newRowGroup(); err != nil {
+			return err
+		}
+	}
+	for off, n := int64(0), rec.NumRows(); off < n; {
+		if e.rows >= e.maxRows {
+			if err := e.newRowGroup(); err != nil {
+				return err
+			}
+		}
+		part := rec
+		if size := min(n-off, e.maxRows-e.rows); size < n {
+			part = rec.NewSlice(off, off+size)
+			defer part.Release()
+		}
+		if err := e.writeGroup(part, also); err != nil {
+			return err
+		}
+		also = nil
+		off += part.NumRows()
+	}
+	return nil
+}
+
+// writeGroup encodes rec, which fits the open row group.
+func (e *encoder) writeGroup(rec arrow.RecordBatch, also []func() error) error {
+	for _, c := range rec.Columns() {
+		countNulls(c)
+	}
+	tasks := also
+	leaf := 0
+	for i, ps := range e.paths {
+		for j := range ps {
+			tasks = append(tasks, e.leafTask(rec.Column(i), &ps[j], leaf))
+			leaf++
+		}
+	}
+	if err := run(e.workers, tasks); err != nil {
+		return err
+	}
+	e.rows += rec.NumRows()
+	return nil
+}
+
+// countNulls makes arr and the arrays below it count their nulls now.
+// Arrow counts a slice's nulls on first asking and caches the count; the
+// tasks of one batch share parent arrays, and would race to store it.
+func countNulls(arr arrow.Array) {
+	arr.NullN()
+	switch a := arr.(type) {
+	case *array.Struct:
+		for j := 0; j < a.NumField(); j++ {
+			countNulls(a.Field(j))
+		}
+	case array.ListLike:
+		countNulls(a.ListValues())
+	}
+}
+
+// leafTask writes the leaf path p of column col to leaf column idx.
+func (e *encoder) leafTask(col arrow.Array, p *leafPath, idx int) func() error {
+	return func() error {
+		cw, err := e.rgw.Column(idx)
+		if err != nil {
+			return err
+		}
+		s := &e.scratch[idx]
+		lv, err := p.levels(col, e.mem, s)
+		if err != nil {
+			return err
+		}
+		defer lv.values.Release()
+		// Each task has its own write context: pqarrow keeps scratch
+		// buffers in it.
+		ctx := pqarrow.NewArrowWriteContext(context.Background(), &e.props)
+		if err := pqarrow.WriteArrowToColumn(ctx, cw, lv.values, lv.def, lv.rep, lv.nullable); err != nil {
+			return fmt.Errorf("column %s: %w", cw.Descr().Path(), err)
+		}
+		return nil
+	}
+}
+
+// run runs tasks on up to workers goroutines and returns the first error;
+// a panic in a task is returned as an error rather than ending the
+// process.
+func run(workers int, tasks []func() error) error {
+	if workers <= 1 || len(tasks) <= 1 {
+		for _, t := range tasks {
+			if err := panics.Func("encode parquet", t)(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for _, t := range tasks {
+		g.Go(panics.Func("encode parquet", t))
+	}
+	return g.Wait()
+}
+
+// close flushes the open row group and writes the footer; it closes the
+// sink if it is an io.Closer.
+func (e *encoder) close() error { return e.pw.Close() }
+
+// metadata returns the file's footer as written (after close) or as it
+// stands.
+func (e *encoder) metadata() (*metadata.FileMetaData, error) { return e.pw.FileMetadata() }
