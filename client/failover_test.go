@@ -133,17 +133,37 @@ type afterBatches struct {
 }
 
 func (s *afterBatches) Send(fd *flight.FlightData) error {
+	if err := s.pass(len(fd.GetDataBody())); err != nil {
+		return err
+	}
+	return s.FlightService_DoGetServer.Send(fd)
+}
+
+// SendMsg is how flightd's DoGet sends its data messages: already
+// encoded, telling their body's size.
+func (s *afterBatches) SendMsg(m any) error {
+	if wm, ok := m.(interface{ BodyLen() int }); ok {
+		if err := s.pass(wm.BodyLen()); err != nil {
+			return err
+		}
+	}
+	return s.FlightService_DoGetServer.SendMsg(m)
+}
+
+// pass counts a message with a body of n bytes and tells whether it may
+// go through.
+func (s *afterBatches) pass(n int) error {
 	if s.broken {
 		return errBroken
 	}
-	if len(fd.GetDataBody()) > 0 { // a batch; the schema message has no body
+	if n > 0 { // a batch; the schema message has no body
 		if s.sent == s.n {
 			s.broken = true
 			return errBroken
 		}
 		s.sent++
 	}
-	return s.FlightService_DoGetServer.Send(fd)
+	return nil
 }
 
 // tripsPlan plans samples.trips (20,000 rows in four data files) as one

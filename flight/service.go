@@ -483,16 +483,16 @@ func (s *Service) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetSer
 }
 
 func (s *Service) doGet(ctx context.Context, tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
-	counted := &countingStream{FlightService_DoGetServer: stream}
+	var sent int64
 	var w *ipc.Writer
 	begin := func(schema *arrow.Schema) error {
-		w = newStreamWriter(counted, ipcOptions(schema, s.mem, s.compression)...)
+		w = newStreamWriter(stream, &sent, ipcOptions(schema, s.mem, s.compression)...)
 		return nil
 	}
 	write := func(rec arrow.RecordBatch) (int64, error) {
-		before := counted.bytes
+		before := sent
 		err := w.Write(rec)
-		return counted.bytes - before, err
+		return sent - before, err
 	}
 	err := s.streamTicket(ctx, tkt.GetTicket(), begin, write)
 	if w == nil {

@@ -1,13 +1,10 @@
 package flight
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -113,39 +110,24 @@ func recordBytes(rec arrow.RecordBatch) int64 {
 	return n
 }
 
-// countingStream counts the IPC bytes a DoGet stream sends.
-type countingStream struct {
-	flight.FlightService_DoGetServer
-	bytes int64
-}
-
-func (c *countingStream) Send(d *flight.FlightData) error {
-	c.bytes += int64(len(d.DataHeader) + len(d.DataBody))
-	return c.FlightService_DoGetServer.Send(d)
-}
+// messageSender is the part of a gRPC stream a DoGet writer needs.
+type messageSender interface{ SendMsg(m any) error }
 
 // newStreamWriter returns the IPC writer of a DoGet stream: what
-// flight.NewRecordWriter returns, except that each message's body is
-// assembled in a buffer taken from a pool and given back on Close.
-// flight.NewRecordWriter's buffer starts empty and doubles its way up to
-// the first message's size, copying and clearing as it goes: a stream of
-// one small file spent as much time there as in decoding the file.
-func newStreamWriter(stream flight.DataStreamWriter, opts ...ipc.Option) *ipc.Writer {
-	return ipc.NewWriterWithPayloadWriter(&payloadWriter{stream: stream}, opts...)
+// flight.NewRecordWriter returns, except that each message is encoded
+// once, straight into a buffer that gRPC's transport writes and gives back
+// (see codec.go), and that *sent counts the header and body bytes sent.
+// flight.NewRecordWriter assembles each body in a buffer that starts
+// empty and doubles its way up to the first message's size, and protobuf
+// then copies it again.
+func newStreamWriter(stream messageSender, sent *int64, opts ...ipc.Option) *ipc.Writer {
+	return ipc.NewWriterWithPayloadWriter(&payloadWriter{stream: stream, sent: sent}, opts...)
 }
-
-// bodyBuffers holds message body buffers between streams.
-var bodyBuffers = sync.Pool{New: func() any {
-	b := new(bytes.Buffer)
-	b.Grow(MaxMessageBytes + 64<<10)
-	return b
-}}
 
 // payloadWriter sends each IPC payload as one FlightData message.
 type payloadWriter struct {
-	stream flight.DataStreamWriter
-	fd     flight.FlightData
-	body   *bytes.Buffer
+	stream messageSender
+	sent   *int64
 }
 
 func (w *payloadWriter) Start() error { return nil }
@@ -153,26 +135,20 @@ func (w *payloadWriter) Start() error { return nil }
 func (w *payloadWriter) WritePayload(p ipc.Payload) error {
 	meta := p.Meta()
 	defer meta.Release()
-	if w.body == nil {
-		w.body = bodyBuffers.Get().(*bytes.Buffer)
-	}
-	w.body.Reset()
-	if err := p.SerializeBody(w.body); err != nil {
+	msg, n, err := newWireMessage(meta.Bytes(), p.SerializeBody)
+	if err != nil {
 		return err
 	}
-	w.fd.DataHeader = meta.Bytes()
-	w.fd.DataBody = w.body.Bytes()
-	// Send marshals the message before it returns, so the body buffer is
-	// free for the next payload.
-	err := w.stream.Send(&w.fd)
-	w.fd.DataHeader, w.fd.DataBody = nil, nil
-	return err
-}
-
-func (w *payloadWriter) Close() error {
-	if w.body != nil {
-		bodyBuffers.Put(w.body)
-		w.body = nil
+	// SendMsg marshals msg, which gives its buffer to gRPC; a message it
+	// failed before taking is given back here.
+	defer msg.release()
+	if err := w.stream.SendMsg(msg); err != nil {
+		return err
+	}
+	if w.sent != nil {
+		*w.sent += int64(n)
 	}
 	return nil
 }
+
+func (w *payloadWriter) Close() error { return nil }

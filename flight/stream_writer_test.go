@@ -11,10 +11,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"google.golang.org/grpc/encoding"
+	"google.golang.org/protobuf/proto"
 )
 
-// capturedStream keeps a copy of every message sent on it.
-type capturedStream struct{ msgs []*flight.FlightData }
+// capturedStream keeps a copy of every message sent on it: Send as
+// arrow-go's writer sends, SendMsg as flightd's writer does, through the
+// registered codec as gRPC would, keeping the wire bytes too.
+type capturedStream struct {
+	msgs []*flight.FlightData
+	wire [][]byte
+}
 
 func (c *capturedStream) Send(d *flight.FlightData) error {
 	c.msgs = append(c.msgs, &flight.FlightData{
@@ -22,6 +29,22 @@ func (c *capturedStream) Send(d *flight.FlightData) error {
 		DataBody:   bytes.Clone(d.DataBody),
 	})
 	return nil
+}
+
+func (c *capturedStream) SendMsg(m any) error {
+	codec := encoding.GetCodecV2("proto")
+	data, err := codec.Marshal(m)
+	if err != nil {
+		return err
+	}
+	wire := data.Materialize()
+	data.Free()
+	var d flight.FlightData
+	if err := proto.Unmarshal(wire, &d); err != nil {
+		return err
+	}
+	c.wire = append(c.wire, wire)
+	return c.Send(&d)
 }
 
 // The stream writer must send exactly the messages arrow-go's Flight record
@@ -76,14 +99,28 @@ func TestStreamWriterSendsWhatFlightRecordWriterSends(t *testing.T) {
 	write(flight.NewRecordWriter(&want, ipc.WithSchema(schema), ipc.WithAllocator(mem)))
 	for stream := range 3 {
 		var got capturedStream
-		write(newStreamWriter(&got, ipcOptions(schema, mem, CompressionNone)...))
+		var sent int64
+		write(newStreamWriter(&got, &sent, ipcOptions(schema, mem, CompressionNone)...))
 		if len(got.msgs) != len(want.msgs) {
 			t.Fatalf("stream %d: %d messages, want %d", stream, len(got.msgs), len(want.msgs))
 		}
+		var wantSent int64
 		for i := range want.msgs {
 			if !bytes.Equal(got.msgs[i].DataHeader, want.msgs[i].DataHeader) || !bytes.Equal(got.msgs[i].DataBody, want.msgs[i].DataBody) {
 				t.Fatalf("stream %d: message %d differs from flight.NewRecordWriter's", stream, i)
 			}
+			// The wire bytes are protobuf's own encoding of the message.
+			pb, err := proto.MarshalOptions{Deterministic: true}.Marshal(want.msgs[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got.wire[i], pb) {
+				t.Fatalf("stream %d: message %d's wire bytes differ from protobuf's", stream, i)
+			}
+			wantSent += int64(len(want.msgs[i].DataHeader) + len(want.msgs[i].DataBody))
+		}
+		if sent != wantSent {
+			t.Fatalf("stream %d: counted %d bytes sent, want %d", stream, sent, wantSent)
 		}
 	}
 }

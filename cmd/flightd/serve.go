@@ -410,7 +410,8 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	svc.SetFrontEnd(fe)
 
 	p.draining = make(chan struct{})
-	serverOpts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...)}
+	serverOpts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
+		grpc.WriteBufferSize(writeBufferBytes)}
 	if cfg.maxMessage > 0 {
 		serverOpts = append(serverOpts, grpc.MaxRecvMsgSize(cfg.maxMessage))
 	}
@@ -441,6 +442,12 @@ func (l *folderList) Set(s string) error {
 
 // flightServiceName is the Flight service's name for per-service health.
 const flightServiceName = "arrow.flight.protocol.FlightService"
+
+// writeBufferBytes is the gRPC write buffer of each connection. gRPC's
+// default, 32 KiB, makes a DoGet of big files one write(2) per 32 KiB; at
+// 256 KiB flightd spent about 5% less CPU per read of the benchmark's big
+// case (1.4 GB over loopback), for 224 KiB more per open connection.
+const writeBufferBytes = 256 << 10
 
 func loadSigner(cfg serveConfig) (*flight.Signer, error) {
 	switch {
