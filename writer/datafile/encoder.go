@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -33,7 +34,6 @@ type encoder struct {
 	pw      *file.Writer
 	rgw     file.BufferedRowGroupWriter
 	paths   [][]leafPath // per top-level column, its leaves in order
-	scratch []levelScratch
 	mem     memory.Allocator
 	props   pqarrow.ArrowWriterProperties
 	workers int
@@ -41,10 +41,13 @@ type encoder struct {
 	maxRows int64
 }
 
-// levelScratch is one leaf's reusable level buffers: a leaf's batches are
-// written one at a time, and the column writer copies the levels it is
-// given.
+// levelScratch holds a task's level buffers. The column writer copies the
+// levels it is given, so a task's buffers go back to levelBuffers when it
+// ends: they are as many as the tasks running, not as the leaves of every
+// open file.
 type levelScratch struct{ def, rep []int16 }
+
+var levelBuffers = sync.Pool{New: func() any { return new(levelScratch) }}
 
 // newEncoder starts a Parquet file of schema on sink; workers bounds the
 // goroutines one batch is encoded on (0: GOMAXPROCS).
@@ -79,7 +82,6 @@ func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterPrope
 	if leaves != pqSchema.NumColumns() {
 		return nil, fmt.Errorf("parquet schema has %d leaf columns, the Arrow schema %d", pqSchema.NumColumns(), leaves)
 	}
-	e.scratch = make([]levelScratch, leaves)
 	return e, nil
 }
 
@@ -165,7 +167,8 @@ func (e *encoder) leafTask(col arrow.Array, p *leafPath, idx int) func() error {
 		if err != nil {
 			return err
 		}
-		s := &e.scratch[idx]
+		s := levelBuffers.Get().(*levelScratch)
+		defer levelBuffers.Put(s)
 		lv, err := p.levels(col, e.mem, s)
 		if err != nil {
 			return err
