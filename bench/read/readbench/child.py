@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import sys
 import time
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from . import cases, dataset, s3
+from . import cases, dataset, procs, s3
 
 
 def data_files(root: Path, case: cases.Case, s3_endpoint: str | None = None) -> list[str]:
@@ -122,12 +121,6 @@ def peak_rss_mb() -> float | None:
     return None
 
 
-def cpu_seconds() -> float:
-    """Return this process's user + system CPU seconds so far, all threads."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def main() -> None:
     """Parse arguments, read, print the JSON result."""
     parser = argparse.ArgumentParser(prog="readbench.child")
@@ -147,12 +140,12 @@ def main() -> None:
     endpoints = 0
     for run in range(args.runs + 1):
         result = None  # let the previous result go before the next read
-        cpu_start = cpu_seconds()
+        cpu_start = procs.self_cpu_seconds()
         start = time.perf_counter()
         result = read()
         if run > 0:
             seconds.append(time.perf_counter() - start)
-            cpu.append(cpu_seconds() - cpu_start)
+            cpu.append(procs.self_cpu_seconds() - cpu_start)
     assert result is not None
     if args.peer in ("iceflight", "iceflight-dict", "transport", "adbc", "adbc-queue"):
         import iceflight

@@ -132,6 +132,12 @@ def cpu_seconds(pid: int) -> float | None:
     return (utime + stime) / os.sysconf("SC_CLK_TCK")
 
 
+def self_cpu_seconds() -> float:
+    """Return this process's user + system CPU seconds so far, all threads."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def wchar(pid: int) -> int | None:
     """Return the bytes a process has passed to write(2) and writev(2) so far, or None."""
     try:

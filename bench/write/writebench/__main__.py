@@ -32,7 +32,6 @@ import argparse
 import base64
 import json
 import platform
-import resource
 import shutil
 import subprocess
 import sys
@@ -76,15 +75,27 @@ def batches(path: Path, size: int = 131_072) -> pa.RecordBatchReader:
     return pa.RecordBatchReader.from_batches(f.schema_arrow, f.iter_batches(batch_size=size))
 
 
-def self_cpu() -> float:
-    """This process's user + system CPU seconds so far, all threads."""
-    u = resource.getrusage(resource.RUSAGE_SELF)
-    return u.ru_utime + u.ru_stime
-
-
 def delete_bound(rows: int) -> int:
     """K such that l_orderkey < K holds for 1% of the rows (l_orderkey = row // 4 + 1)."""
     return (rows // 100) // 4 + 1
+
+
+def put_batches(client: fl.FlightClient, path: Path) -> pa.Buffer | None:
+    """Append the file's batches with one pyarrow Flight DoPut; return the PutResult's metadata."""
+    rdr = batches(path)
+    desc = fl.FlightDescriptor.for_command(json.dumps({"table": "bench.lineitem", "mode": "append"}))
+    writer, meta = client.do_put(desc, rdr.schema)
+    for b in rdr:
+        writer.write_batch(b)
+    writer.done_writing()
+    buf = meta.read()
+    writer.close()
+    return buf
+
+
+def cpu_delta(before: float | None, after: float | None) -> float | None:
+    """after - before, or None when either reading failed."""
+    return after - before if before is not None and after is not None else None
 
 
 def run_iceflight(flightd: str, path: Path, rows: int) -> dict[str, Any]:
@@ -99,7 +110,7 @@ def run_iceflight(flightd: str, path: Path, rows: int) -> dict[str, Any]:
             via = "pyarrow.flight DoPut"
             assert srv.pid is not None
             server_cpu0 = procs.cpu_seconds(srv.pid)
-            client_cpu0 = self_cpu()
+            client_cpu0 = procs.self_cpu_seconds()
             t0 = time.perf_counter()
             try:
                 from iceflight import Client  # type: ignore[import-not-found]
@@ -110,19 +121,11 @@ def run_iceflight(flightd: str, path: Path, rows: int) -> dict[str, Any]:
                 ic.append("bench.lineitem", batches(path))
                 via = "iceflight.Client.append"
             except ImportError:
-                rdr = batches(path)
-                desc = fl.FlightDescriptor.for_command(json.dumps({"table": "bench.lineitem", "mode": "append"}))
-                writer, meta = client.do_put(desc, rdr.schema)
-                for b in rdr:
-                    writer.write_batch(b)
-                writer.done_writing()
-                buf = meta.read()
-                writer.close()
+                buf = put_batches(client, path)
                 _log(f"iceflight append: {bytes(buf) if buf is not None else b''!r}")
             append_s = time.perf_counter() - t0
-            client_cpu = self_cpu() - client_cpu0
-            server_cpu1 = procs.cpu_seconds(srv.pid)
-            server_cpu = server_cpu1 - server_cpu0 if server_cpu0 is not None and server_cpu1 is not None else None
+            client_cpu = procs.self_cpu_seconds() - client_cpu0
+            server_cpu = cpu_delta(server_cpu0, procs.cpu_seconds(srv.pid))
             t0 = time.perf_counter()
             body = {"table": "bench.lineitem", "filter": f"l_orderkey < {delete_bound(rows)}"}
             out = [r.body.to_pybytes() for r in client.do_action(fl.Action("delete", json.dumps(body).encode()))]
@@ -142,7 +145,7 @@ def run_pyiceberg(path: Path, rows: int, chunk: int) -> dict[str, Any]:
         cat = SqlCatalog("bench", uri=f"sqlite:///{wh}/catalog.db", warehouse=f"file://{wh}")
         cat.create_namespace("bench")
         table = cat.create_table("bench.lineitem", schema=dataset.SCHEMA)
-        cpu0 = self_cpu()
+        cpu0 = procs.self_cpu_seconds()
         t0 = time.perf_counter()
         tx = table.transaction()
         pending: list[pa.RecordBatch] = []
@@ -157,7 +160,7 @@ def run_pyiceberg(path: Path, rows: int, chunk: int) -> dict[str, Any]:
             tx.append(pa.Table.from_batches(pending))
         tx.commit_transaction()
         append_s = time.perf_counter() - t0
-        cpu = self_cpu() - cpu0
+        cpu = procs.self_cpu_seconds() - cpu0
         table = cat.load_table("bench.lineitem")
         t0 = time.perf_counter()
         table.delete(f"l_orderkey < {delete_bound(rows)}")
@@ -181,21 +184,13 @@ def run_sink(path: Path) -> dict[str, Any]:
     with procs.Server(argv, cwd=Path(__file__).resolve().parents[1]) as srv:
         assert srv.pid is not None
         client = fl.connect(srv.location)
-        server_cpu0, client_cpu0 = procs.cpu_seconds(srv.pid), self_cpu()
+        server_cpu0, client_cpu0 = procs.cpu_seconds(srv.pid), procs.self_cpu_seconds()
         t0 = time.perf_counter()
-        rdr = batches(path)
-        desc = fl.FlightDescriptor.for_command(json.dumps({"table": "bench.lineitem", "mode": "append"}))
-        writer, meta = client.do_put(desc, rdr.schema)
-        for b in rdr:
-            writer.write_batch(b)
-        writer.done_writing()
-        meta.read()
-        writer.close()
+        put_batches(client, path)
         seconds = time.perf_counter() - t0
-        client_cpu = self_cpu() - client_cpu0
-        server_cpu1 = procs.cpu_seconds(srv.pid)
+        client_cpu = procs.self_cpu_seconds() - client_cpu0
+        server_cpu = cpu_delta(server_cpu0, procs.cpu_seconds(srv.pid))
         client.close()
-    server_cpu = server_cpu1 - server_cpu0 if server_cpu0 is not None and server_cpu1 is not None else None
     return {"append_s": seconds, "server_cpu": server_cpu, "client_cpu": client_cpu}
 
 
