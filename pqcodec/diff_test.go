@@ -1,0 +1,374 @@
+package pqcodec
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// The differential tests: files written with random layouts, read column
+// chunk by column chunk here and by pqarrow (and, for pyarrow's files, by
+// pyarrow), which must agree value for value.
+
+// columnTypes are the Arrow types of the flat columns the random files hold.
+var columnTypes = []arrow.DataType{
+	arrow.PrimitiveTypes.Int32,
+	arrow.PrimitiveTypes.Int64,
+	arrow.PrimitiveTypes.Float32,
+	arrow.PrimitiveTypes.Float64,
+	arrow.FixedWidthTypes.Boolean,
+	arrow.BinaryTypes.String,
+	arrow.BinaryTypes.Binary,
+	&arrow.FixedSizeBinaryType{ByteWidth: 16},
+	&arrow.FixedSizeBinaryType{ByteWidth: 3},
+	arrow.FixedWidthTypes.Date32,
+	&arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"},
+	&arrow.TimestampType{Unit: arrow.Microsecond},
+	arrow.FixedWidthTypes.Time64us,
+	arrow.PrimitiveTypes.Uint32,
+	&arrow.Decimal128Type{Precision: 9, Scale: 2},
+	&arrow.Decimal128Type{Precision: 18, Scale: 4},
+	&arrow.Decimal128Type{Precision: 38, Scale: 10},
+}
+
+var codecs = []compress.Compression{
+	compress.Codecs.Uncompressed, compress.Codecs.Snappy, compress.Codecs.Zstd,
+	compress.Codecs.Gzip, compress.Codecs.Lz4Raw,
+}
+
+// randomArray returns n values of dt; distinct bounds how many different
+// values there are (few: dictionaries pay), nullPct the share of nulls.
+func randomArray(rng *rand.Rand, mem memory.Allocator, dt arrow.DataType, n, distinct, nullPct int) arrow.Array {
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	for range n {
+		if nullPct > 0 && rng.IntN(100) < nullPct {
+			b.AppendNull()
+			continue
+		}
+		v := rng.Int64N(int64(distinct))
+		switch b := b.(type) {
+		case *array.Int32Builder:
+			b.Append(int32(v*7919 - 1<<20))
+		case *array.Uint32Builder:
+			b.Append(uint32(v * 104729))
+		case *array.Int64Builder:
+			b.Append(v*1_000_003 - 1<<40)
+		case *array.Float32Builder:
+			b.Append(float32(v) / 3)
+		case *array.Float64Builder:
+			b.Append(float64(v) / 7)
+		case *array.BooleanBuilder:
+			b.Append(v%2 == 1)
+		case *array.StringBuilder:
+			b.Append(fmt.Sprintf("v%0*d", int(v%13), v))
+		case *array.BinaryBuilder:
+			raw := make([]byte, v%40)
+			for i := range raw {
+				raw[i] = byte(v + int64(i))
+			}
+			b.Append(raw)
+		case *array.FixedSizeBinaryBuilder:
+			raw := make([]byte, dt.(*arrow.FixedSizeBinaryType).ByteWidth)
+			for i := range raw {
+				raw[i] = byte(v >> (i % 8))
+			}
+			b.Append(raw)
+		case *array.Date32Builder:
+			b.Append(arrow.Date32(v))
+		case *array.TimestampBuilder:
+			b.Append(arrow.Timestamp(v * 1_000_000))
+		case *array.Time64Builder:
+			b.Append(arrow.Time64(v))
+		case *array.Decimal128Builder:
+			x := decimal128.FromI64(v%100_000_000 - 50_000_000)
+			if dt.(*arrow.Decimal128Type).Precision > 30 {
+				x = x.Mul(decimal128.FromI64(1_000_000_000_000_000_000))
+			}
+			b.Append(x)
+		default:
+			panic(fmt.Sprintf("no random values for %s", dt))
+		}
+	}
+	return b.NewArray()
+}
+
+// randomFile writes a random table with random writer settings and returns
+// the file and a description of the settings, for failure messages.
+func randomFile(t testing.TB, rng *rand.Rand, mem memory.Allocator) ([]byte, string) {
+	t.Helper()
+	ncols := 1 + rng.IntN(6)
+	rows := 1 + rng.IntN(5000)
+	fields := make([]arrow.Field, ncols)
+	cols := make([]arrow.Array, ncols)
+	for i := range fields {
+		dt := columnTypes[rng.IntN(len(columnTypes))]
+		nullable := rng.IntN(3) > 0
+		nullPct := 0
+		if nullable {
+			nullPct = []int{0, 1, 30, 100}[rng.IntN(4)]
+		}
+		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: dt, Nullable: nullable}
+		cols[i] = randomArray(rng, mem, dt, rows, []int{1, 5, 300, 1 << 30}[rng.IntN(4)], nullPct)
+	}
+	sc := arrow.NewSchema(fields, nil)
+	rec := array.NewRecordBatch(sc, cols, int64(rows))
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+
+	codec := codecs[rng.IntN(len(codecs))]
+	dict := rng.IntN(3) > 0
+	version := parquet.DataPageV1
+	if rng.IntN(2) == 0 {
+		version = parquet.DataPageV2
+	}
+	pageSize := int64([]int{256, 4096, 1 << 20}[rng.IntN(3)])
+	groupRows := int64(1 + rng.IntN(rows))
+	desc := fmt.Sprintf("%d rows, schema %s, codec %s, dictionary %v, pages %v of %d bytes, row groups of %d", rows, sc, codec, dict, version, pageSize, groupRows)
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(codec),
+		parquet.WithDictionaryDefault(dict),
+		parquet.WithDataPageVersion(version),
+		parquet.WithDataPageSize(pageSize),
+		parquet.WithDictionaryPageSizeLimit(int64([]int{512, 1 << 20}[rng.IntN(2)])),
+		parquet.WithMaxRowGroupLength(groupRows),
+		parquet.WithBatchSize(int64(1+rng.IntN(2048))),
+		parquet.WithStoreDecimalAsInteger(rng.IntN(2) == 0),
+	)
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBuffered(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), desc
+}
+
+// chunkTally counts the column chunks compared and those decoded here.
+type chunkTally struct{ chunks, decoded int }
+
+// compareFile reads every column chunk of raw with pqarrow and, where
+// Supported, with a ColumnReader in batches of random sizes; each column
+// that pqarrow reads as a string or binary is also read as a dictionary.
+// want, when set, gives the expected values of a column by index.
+func compareFile(t *testing.T, rng *rand.Rand, mem memory.Allocator, raw []byte, desc string, want func(col int) arrow.Array) chunkTally {
+	t.Helper()
+	ctx := context.Background()
+	// pqarrow's column chunk reads keep some buffers past their release, so
+	// the reference reads use an allocator of their own and only this
+	// package's are checked.
+	ref := memory.NewGoAllocator()
+	pf, err := file.NewParquetReader(bytes.NewReader(raw), file.WithReadProps(parquet.NewReaderProperties(ref)))
+	if err != nil {
+		t.Fatalf("%s: %v", desc, err)
+	}
+	defer pf.Close()
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 20}, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := pf.MetaData()
+	var tally chunkTally
+	for col := 0; col < md.Schema.NumColumns(); col++ {
+		var start int64
+		out := fr.Manifest.Fields[col].Field.Type
+		for g := 0; g < md.NumRowGroups(); g++ {
+			rg := md.RowGroup(g)
+			cc, err := rg.ColumnChunk(col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tally.chunks++
+			ch, err := fr.RowGroup(g).Column(col).Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			expected := concat(t, ref, ch)
+			ch.Release()
+			if want != nil {
+				all := want(col)
+				sl := array.NewSlice(all, start, start+rg.NumRows())
+				if !array.Equal(sl, expected) {
+					t.Errorf("%s: column %d row group %d: pqarrow reads other values than the writer's", desc, col, g)
+				}
+				sl.Release()
+			}
+			start += rg.NumRows()
+			types := []arrow.DataType{out}
+			if out.ID() == arrow.STRING || out.ID() == arrow.BINARY {
+				types = append(types, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: out})
+			}
+			for _, typ := range types {
+				if !Supported(cc, md.Schema.Column(col), typ) {
+					if typ == out && mustDecode(cc, md.Schema.Column(col)) {
+						t.Errorf("%s: column %d row group %d (%s, %v, %s) not decoded here", desc, col, g, cc.Compression(), cc.Encodings(), out)
+					}
+					continue
+				}
+				if typ == out {
+					tally.decoded++
+				}
+				got := readChunk(t, rng, mem, raw, md, g, col, typ)
+				if d, ok := got.(*array.Dictionary); ok {
+					dense, err := compute.TakeArray(compute.WithAllocator(ctx, ref), d.Dictionary(), d.Indices())
+					if err != nil {
+						t.Fatal(err)
+					}
+					got.Release()
+					got = dense
+				}
+				if !array.Equal(got, expected) {
+					t.Errorf("%s: column %d row group %d as %s: decoded\n%v\nwant\n%v", desc, col, g, typ, got, expected)
+				}
+				got.Release()
+			}
+			expected.Release()
+		}
+	}
+	return tally
+}
+
+// mustDecode reports whether a chunk is of the layouts this package is
+// meant to cover, so that Supported refusing it is a failure.
+func mustDecode(cc interface {
+	Compression() compress.Compression
+	Encodings() []parquet.Encoding
+}, col interface{ MaxRepetitionLevel() int16 }) bool {
+	if col.MaxRepetitionLevel() > 0 || !supportedCodec(cc.Compression()) {
+		return false
+	}
+	for _, e := range cc.Encodings() {
+		switch e {
+		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict, parquet.Encodings.RLE, parquet.Encodings.BitPacked:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// readChunk decodes one column chunk in batches of random sizes, from the
+// file's bytes in memory or through a ReaderAt by turns.
+func readChunk(t *testing.T, rng *rand.Rand, mem memory.Allocator, raw []byte, md interface{}, g, col int, typ arrow.DataType) arrow.Array {
+	t.Helper()
+	fmd := mdOf(md)
+	cc, _ := fmd.RowGroup(g).ColumnChunk(col)
+	var chunk []byte
+	if rng.IntN(2) == 0 {
+		off, n := ChunkRange(fmd, cc)
+		chunk = raw[off:min(off+n, int64(len(raw)))]
+	}
+	cr, err := NewColumnReader(mem, bytes.NewReader(raw), chunk, fmd, cc, fmd.Schema.Column(col), typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Release()
+	rows := int(fmd.RowGroup(g).NumRows())
+	var parts []arrow.Array
+	for left := rows; left > 0; {
+		n := min(left, 1+rng.IntN(3000))
+		a, err := cr.Read(n)
+		if err != nil {
+			t.Fatalf("column %d row group %d: %v", col, g, err)
+		}
+		if a.Len() != n {
+			t.Fatalf("Read(%d) returned %d values", n, a.Len())
+		}
+		parts = append(parts, a)
+		left -= n
+	}
+	if _, err := cr.Read(1); err == nil {
+		t.Errorf("column %d row group %d: a read past the chunk's end succeeded", col, g)
+	}
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	if len(parts) == 0 {
+		a, err := cr.Read(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	if _, ok := typ.(*arrow.DictionaryType); ok {
+		// Batches share one dictionary: concatenating their indices is
+		// concatenating their values.
+		idx := make([]arrow.Array, len(parts))
+		for i, p := range parts {
+			idx[i] = p.(*array.Dictionary).Indices()
+		}
+		all, err := array.Concatenate(idx, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer all.Release()
+		return array.NewDictionaryArray(typ, all, parts[0].(*array.Dictionary).Dictionary())
+	}
+	all, err := array.Concatenate(parts, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+func concat(t *testing.T, mem memory.Allocator, ch *arrow.Chunked) arrow.Array {
+	t.Helper()
+	if len(ch.Chunks()) == 0 {
+		return array.MakeArrayOfNull(mem, ch.DataType(), 0)
+	}
+	a, err := array.Concatenate(ch.Chunks(), mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestDecodeMatchesPqarrow(t *testing.T) {
+	t.Parallel()
+	files := 300
+	if testing.Short() {
+		files = 60
+	}
+	var tally chunkTally
+	for seed := range files {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		rng := rand.New(rand.NewPCG(uint64(seed), 27))
+		raw, desc := randomFile(t, rng, mem)
+		got := compareFile(t, rng, mem, raw, fmt.Sprintf("seed %d: %s", seed, desc), nil)
+		tally.chunks += got.chunks
+		tally.decoded += got.decoded
+		mem.AssertSize(t, 0)
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d column chunks, %d decoded here", tally.chunks, tally.decoded)
+	if tally.decoded == 0 {
+		t.Fatal("no column chunk was decoded here")
+	}
+}
+
+func mdOf(md interface{}) *metadata.FileMetaData { return md.(*metadata.FileMetaData) }

@@ -1,0 +1,97 @@
+package pqcodec
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/iceflight/iceflight/internal/servers"
+)
+
+// TestDecodeMatchesPyarrow reads files that pyarrow (Arrow C++'s writer)
+// wrote with random settings, and wants every chunk decoded here to equal
+// what pyarrow wrote (its table, kept as an Arrow IPC file) and what
+// pqarrow reads.
+func TestDecodeMatchesPyarrow(t *testing.T) {
+	t.Parallel()
+	python := servers.Program(t, "PYICEBERG_PYTHON", "servers-sql")
+	dir := t.TempDir()
+	const files = 120
+	cmd := exec.Command(python, "testdata/pyarrow_files.py", dir, "27", fmt.Sprint(files))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("pyarrow_files.py: %v\n%s", err, out)
+	}
+	var tally chunkTally
+	for i := range files {
+		stem := filepath.Join(dir, fmt.Sprintf("%03d", i))
+		raw, err := os.ReadFile(stem + ".parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc, _ := os.ReadFile(stem + ".txt")
+		written := readIPC(t, stem+".arrow")
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		rng := rand.New(rand.NewPCG(uint64(i), 28))
+		got := compareFile(t, rng, mem, raw, fmt.Sprintf("pyarrow file %d (%s)", i, desc), func(col int) arrow.Array {
+			return written.Column(col)
+		})
+		written.Release()
+		mem.AssertSize(t, 0)
+		tally.chunks += got.chunks
+		tally.decoded += got.decoded
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("%d column chunks of pyarrow's, %d decoded here", tally.chunks, tally.decoded)
+	if tally.decoded == 0 {
+		t.Fatal("no column chunk was decoded here")
+	}
+}
+
+// readIPC reads an Arrow IPC file of one or more batches as one batch.
+func readIPC(t *testing.T, path string) arrow.RecordBatch {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := ipc.NewFileReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var recs []arrow.RecordBatch
+	for i := range r.NumRecords() {
+		rec, err := r.RecordBatch(i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	tbl := array.NewTableFromRecords(r.Schema(), recs)
+	defer tbl.Release()
+	for _, rec := range recs {
+		rec.Release()
+	}
+	cols := make([]arrow.Array, tbl.NumCols())
+	for i := range cols {
+		a, err := array.Concatenate(tbl.Column(i).Data().Chunks(), memory.NewGoAllocator())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Release()
+		cols[i] = a
+	}
+	return array.NewRecordBatch(r.Schema(), cols, tbl.NumRows())
+}

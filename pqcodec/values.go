@@ -1,0 +1,443 @@
+package pqcodec
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// batch is the Arrow buffers one Read fills. Every byte a result holds is
+// written by the decoder, null slots with zeros, so that memory an
+// allocator recycles never reaches a client.
+type batch struct {
+	n        int
+	validBuf *memory.Buffer // nil for a required column
+	valid    []byte
+	nulls    int
+	valsBuf  *memory.Buffer // fixed values, booleans or dictionary indices
+	vals     []byte
+	offsBuf  *memory.Buffer
+	offs     []int32
+	dataBuf  *memory.Buffer
+	data     []byte // dataBuf's capacity
+	dlen     int
+}
+
+func (c *ColumnReader) newBatch(n int) (*batch, error) {
+	if n < 0 || int64(n) > c.valuesLeft+int64(c.page.left) {
+		return nil, fmt.Errorf("%w: %d values asked of a chunk with %d left", ErrCorrupt, n, c.valuesLeft+int64(c.page.left))
+	}
+	b := &batch{n: n}
+	if c.maxDef > 0 {
+		b.validBuf = memory.NewResizableBuffer(c.mem)
+		b.validBuf.Resize(int(bitutil.BytesForBits(int64(n))))
+		b.valid = b.validBuf.Bytes()
+		clear(b.valid)
+	}
+	switch {
+	case c.dictOut:
+		b.valsBuf = newBuffer(c.mem, 4*n)
+	case c.kind == kindFixed, c.kind == kindDecimal:
+		b.valsBuf = newBuffer(c.mem, c.width*n)
+	case c.kind == kindBool:
+		b.valsBuf = newBuffer(c.mem, int(bitutil.BytesForBits(int64(n))))
+		clear(b.valsBuf.Bytes())
+	default:
+		b.offsBuf = newBuffer(c.mem, 4*(n+1))
+		b.offs = arrow.Int32Traits.CastFromBytes(b.offsBuf.Bytes())
+		b.offs[0] = 0
+		b.dataBuf = memory.NewResizableBuffer(c.mem)
+		b.dataBuf.Reserve(max(c.avgBinary, 8) * n)
+		b.data = b.dataBuf.Buf()
+	}
+	if b.valsBuf != nil {
+		b.vals = b.valsBuf.Bytes()
+	}
+	return b, nil
+}
+
+func newBuffer(mem memory.Allocator, size int) *memory.Buffer {
+	b := memory.NewResizableBuffer(mem)
+	b.Resize(size)
+	return b
+}
+
+func (b *batch) release() {
+	for _, buf := range []*memory.Buffer{b.validBuf, b.valsBuf, b.offsBuf, b.dataBuf} {
+		if buf != nil {
+			buf.Release()
+		}
+	}
+}
+
+// finish returns the batch as an array; the batch's buffers are still
+// released by the caller.
+func (b *batch) finish(c *ColumnReader) (arrow.Array, error) {
+	valid := b.validBuf
+	if b.nulls == 0 {
+		valid = nil
+	}
+	var bufs []*memory.Buffer
+	switch {
+	case c.dictOut:
+		idx := array.NewData(arrow.PrimitiveTypes.Int32, b.n, []*memory.Buffer{valid, b.valsBuf}, nil, b.nulls, 0)
+		defer idx.Release()
+		indices := array.MakeFromData(idx)
+		defer indices.Release()
+		return array.NewDictionaryArray(c.out, indices, c.dict.arrayOrEmpty(c.mem, c.values)), nil
+	case c.kind == kindBinary:
+		b.dataBuf.ResizeNoShrink(b.dlen)
+		if b.n > 0 {
+			c.avgBinary = b.dlen/b.n + 1
+		}
+		bufs = []*memory.Buffer{valid, b.offsBuf, b.dataBuf}
+	default:
+		bufs = []*memory.Buffer{valid, b.valsBuf}
+	}
+	d := array.NewData(c.out, b.n, bufs, nil, b.nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d), nil
+}
+
+// arrayOrEmpty returns the dictionary as an array, or an empty one for a
+// chunk whose values are all null and that wrote no dictionary page.
+func (d *dictionary) arrayOrEmpty(mem memory.Allocator, vt arrow.DataType) arrow.Array {
+	if d == nil {
+		return emptyDictionary(mem, vt)
+	}
+	return d.array(mem, vt)
+}
+
+func emptyDictionary(mem memory.Allocator, vt arrow.DataType) arrow.Array {
+	return array.MakeArrayOfNull(mem, vt, 0)
+}
+
+// isValid reports whether row i of the batch holds a value.
+func (b *batch) isValid(i int) bool { return b.valid == nil || bitutil.BitIsSet(b.valid, i) }
+
+func (c *ColumnReader) indices(present int) ([]uint32, error) {
+	idx := c.uint32Scratch(present)
+	if err := c.page.idx.decode(idx); err != nil {
+		return nil, fmt.Errorf("%w: dictionary indices: %v", ErrCorrupt, err)
+	}
+	if err := c.dict.checkIndices(idx); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	return idx, nil
+}
+
+func (c *ColumnReader) readIndices(b *batch, pos, k, present int) error {
+	if c.dict == nil {
+		if present > 0 {
+			return fmt.Errorf("%w: dictionary indices without a dictionary", ErrCorrupt)
+		}
+		clear(b.vals[4*pos : 4*(pos+k)])
+		return nil
+	}
+	idx, err := c.indices(present)
+	if err != nil {
+		return err
+	}
+	out := arrow.Int32Traits.CastFromBytes(b.vals)[pos : pos+k]
+	if present == k {
+		for i, x := range idx {
+			out[i] = int32(x)
+		}
+		return nil
+	}
+	j := 0
+	for i := range out {
+		if b.isValid(pos + i) {
+			out[i] = int32(idx[j])
+			j++
+		} else {
+			out[i] = 0
+		}
+	}
+	return nil
+}
+
+func (c *ColumnReader) readFixed(b *batch, pos, k, present int) error {
+	w := c.width
+	out := b.vals[w*pos : w*(pos+k)]
+	if c.page.enc == encPlain && c.kind == kindDecimal {
+		return c.readDecimals(b, out, pos, k, present)
+	}
+	if c.page.enc == encPlain {
+		need := w * present
+		if need > len(c.page.plain) {
+			return fmt.Errorf("%w: PLAIN page holds %d bytes, %d values of %d bytes need %d", ErrCorrupt, len(c.page.plain), present, w, need)
+		}
+		src := c.page.plain[:need]
+		c.page.plain = c.page.plain[need:]
+		if present == k {
+			copy(out, src)
+			return nil
+		}
+		for i := range k {
+			o := out[w*i : w*(i+1)]
+			if b.isValid(pos + i) {
+				copy(o, src[:w])
+				src = src[w:]
+			} else {
+				clear(o)
+			}
+		}
+		return nil
+	}
+	idx, err := c.indices(present)
+	if err != nil {
+		return err
+	}
+	d := c.dict
+	switch w {
+	case 4:
+		gather(castSlice[uint32](out), d.u32, idx, b, pos)
+	case 8:
+		gather(castSlice[uint64](out), d.u64, idx, b, pos)
+	default:
+		j := 0
+		for i := range k {
+			o := out[w*i : w*(i+1)]
+			if b.isValid(pos + i) {
+				x := int(idx[j])
+				copy(o, d.fixed[w*x:w*(x+1)])
+				j++
+			} else {
+				clear(o)
+			}
+		}
+	}
+	return nil
+}
+
+// readDecimals widens the next present PLAIN decimals into out's 16-byte
+// slots, zeros in the null ones.
+func (c *ColumnReader) readDecimals(b *batch, out []byte, pos, k, present int) error {
+	pw := c.physWidth
+	need := pw * present
+	if need > len(c.page.plain) {
+		return fmt.Errorf("%w: PLAIN page holds %d bytes, %d decimals of %d bytes need %d", ErrCorrupt, len(c.page.plain), present, pw, need)
+	}
+	src := c.page.plain[:need]
+	c.page.plain = c.page.plain[need:]
+	for i := range k {
+		o := out[16*i : 16*(i+1)]
+		if b.isValid(pos + i) {
+			c.widenDecimal(o, src[:pw])
+			src = src[pw:]
+		} else {
+			clear(o)
+		}
+	}
+	return nil
+}
+
+// widenDecimal writes one stored decimal as Arrow's 16-byte little-endian
+// two's complement.
+func (c *ColumnReader) widenDecimal(dst, src []byte) {
+	var lo, hi uint64
+	switch {
+	case !c.bigEndian && len(src) == 4:
+		v := int64(int32(binary.LittleEndian.Uint32(src)))
+		lo, hi = uint64(v), uint64(v>>63)
+	case !c.bigEndian:
+		v := int64(binary.LittleEndian.Uint64(src))
+		lo, hi = uint64(v), uint64(v>>63)
+	default:
+		var be [16]byte
+		if len(src) > 0 && src[0]&0x80 != 0 {
+			for i := range be {
+				be[i] = 0xff
+			}
+		}
+		copy(be[16-len(src):], src)
+		hi, lo = binary.BigEndian.Uint64(be[:8]), binary.BigEndian.Uint64(be[8:])
+	}
+	binary.LittleEndian.PutUint64(dst, lo)
+	binary.LittleEndian.PutUint64(dst[8:], hi)
+}
+
+// gather writes dict[idx[j]] to the present rows of out, zeros to the
+// others; the indices were checked against the dictionary.
+func gather[T uint32 | uint64](out, dict []T, idx []uint32, b *batch, pos int) {
+	if len(idx) == len(out) {
+		for i, x := range idx {
+			out[i] = dict[x]
+		}
+		return
+	}
+	j := 0
+	for i := range out {
+		if b.isValid(pos + i) {
+			out[i] = dict[idx[j]]
+			j++
+		} else {
+			out[i] = 0
+		}
+	}
+}
+
+// castSlice views an Arrow buffer's bytes as values of T: Arrow's
+// allocators align buffers to 64 bytes.
+func castSlice[T uint32 | uint64](b []byte) []T {
+	if len(b) == 0 {
+		return nil
+	}
+	var zero T
+	return unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/int(unsafe.Sizeof(zero)))
+}
+
+func (c *ColumnReader) readBools(b *batch, pos, k, present int) error {
+	var src []byte
+	var at int
+	if c.page.enc == encRLE {
+		nb := int(bitutil.BytesForBits(int64(present)))
+		if cap(c.boolBits) < nb {
+			c.boolBits = make([]byte, nb)
+		}
+		src = c.boolBits[:nb]
+		if _, err := c.page.idx.decodeBits(src, 0, present); err != nil {
+			return fmt.Errorf("%w: RLE booleans: %v", ErrCorrupt, err)
+		}
+	} else {
+		src, at = c.page.plain, c.page.boolBit
+		if at+present > 8*len(src) {
+			return fmt.Errorf("%w: PLAIN page holds %d booleans, %d more asked", ErrCorrupt, 8*len(src)-at, present)
+		}
+		c.page.boolBit += present
+	}
+	if present == k {
+		bitutil.CopyBitmap(src, at, k, b.vals, pos)
+		return nil
+	}
+	for i := range k {
+		set := false
+		if b.isValid(pos + i) {
+			set = bitutil.BitIsSet(src, at)
+			at++
+		}
+		bitutil.SetBitTo(b.vals, pos+i, set)
+	}
+	return nil
+}
+
+var errBatchTooLarge = errors.New("a batch's binary values exceed 2 GiB")
+
+// grow makes room for add more bytes of binary values.
+func (b *batch) grow(add int) error {
+	need := b.dlen + add
+	if need > math.MaxInt32 {
+		return errBatchTooLarge
+	}
+	if need > len(b.data) {
+		b.dataBuf.ResizeNoShrink(b.dlen)
+		b.dataBuf.Reserve(max(need, 2*len(b.data)))
+		b.data = b.dataBuf.Buf()
+	}
+	return nil
+}
+
+func (c *ColumnReader) readBinary(b *batch, pos, k, present int) error {
+	if c.page.enc == encPlain {
+		return c.readPlainBinary(b, pos, k, present)
+	}
+	idx, err := c.indices(present)
+	if err != nil {
+		return err
+	}
+	d := c.dict
+	total := 0
+	for _, x := range idx {
+		total += d.len(x)
+	}
+	if err := b.grow(total + MaxSlot); err != nil {
+		return err
+	}
+	offs := b.offs[pos : pos+k+1]
+	if d.slots.Usable() {
+		keys := c.rowKeys(b, idx, pos, k)
+		end := d.slots.Gather(b.data, offs, keys, b.valid, pos, int32(b.dlen))
+		offs[k] = end
+		b.dlen = int(end)
+		return nil
+	}
+	data, at := b.data, b.dlen
+	j := 0
+	for i := range k {
+		offs[i] = int32(at)
+		if b.isValid(pos + i) {
+			x := idx[j]
+			j++
+			at += copy(data[at:], d.data[d.offs[x]:d.offs[x+1]])
+		}
+	}
+	offs[k] = int32(at)
+	b.dlen = at
+	return nil
+}
+
+// rowKeys returns the dictionary index of every row of the run, as Slots
+// takes them: idx itself when no row is null, else idx spread over the
+// valid rows with 0 in the null ones.
+func (c *ColumnReader) rowKeys(b *batch, idx []uint32, pos, k int) []int32 {
+	if len(idx) == k {
+		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(idx))), k)
+	}
+	if cap(c.keys) < k {
+		c.keys = make([]int32, k)
+	}
+	keys := c.keys[:k]
+	j := 0
+	for i := range keys {
+		if b.isValid(pos + i) {
+			keys[i] = int32(idx[j])
+			j++
+		} else {
+			keys[i] = 0
+		}
+	}
+	return keys
+}
+
+// readPlainBinary copies PLAIN byte arrays, each a 4-byte length and the
+// bytes. The page bounds what the run can copy, so the data buffer grows
+// at most once a run; short values move as one 16-byte word where the
+// page and the buffer have the room, with no call to memmove.
+func (c *ColumnReader) readPlainBinary(b *batch, pos, k, present int) error {
+	src := c.page.plain
+	if err := b.grow(max(len(src)-4*present, 0) + 16); err != nil {
+		return err
+	}
+	data, at := b.data, b.dlen
+	offs := b.offs
+	for i := range k {
+		if b.isValid(pos + i) {
+			if len(src) < 4 {
+				return fmt.Errorf("%w: PLAIN value's length runs past the page", ErrCorrupt)
+			}
+			l := int(binary.LittleEndian.Uint32(src))
+			if l < 0 || l > len(src)-4 {
+				return fmt.Errorf("%w: PLAIN value of %d bytes runs past the page", ErrCorrupt, l)
+			}
+			if l <= 16 && len(src) >= 20 && len(data)-at >= 16 {
+				*(*[16]byte)(data[at:]) = *(*[16]byte)(src[4:])
+				at += l
+			} else {
+				at += copy(data[at:], src[4:4+l])
+			}
+			src = src[4+l:]
+		}
+		offs[pos+i+1] = int32(at)
+	}
+	b.dlen = at
+	c.page.plain = src
+	return nil
+}
