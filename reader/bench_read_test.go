@@ -44,9 +44,9 @@ func benchTable(b *testing.B, name string) (*iceberg.Schema, []string) {
 
 // benchmarkRead reads every data file of a bench table with the given
 // number of concurrent streams, as flightd serves one endpoint per stream.
-func benchmarkRead(b *testing.B, table string, streams int) {
+func benchmarkRead(b *testing.B, table string, streams int, opts ...Option) {
 	schema, files := benchTable(b, table)
-	rd := New(dirIO{})
+	rd := New(dirIO{}, opts...)
 	scan := Scan{Schema: schema}
 	var bytes int64
 	for _, f := range files {
@@ -85,5 +85,14 @@ func benchmarkRead(b *testing.B, table string, streams int) {
 	b.ReportMetric((testutil.CPUTime()-before).Seconds()/float64(b.N), "cpu-s/op")
 }
 
-func BenchmarkReadBigFiles(b *testing.B)   { benchmarkRead(b, "big", 2) }
-func BenchmarkReadSmallFiles(b *testing.B) { benchmarkRead(b, "small", 2) }
+// The benchmarks read each table with pqcodec decoding the flat columns
+// and with arrow-go's pqarrow alone, side by side.
+func BenchmarkReadBigFiles(b *testing.B) {
+	b.Run("pqcodec", func(b *testing.B) { benchmarkRead(b, "big", 2) })
+	b.Run("pqarrow", func(b *testing.B) { benchmarkRead(b, "big", 2, WithArrowGoDecoder(true)) })
+}
+
+func BenchmarkReadSmallFiles(b *testing.B) {
+	b.Run("pqcodec", func(b *testing.B) { benchmarkRead(b, "small", 2) })
+	b.Run("pqarrow", func(b *testing.B) { benchmarkRead(b, "small", 2, WithArrowGoDecoder(true)) })
+}

@@ -120,6 +120,14 @@ func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*i
 // table's, wrapped by wrap.
 func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO) (got, want []string, tasks []*iceflightv1.Task) {
 	t.Helper()
+	got, want, tasks, _ = readCorpusTableStats(t, table, wrap)
+	return got, want, tasks
+}
+
+// readCorpusTableStats is readCorpusTableWith with more reader options,
+// returning the reader's totals too.
+func readCorpusTableStats(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO, opts ...Option) (got, want []string, tasks []*iceflightv1.Task, stats Stats) {
+	t.Helper()
 	wh := corpusWarehouse(t)
 	tbl, err := wh.LoadTable(context.Background(), catalog.Identifier{table})
 	if err != nil {
@@ -132,7 +140,7 @@ func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fi
 	}
 	tasks, eq := corpusTasks(t, tbl, schema)
 	mem := checkedAlloc(t)
-	r := New(wrap(tbl.IO), WithAllocator(mem), WithBatchSize(500), WithValidation(true))
+	r := New(wrap(tbl.IO), append([]Option{WithAllocator(mem), WithBatchSize(500), WithValidation(true)}, opts...)...)
 	scan := Scan{Schema: schema, NameMapping: mapping, EqualitySchema: eq}
 	for _, task := range tasks {
 		err := r.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {
@@ -144,7 +152,7 @@ func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fi
 			t.Fatalf("read %s: %v", task.GetPath(), err)
 		}
 	}
-	return got, want, tasks
+	return got, want, tasks, r.Stats()
 }
 
 func checkCorpusTable(t *testing.T, table string) {

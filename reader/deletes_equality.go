@@ -270,6 +270,7 @@ func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *DeleteFile, 
 			batchSize: r.batchSize,
 			maxRead:   r.maxRead,
 			mem:       r.mem,
+			pages:     !r.arrowGo,
 		})
 	})
 	if err != nil {

@@ -39,6 +39,7 @@ func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *DeleteFi
 			batchSize: r.batchSize,
 			maxRead:   r.maxRead,
 			mem:       r.mem,
+			pages:     !r.arrowGo,
 		})
 	})
 	if err != nil {

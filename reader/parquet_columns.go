@@ -106,9 +106,11 @@ func setPositions(plans []*fieldPlan, siblings []*fileField, selected map[int]bo
 // projection is the plan of one Parquet data file.
 type projection struct {
 	fields []*fieldPlan
-	// leaves are the Parquet columns pqarrow reads, ascending, so that the
-	// columns it returns come in file order.
+	// leaves are the Parquet columns the plans read, ascending, so that the
+	// columns pqarrow returns come in file order.
 	leaves []int
+	// roots are the file's top-level fields, for setPositions.
+	roots []*fileField
 }
 
 func planProjection(fr *pqarrow.FileReader, cfg *sourceConfig) (*projection, error) {
@@ -134,7 +136,7 @@ func planProjection(fr *pqarrow.FileReader, cfg *sourceConfig) (*projection, err
 	}
 	sort.Ints(leaves)
 	setPositions(plans, roots, selected, false)
-	return &projection{fields: plans, leaves: leaves}, nil
+	return &projection{fields: plans, leaves: leaves, roots: roots}, nil
 }
 
 // release frees the fill arrays the plans cache.

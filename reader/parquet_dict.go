@@ -3,7 +3,6 @@ package reader
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -12,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+
+	"github.com/iceflight/iceflight/pqcodec"
 )
 
 // Dictionary-encoded string columns are read as Arrow dictionaries and
@@ -43,7 +44,7 @@ func dictionaryColumns(md *metadata.FileMetaData, groups []int) []int {
 		all := true
 		for _, g := range groups {
 			cc, err := md.RowGroup(g).ColumnChunk(c)
-			if err != nil || !dictionaryPagesOnly(cc) || !dictionaryPays(cc) {
+			if err != nil || !pqcodec.DictionaryPagesOnly(cc) || !dictionaryPays(cc) {
 				all = false
 				break
 			}
@@ -93,36 +94,6 @@ func plainStringType(col *schema.Column) bool {
 	return false
 }
 
-// dictionaryPagesOnly reports whether every data page of a column chunk is
-// dictionary-encoded. Spec (parquet.thrift, ColumnMetaData.encoding_stats):
-// the per-page-type encoding counts are optional; without them the chunk's
-// encodings list decides, which a dictionary page written PLAIN makes
-// ambiguous, so PLAIN (or any other value encoding) there means no.
-func dictionaryPagesOnly(cc *metadata.ColumnChunkMetaData) bool {
-	if !cc.HasDictionaryPage() {
-		return false
-	}
-	if stats := cc.EncodingStats(); len(stats) > 0 {
-		for _, st := range stats {
-			switch st.PageType {
-			case pageTypeDataPage, pageTypeDataPageV2:
-				if !isDictEncoding(st.Encoding) {
-					return false
-				}
-			}
-		}
-		return true
-	}
-	for _, enc := range cc.Encodings() {
-		switch {
-		case isDictEncoding(enc), enc == parquet.Encodings.RLE, enc == parquet.Encodings.BitPacked:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // dictionaryPays reports whether a column chunk's values repeat enough for
 // a dictionary read to be faster: pqarrow hashes every dictionary entry
 // into a memo table before the first index is read, which costs more per
@@ -133,16 +104,6 @@ func dictionaryPays(cc *metadata.ColumnChunkMetaData) bool {
 	total := cc.TotalCompressedSize()
 	dict := cc.DataPageOffset() - cc.DictionaryPageOffset()
 	return total > 0 && dict > 0 && dict*2 <= total
-}
-
-// Page types of parquet.thrift (PageType).
-const (
-	pageTypeDataPage   = 0
-	pageTypeDataPageV2 = 3
-)
-
-func isDictEncoding(e parquet.Encoding) bool {
-	return e == parquet.Encodings.PlainDict || e == parquet.Encodings.RLEDict
 }
 
 // unpackDictionary returns the values a dictionary array stands for as a
@@ -185,7 +146,7 @@ func unpackDictionary(mem memory.Allocator, d *array.Dictionary) (arrow.Array, e
 	if total > math.MaxInt32 {
 		return nil, fmt.Errorf("%w: %d bytes of strings in one batch", ErrUnsupported, total)
 	}
-	slots := newSlotDictionary(offs, vals)
+	slots := pqcodec.NewSlots(offs, vals)
 	offBuf := memory.NewResizableBuffer(uninitialized(mem))
 	defer offBuf.Release()
 	offBuf.Resize((n + 1) * arrow.Int32SizeBytes)
@@ -193,11 +154,11 @@ func unpackDictionary(mem memory.Allocator, d *array.Dictionary) (arrow.Array, e
 	dataBuf := memory.NewResizableBuffer(uninitialized(mem))
 	defer dataBuf.Release()
 	// Room for the last value's whole slot; the length stays total.
-	dataBuf.Resize(int(total) + maxSlot)
+	dataBuf.Resize(int(total) + pqcodec.MaxSlot)
 	data := dataBuf.Bytes()
 	var pos int32
-	if slots.stride > 0 {
-		pos = slots.gather(data, out, keys, valid, at)
+	if slots.Usable() {
+		pos = slots.Gather(data, out, keys, valid, at, 0)
 	} else {
 		for i, k := range keys {
 			out[i] = pos
@@ -215,96 +176,4 @@ func unpackDictionary(mem memory.Allocator, d *array.Dictionary) (arrow.Array, e
 		defer validity.Release()
 	}
 	return newArray(vt, n, []*memory.Buffer{validity, offBuf, dataBuf}, nil, d.NullN(), 0), nil
-}
-
-// maxSlot bounds the values slotDictionary copies word by word; longer
-// ones are copied with copy.
-const maxSlot = 64
-
-// slotDictionary holds a dictionary's values in fixed-size, zero-padded
-// slots, so that each lookup copies a few whole words with no call and no
-// branch on the value's length: most dictionary-encoded strings (codes,
-// flags, names) are short.
-type slotDictionary struct {
-	stride int // bytes per slot, a multiple of 8; 0 when not used
-	slots  []byte
-	lens   []int32
-}
-
-func newSlotDictionary(offs []int32, vals []byte) slotDictionary {
-	nd := len(offs) - 1
-	longest := int32(0)
-	for i := range nd {
-		longest = max(longest, offs[i+1]-offs[i])
-	}
-	if longest > maxSlot {
-		return slotDictionary{}
-	}
-	stride := max(8, int(longest+7)&^7)
-	// maxSlot bytes of padding: gatherSlots may read a whole S past the
-	// last slot.
-	d := slotDictionary{stride: stride, slots: make([]byte, nd*stride+maxSlot), lens: make([]int32, nd)}
-	for i := range nd {
-		d.lens[i] = offs[i+1] - offs[i]
-		copy(d.slots[i*stride:], vals[offs[i]:offs[i+1]])
-	}
-	return d
-}
-
-// gather writes the value of each key into data, its start into out, and
-// returns the end of the last one. data has maxSlot bytes of room past the
-// total; keys are in range (checked by the caller).
-func (d *slotDictionary) gather(data []byte, out []int32, keys []int32, valid []byte, at int) int32 {
-	switch d.stride {
-	case 8:
-		return gatherSlots[[8]byte](d, data, out, keys, valid, at)
-	case 16:
-		return gatherSlots[[16]byte](d, data, out, keys, valid, at)
-	case 24:
-		return gatherSlots[[24]byte](d, data, out, keys, valid, at)
-	case 32:
-		return gatherSlots[[32]byte](d, data, out, keys, valid, at)
-	case 40, 48:
-		return gatherSlots[[48]byte](d, data, out, keys, valid, at)
-	}
-	return gatherSlots[[maxSlot]byte](d, data, out, keys, valid, at)
-}
-
-// slot is one dictionary slot as a value, so that a copy is a few moves.
-type slot interface {
-	[8]byte | [16]byte | [24]byte | [32]byte | [48]byte | [maxSlot]byte
-}
-
-// gatherSlots is gather with slots moved as values of type S, at least as
-// wide as a slot.
-func gatherSlots[S slot](d *slotDictionary, data []byte, out []int32, keys []int32, valid []byte, at int) int32 {
-	width := int(unsafe.Sizeof(*new(S)))
-	// Each value is moved as one S of width bytes: reads past a slot land
-	// in the next one or in the padding after the last, writes past a
-	// value are overwritten by the next one or fall in the room past the
-	// total.
-	slots := d.slots
-	move := func(pos int32, k int32) {
-		src := slots[int(k)*d.stride:][:width]
-		dst := data[pos:][:width]
-		*(*S)(unsafe.Pointer(unsafe.SliceData(dst))) = *(*S)(unsafe.Pointer(unsafe.SliceData(src)))
-	}
-	var pos int32
-	if valid == nil {
-		for i, k := range keys {
-			out[i] = pos
-			move(pos, k)
-			pos += d.lens[k]
-		}
-		return pos
-	}
-	for i, k := range keys {
-		out[i] = pos
-		if !bitutil.BitIsSet(valid, at+i) {
-			continue
-		}
-		move(pos, k)
-		pos += d.lens[k]
-	}
-	return pos
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/pqcodec"
 )
 
 // dictArray builds a dictionary array of the given string values and
@@ -57,7 +59,7 @@ func keysOf(ks ...int) []*int32 {
 
 func TestUnpackDictionary(t *testing.T) {
 	t.Parallel()
-	long := strings.Repeat("x", maxSlot+9)
+	long := strings.Repeat("x", pqcodec.MaxSlot+9)
 	tests := []struct {
 		name   string
 		values []string

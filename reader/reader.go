@@ -46,6 +46,7 @@ type Reader struct {
 	maxRead    int64
 	deletes    *deleteCache
 	validate   bool // see WithValidation
+	arrowGo    bool // see WithArrowGoDecoder
 }
 
 // Option configures a Reader.
@@ -91,6 +92,11 @@ const DefaultMaxReadBytes = 512 << 20
 // wrapping fileio.ErrTooLarge that names it; 0 or less sets no bound beyond
 // the formats' own.
 func WithMaxReadBytes(n int64) Option { return func(r *Reader) { r.maxRead = n } }
+
+// WithArrowGoDecoder, when on, reads every Parquet column with arrow-go's
+// pqarrow, as before pqcodec decoded flat columns: for comparing the two
+// decoders side by side, and a way out should a file meet a pqcodec bug.
+func WithArrowGoDecoder(on bool) Option { return func(r *Reader) { r.arrowGo = on } }
 
 // defaultAllocator serves every Reader not given WithAllocator: one pool
 // per process, so that buffers freed by one stream serve the next.
@@ -199,6 +205,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 			dict:      plan.dict,
 			prune:     newRowGroupPruner(plan.filter, plan.read),
 			counts:    r.counts,
+			pages:     !r.arrowGo,
 		})
 	})
 	if err != nil {
@@ -233,6 +240,7 @@ func checkFormat(format iceflightv1.FileFormat, path string) error {
 // counters are the reader's running totals.
 type counters struct {
 	rowGroupsRead, rowGroupsSkipped atomic.Int64
+	chunksDecoded, chunksFallback   atomic.Int64
 }
 
 // Stats are a Reader's running totals since it was made.
@@ -240,9 +248,19 @@ type Stats struct {
 	// RowGroupsRead counts the Parquet row groups of data files read;
 	// RowGroupsSkipped those whose statistics ruled out the residual filter.
 	RowGroupsRead, RowGroupsSkipped int64
+	// ColumnChunksDecoded counts the Parquet column chunks of flat columns
+	// decoded by pqcodec; ColumnChunksFallback those of flat columns that
+	// pqcodec does not cover (a codec, encoding or type), read by pqarrow.
+	// Nested columns, always pqarrow's, are in neither.
+	ColumnChunksDecoded, ColumnChunksFallback int64
 }
 
 // Stats returns the reader's running totals.
 func (r *Reader) Stats() Stats {
-	return Stats{RowGroupsRead: r.counts.rowGroupsRead.Load(), RowGroupsSkipped: r.counts.rowGroupsSkipped.Load()}
+	return Stats{
+		RowGroupsRead:        r.counts.rowGroupsRead.Load(),
+		RowGroupsSkipped:     r.counts.rowGroupsSkipped.Load(),
+		ColumnChunksDecoded:  r.counts.chunksDecoded.Load(),
+		ColumnChunksFallback: r.counts.chunksFallback.Load(),
+	}
 }

@@ -56,6 +56,8 @@ type sourceConfig struct {
 	// dict holds the ids of top-level fields to read as dictionaries
 	// (Scan.Dictionary), nil for none.
 	dict map[int]bool
+	// pages lets pqcodec decode the flat columns of Parquet files.
+	pages bool
 	// out is iceberg.ArrowSchema(schema) with the fields of dict as
 	// dictionaries, set by openSource.
 	out *arrow.Schema

@@ -15,6 +15,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/pqcodec"
 )
 
 // parquetSource reads a Parquet file row group by row group, so that every
@@ -33,8 +34,10 @@ type parquetSource struct {
 	nextGroup int // index into groups of the next row group to open
 	rr        pqarrow.RecordReader
 	int96     map[*fieldPlan]*int96Column
-	left      int64 // rows left in the open row group
-	pos       int64 // file position of the next row
+	paged     []*fieldPlan                         // plans pqcodec may decode (pageColumns)
+	pages     map[*fieldPlan]*pqcodec.ColumnReader // the open row group's
+	left      int64                                // rows left in the open row group
+	pos       int64                                // file position of the next row
 }
 
 func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ source, err error) {
@@ -64,6 +67,10 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 	}
 	if s.proj, err = planProjection(s.fr, cfg); err != nil {
 		return nil, err
+	}
+	if cfg.pages {
+		s.paged = pageColumns(s.proj.fields)
+		s.pages = make(map[*fieldPlan]*pqcodec.ColumnReader, len(s.paged))
 	}
 	return s, nil
 }
@@ -193,8 +200,12 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 		return nil
 	}
 	s.announceRowGroup(ctx, g)
-	if len(s.proj.leaves) > 0 {
-		rr, err := s.fr.GetRecordReader(ctx, s.proj.leaves, []int{g})
+	leaves, err := s.openPageColumns(g)
+	if err != nil {
+		return err
+	}
+	if len(leaves) > 0 {
+		rr, err := s.fr.GetRecordReader(ctx, leaves, []int{g})
 		if err != nil {
 			return corruptFile(fmt.Errorf("read %s: %w", s.cfg.path, err))
 		}
@@ -217,6 +228,7 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 }
 
 func (s *parquetSource) closeGroup() {
+	s.closePages()
 	if s.rr != nil {
 		s.rr.Release()
 		s.rr = nil
@@ -255,6 +267,13 @@ func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, err
 	out, err := assemble(ctx, s.cfg.mem, s.cfg.out, path, s.proj.fields, int(n), func(p *fieldPlan) (arrow.Array, error) {
 		if p.int96 {
 			return s.int96[p].read(s.cfg.mem, int(n))
+		}
+		if arr, ok, err := s.readPages(p, int(n)); ok {
+			if err != nil {
+				return nil, err
+			}
+			defer arr.Release()
+			return conv.convert(p, arr)
 		}
 		if rec == nil || p.pos >= int(rec.NumCols()) || rec.Schema().Field(p.pos).Name != p.src.name {
 			return nil, fmt.Errorf("read %s: column %q not where expected (internal error)", path, p.src.name)

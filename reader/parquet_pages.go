@@ -1,0 +1,130 @@
+package reader
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/iceflight/iceflight/pqcodec"
+)
+
+// Flat columns are decoded by pqcodec, page by page straight into Arrow
+// buffers, where pqarrow spends about twice the CPU on the same pages
+// (pqcodec's BenchmarkDecode). The choice is made per column chunk, when
+// a row group opens: a chunk whose codec, encodings or type pqcodec does
+// not cover is read by pqarrow beside the others, and counted, so that
+// one odd chunk never sends a whole file down the slower path.
+
+// pageColumns returns the plans of a Parquet projection that pqcodec may
+// decode: top-level primitive columns other than INT96.
+func pageColumns(plans []*fieldPlan) []*fieldPlan {
+	var out []*fieldPlan
+	for _, p := range plans {
+		if p.src != nil && p.src.kind == kindLeaf && !p.int96 && p.src.col >= 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pageType is the Arrow type pqcodec decodes p's column into: a dictionary
+// where the field's dictionary passes through to the client, the plain
+// value type otherwise, since a dictionary pqarrow was asked for (to save
+// its own unpacking) is only unpacked again here.
+func pageType(p *fieldPlan, dict map[int]bool) arrow.DataType {
+	t := p.src.typ
+	if ext, ok := t.(arrow.ExtensionType); ok {
+		// The converter reads an extension array (a UUID) by its storage.
+		t = ext.StorageType()
+	}
+	d, isDict := t.(*arrow.DictionaryType)
+	switch {
+	case dict[p.field.ID] && isDict:
+		return t
+	case dict[p.field.ID] && (t.ID() == arrow.STRING || t.ID() == arrow.BINARY):
+		return &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: t}
+	case isDict:
+		return d.ValueType
+	}
+	return t
+}
+
+// openPageColumns opens a pqcodec reader for every chunk of row group g
+// that it covers, and returns the leaves left to pqarrow.
+func (s *parquetSource) openPageColumns(g int) ([]int, error) {
+	if len(s.paged) == 0 {
+		return s.proj.leaves, nil
+	}
+	md := s.pf.MetaData()
+	rg := md.RowGroup(g)
+	decoded := make(map[int]bool, len(s.paged))
+	for _, p := range s.paged {
+		cc, err := rg.ColumnChunk(p.src.col)
+		if err != nil {
+			return nil, corruptFile(fmt.Errorf("read row group %d of %s: %w", g, s.cfg.path, err))
+		}
+		typ := pageType(p, s.cfg.dict)
+		col := md.Schema.Column(p.src.col)
+		if !pqcodec.Supported(cc, col, typ) {
+			s.count(func(c *counters) { c.chunksFallback.Add(1) })
+			continue
+		}
+		var chunk []byte
+		if s.whole != nil {
+			off, n := pqcodec.ChunkRange(md, cc)
+			if b := s.whole.Bytes(); off >= 0 && off <= int64(len(b)) {
+				chunk = b[off:min(off+n, int64(len(b)))]
+			}
+		}
+		// pqcodec writes every byte of the buffers it fills, null slots
+		// included, so recycled buffers need no clearing first.
+		cr, err := pqcodec.NewColumnReader(uninitialized(s.cfg.mem), s.file, chunk, md, cc, col, typ)
+		if err != nil {
+			return nil, corruptFile(fmt.Errorf("read column %q of %s: %w", p.src.name, s.cfg.path, err))
+		}
+		s.pages[p] = cr
+		decoded[p.src.col] = true
+		s.count(func(c *counters) { c.chunksDecoded.Add(1) })
+	}
+	if len(decoded) == 0 {
+		return s.proj.leaves, nil
+	}
+	leaves := make([]int, 0, len(s.proj.leaves))
+	selected := make(map[int]bool, len(s.proj.leaves))
+	for _, c := range s.proj.leaves {
+		if !decoded[c] {
+			leaves = append(leaves, c)
+			selected[c] = true
+		}
+	}
+	// The columns pqarrow returns shift left past those decoded here.
+	setPositions(s.proj.fields, s.proj.roots, selected, false)
+	return leaves, nil
+}
+
+// readPages returns the next n rows of p's column from its pqcodec reader,
+// or ok false when the open row group's chunk is read by pqarrow.
+func (s *parquetSource) readPages(p *fieldPlan, n int) (arr arrow.Array, ok bool, err error) {
+	cr := s.pages[p]
+	if cr == nil {
+		return nil, false, nil
+	}
+	arr, err = cr.Read(n)
+	if err != nil {
+		return nil, true, corruptFile(fmt.Errorf("read column %q of %s: %w", p.src.name, s.cfg.path, err))
+	}
+	return arr, true, nil
+}
+
+func (s *parquetSource) closePages() {
+	for p, cr := range s.pages {
+		cr.Release()
+		delete(s.pages, p)
+	}
+}
+
+func (s *parquetSource) count(f func(*counters)) {
+	if s.cfg.counts != nil {
+		f(s.cfg.counts)
+	}
+}
