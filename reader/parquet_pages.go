@@ -80,7 +80,7 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 		// included, so recycled buffers need no clearing first.
 		cr, err := pqcodec.NewColumnReader(uninitialized(s.cfg.mem), s.file, chunk, md, cc, col, typ)
 		if err != nil {
-			return nil, corruptFile(fmt.Errorf("read column %q of %s: %w", p.src.name, s.cfg.path, err))
+			return nil, corruptFile(wrapColumn(s.cfg.path, p, err))
 		}
 		s.pages[p] = cr
 		decoded[p.src.col] = true
@@ -111,9 +111,14 @@ func (s *parquetSource) readPages(p *fieldPlan, n int) (arr arrow.Array, ok bool
 	}
 	arr, err = cr.Read(n)
 	if err != nil {
-		return nil, true, corruptFile(fmt.Errorf("read column %q of %s: %w", p.src.name, s.cfg.path, err))
+		return nil, true, corruptFile(wrapColumn(s.cfg.path, p, err))
 	}
 	return arr, true, nil
+}
+
+// wrapColumn names the column and file of a decoding error.
+func wrapColumn(path string, p *fieldPlan, err error) error {
+	return fmt.Errorf("read column %q of %s: %w", p.src.name, path, err)
 }
 
 func (s *parquetSource) closePages() {

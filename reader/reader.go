@@ -206,6 +206,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 			prune:     newRowGroupPruner(plan.filter, plan.read),
 			counts:    r.counts,
 			pages:     !r.arrowGo,
+			late:      plan.filter.late(r.mem),
 		})
 	})
 	if err != nil {
@@ -241,6 +242,7 @@ func checkFormat(format iceflightv1.FileFormat, path string) error {
 type counters struct {
 	rowGroupsRead, rowGroupsSkipped atomic.Int64
 	chunksDecoded, chunksFallback   atomic.Int64
+	rowsSkippedLate                 atomic.Int64
 }
 
 // Stats are a Reader's running totals since it was made.
@@ -253,6 +255,22 @@ type Stats struct {
 	// pqcodec does not cover (a codec, encoding or type), read by pqarrow.
 	// Nested columns, always pqarrow's, are in neither.
 	ColumnChunksDecoded, ColumnChunksFallback int64
+	// RowsSkippedLate counts the rows of data files whose columns outside
+	// the residual filter were stepped over undecoded, because the
+	// filter's columns ruled out every row of their batch.
+	RowsSkippedLate int64
+}
+
+// Add returns the sums of s's and o's totals, for a process that reads
+// through several Readers.
+func (s Stats) Add(o Stats) Stats {
+	return Stats{
+		RowGroupsRead:        s.RowGroupsRead + o.RowGroupsRead,
+		RowGroupsSkipped:     s.RowGroupsSkipped + o.RowGroupsSkipped,
+		ColumnChunksDecoded:  s.ColumnChunksDecoded + o.ColumnChunksDecoded,
+		ColumnChunksFallback: s.ColumnChunksFallback + o.ColumnChunksFallback,
+		RowsSkippedLate:      s.RowsSkippedLate + o.RowsSkippedLate,
+	}
 }
 
 // Stats returns the reader's running totals.
@@ -262,5 +280,6 @@ func (r *Reader) Stats() Stats {
 		RowGroupsSkipped:     r.counts.rowGroupsSkipped.Load(),
 		ColumnChunksDecoded:  r.counts.chunksDecoded.Load(),
 		ColumnChunksFallback: r.counts.chunksFallback.Load(),
+		RowsSkippedLate:      r.counts.rowsSkippedLate.Load(),
 	}
 }

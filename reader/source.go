@@ -58,6 +58,9 @@ type sourceConfig struct {
 	dict map[int]bool
 	// pages lets pqcodec decode the flat columns of Parquet files.
 	pages bool
+	// late, when set with pages, lets a Parquet source decode the residual
+	// filter's columns first (parquet_late.go).
+	late *lateFilter
 	// out is iceberg.ArrowSchema(schema) with the fields of dict as
 	// dictionaries, set by openSource.
 	out *arrow.Schema

@@ -37,6 +37,7 @@ type parquetSource struct {
 	paged     []*fieldPlan                         // plans pqcodec may decode (pageColumns)
 	pages     map[*fieldPlan]*pqcodec.ColumnReader // the open row group's
 	left      int64                                // rows left in the open row group
+	late      *lateState                           // nil without a residual filter or pqcodec
 	pos       int64                                // file position of the next row
 }
 
@@ -71,6 +72,7 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 	if cfg.pages {
 		s.paged = pageColumns(s.proj.fields)
 		s.pages = make(map[*fieldPlan]*pqcodec.ColumnReader, len(s.paged))
+		s.late = newLateState(cfg.late, s.proj.fields, cfg.out)
 	}
 	return s, nil
 }
@@ -211,6 +213,9 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 		}
 		s.rr = rr
 	}
+	if s.late != nil {
+		s.late.on = s.lateQualifies()
+	}
 	for _, p := range s.proj.fields {
 		if !p.int96 {
 			continue
@@ -240,57 +245,90 @@ func (s *parquetSource) closeGroup() {
 }
 
 func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, error) {
-	for s.left == 0 {
-		if s.nextGroup == len(s.groups) {
-			return nil, 0, io.EOF
+	for {
+		for s.left == 0 {
+			if s.nextGroup == len(s.groups) {
+				return nil, 0, io.EOF
+			}
+			if err := s.openGroup(ctx); err != nil {
+				return nil, 0, err
+			}
 		}
-		if err := s.openGroup(ctx); err != nil {
+		n := min(int64(s.cfg.batchSize), s.left)
+		var rec arrow.RecordBatch
+		if s.rr != nil {
+			var err error
+			if rec, err = s.nextRecord(); err != nil {
+				return nil, 0, err
+			}
+			n = rec.NumRows()
+		}
+		conv := &converter{ctx: ctx, mem: s.cfg.mem, path: s.cfg.path, dict: s.cfg.dict}
+		var (
+			out arrow.RecordBatch
+			err error
+		)
+		if s.late != nil && s.late.on {
+			out, err = s.readLate(ctx, conv, rec, int(n))
+		} else {
+			out, err = assemble(ctx, s.cfg.mem, s.cfg.out, s.cfg.path, s.proj.fields, int(n), func(p *fieldPlan) (arrow.Array, error) {
+				return s.column(conv, rec, p, int(n))
+			})
+		}
+		if err != nil {
 			return nil, 0, err
 		}
+		pos := s.pos
+		s.pos += n
+		s.left -= n
+		if out != nil {
+			return out, pos, nil
+		}
 	}
+}
+
+// nextRecord returns pqarrow's next batch of the open row group's columns
+// that pqcodec does not read.
+func (s *parquetSource) nextRecord() (arrow.RecordBatch, error) {
 	path := s.cfg.path
-	n := min(int64(s.cfg.batchSize), s.left)
-	var rec arrow.RecordBatch
-	if s.rr != nil {
-		if !s.rr.Next() {
-			if err := s.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-				return nil, 0, corruptFile(fmt.Errorf("read %s: %w", path, err))
-			}
-			return nil, 0, fmt.Errorf("%w: %s ended %d rows early", ErrInvalidTask, path, s.left)
+	if !s.rr.Next() {
+		if err := s.rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+			return nil, corruptFile(fmt.Errorf("read %s: %w", path, err))
 		}
-		rec = s.rr.RecordBatch()
-		if n = rec.NumRows(); n <= 0 || n > s.left {
-			return nil, 0, fmt.Errorf("%w: %s: batch of %d rows with %d left to read", ErrInvalidTask, path, n, s.left)
-		}
+		return nil, fmt.Errorf("%w: %s ended %d rows early", ErrInvalidTask, path, s.left)
 	}
-	conv := &converter{ctx: ctx, mem: s.cfg.mem, path: path, dict: s.cfg.dict}
-	out, err := assemble(ctx, s.cfg.mem, s.cfg.out, path, s.proj.fields, int(n), func(p *fieldPlan) (arrow.Array, error) {
-		if p.int96 {
-			return s.int96[p].read(s.cfg.mem, int(n))
-		}
-		if arr, ok, err := s.readPages(p, int(n)); ok {
-			if err != nil {
-				return nil, err
-			}
-			defer arr.Release()
-			return conv.convert(p, arr)
-		}
-		if rec == nil || p.pos >= int(rec.NumCols()) || rec.Schema().Field(p.pos).Name != p.src.name {
-			return nil, fmt.Errorf("read %s: column %q not where expected (internal error)", path, p.src.name)
-		}
-		return conv.convert(p, rec.Column(p.pos))
-	})
-	if err != nil {
-		return nil, 0, err
+	rec := s.rr.RecordBatch()
+	if n := rec.NumRows(); n <= 0 || n > s.left {
+		return nil, fmt.Errorf("%w: %s: batch of %d rows with %d left to read", ErrInvalidTask, path, n, s.left)
 	}
-	pos := s.pos
-	s.pos += n
-	s.left -= n
-	return out, pos, nil
+	return rec, nil
+}
+
+// column returns the next n rows of p's column, converted to its output
+// type, from whichever decoder reads it: the INT96 reader, pqcodec, or
+// pqarrow's batch rec. The caller releases the result.
+func (s *parquetSource) column(conv *converter, rec arrow.RecordBatch, p *fieldPlan, n int) (arrow.Array, error) {
+	if p.int96 {
+		return s.int96[p].read(s.cfg.mem, n)
+	}
+	if arr, ok, err := s.readPages(p, n); ok {
+		if err != nil {
+			return nil, err
+		}
+		defer arr.Release()
+		return conv.convert(p, arr)
+	}
+	if rec == nil || p.pos >= int(rec.NumCols()) || rec.Schema().Field(p.pos).Name != p.src.name {
+		return nil, fmt.Errorf("read %s: column %q not where expected (internal error)", s.cfg.path, p.src.name)
+	}
+	return conv.convert(p, rec.Column(p.pos))
 }
 
 func (s *parquetSource) close() {
 	s.closeGroup()
+	if s.late != nil {
+		s.late.release()
+	}
 	if s.proj != nil {
 		s.proj.release()
 	}
