@@ -9,6 +9,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"google.golang.org/grpc/codes"
+
+	"github.com/iceflight/iceflight/reader"
 )
 
 // meterName is the instrumentation scope of the service's metrics.
@@ -44,7 +46,10 @@ var planBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // iceflight_active_streams, iceflight_plan_duration_seconds,
 // iceflight_manifest_cache_hits_total, iceflight_manifest_cache_misses_total,
 // iceflight_rejected_calls_total{reason}, iceflight_calls_total{method,code}
-// and iceflight_panics_total.
+// and iceflight_panics_total; with ObserveReader also
+// iceflight_parquet_column_chunks_total{decoder},
+// iceflight_parquet_row_groups_total{outcome} and
+// iceflight_parquet_rows_skipped_late_total.
 type Metrics struct {
 	rows     metric.Int64Counter
 	bytes    metric.Int64Counter
@@ -129,6 +134,52 @@ func observeCache(meter metric.Meter, stats func() (hits, misses int64)) error {
 		return nil
 	}, hits, misses)
 	return err
+}
+
+// ObserveReader registers the Parquet decoding counters, read from stats
+// at collection time: column chunks of flat columns by the decoder that
+// read them (decoder="pqcodec", or "arrow-go" where pqcodec does not
+// cover a chunk's codec, encoding or type), row groups read and skipped
+// by their statistics, and rows whose columns outside the residual
+// filter were stepped over undecoded. A rising arrow-go count is how an
+// operator sees files that miss the fast path.
+func (m *Metrics) ObserveReader(mp metric.MeterProvider, stats func() reader.Stats) error {
+	if m == nil {
+		return nil
+	}
+	meter := mp.Meter(meterName)
+	chunks, err := meter.Int64ObservableCounter("iceflight.parquet.column_chunks", metric.WithUnit("{chunk}"),
+		metric.WithDescription("Parquet column chunks of flat columns decoded, by decoder."))
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	groups, err := meter.Int64ObservableCounter("iceflight.parquet.row_groups", metric.WithUnit("{row_group}"),
+		metric.WithDescription("Parquet row groups of data files, read or skipped by their statistics."))
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	late, err := meter.Int64ObservableCounter("iceflight.parquet.rows_skipped_late", metric.WithUnit("{row}"),
+		metric.WithDescription("Rows whose columns outside the residual filter were not decoded, no row of their batch passing it."))
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	pqcodec := metric.WithAttributes(attribute.String("decoder", "pqcodec"))
+	arrowGo := metric.WithAttributes(attribute.String("decoder", "arrow-go"))
+	read := metric.WithAttributes(attribute.String("outcome", "read"))
+	skipped := metric.WithAttributes(attribute.String("outcome", "skipped"))
+	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		st := stats()
+		o.ObserveInt64(chunks, st.ColumnChunksDecoded, pqcodec)
+		o.ObserveInt64(chunks, st.ColumnChunksFallback, arrowGo)
+		o.ObserveInt64(groups, st.RowGroupsRead, read)
+		o.ObserveInt64(groups, st.RowGroupsSkipped, skipped)
+		o.ObserveInt64(late, st.RowsSkippedLate)
+		return nil
+	}, chunks, groups, late)
+	if err != nil {
+		return fmt.Errorf("metrics: %w", err)
+	}
+	return nil
 }
 
 // StreamStarted counts a DoGet stream as active until the returned

@@ -9,6 +9,8 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
+
+	"github.com/iceflight/iceflight/reader"
 )
 
 // collect reads every metric of the flight scope, by instrument name.
@@ -160,5 +162,39 @@ func TestMetricsWithoutCacheStats(t *testing.T) {
 	}
 	if got := sumOf(t, data, "iceflight.rows_served"); got != 5 {
 		t.Errorf("rows = %d, want 5", got)
+	}
+}
+
+func TestMetricsObserveReader(t *testing.T) {
+	t.Parallel()
+	mr := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(mr))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	m, err := NewMetrics(mp, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := reader.Stats{RowGroupsRead: 12, RowGroupsSkipped: 5, ColumnChunksDecoded: 40, ColumnChunksFallback: 2, RowsSkippedLate: 7000}
+	if err := m.ObserveReader(mp, func() reader.Stats { return st }); err != nil {
+		t.Fatal(err)
+	}
+	st = st.Add(reader.Stats{ColumnChunksFallback: 1})
+	data := collect(t, mr)
+	checks := []struct {
+		rule  string
+		name  string
+		attrs []attribute.KeyValue
+		want  int64
+	}{
+		{"chunks pqcodec decoded", "iceflight.parquet.column_chunks", []attribute.KeyValue{attribute.String("decoder", "pqcodec")}, 40},
+		{"chunks left to arrow-go, read at collection", "iceflight.parquet.column_chunks", []attribute.KeyValue{attribute.String("decoder", "arrow-go")}, 3},
+		{"row groups read", "iceflight.parquet.row_groups", []attribute.KeyValue{attribute.String("outcome", "read")}, 12},
+		{"row groups skipped by statistics", "iceflight.parquet.row_groups", []attribute.KeyValue{attribute.String("outcome", "skipped")}, 5},
+		{"rows skipped late", "iceflight.parquet.rows_skipped_late", nil, 7000},
+	}
+	for _, c := range checks {
+		if got := sumOf(t, data, c.name, c.attrs...); got != c.want {
+			t.Errorf("%s: %s = %d, want %d", c.rule, c.name, got, c.want)
+		}
 	}
 }

@@ -40,6 +40,15 @@ type tables struct {
 // then is logged as failed and served all the same.
 const startupListTimeout = 10 * time.Second
 
+// readerStats sums the running totals of every reader of the process.
+func (t *tables) readerStats() reader.Stats {
+	st := t.reader.Stats()
+	for _, r := range t.profiles {
+		st = st.Add(r.Stats())
+	}
+	return st
+}
+
 // openTables builds the storage registry once and hands it to the
 // catalogs and the readers alike: --warehouse's directory, or every
 // catalog of the configuration mounted under its name. A worker opens no

@@ -346,6 +346,9 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if err != nil {
 		return nil, err
 	}
+	if err := metrics.ObserveReader(mp, src.readerStats); err != nil {
+		return nil, err
+	}
 	opts := []flight.Option{
 		flight.WithLogger(log),
 		flight.WithRole(role),

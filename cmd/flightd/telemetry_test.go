@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/iceflight/iceflight/flight"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // metricsURL finds the /metrics address setupTelemetry logged.
@@ -63,6 +64,11 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := m.ObserveReader(mp, func() reader.Stats {
+		return reader.Stats{RowGroupsRead: 4, RowGroupsSkipped: 1, ColumnChunksDecoded: 30, ColumnChunksFallback: 2, RowsSkippedLate: 900}
+	}); err != nil {
+		t.Fatal(err)
+	}
 	done := m.StreamStarted(ctx)
 	m.Served(ctx, 7, 700)
 	m.Planned(ctx, 4*time.Millisecond)
@@ -84,6 +90,11 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 		`iceflight_rejected_calls_total{reason="stream_limit"} 1`,
 		"iceflight_manifest_cache_hits_total 11",
 		"iceflight_manifest_cache_misses_total 2",
+		`iceflight_parquet_column_chunks_total{decoder="pqcodec"} 30`,
+		`iceflight_parquet_column_chunks_total{decoder="arrow-go"} 2`,
+		`iceflight_parquet_row_groups_total{outcome="read"} 4`,
+		`iceflight_parquet_row_groups_total{outcome="skipped"} 1`,
+		"iceflight_parquet_rows_skipped_late_total 900",
 		"go_goroutines ",
 		"process_resident_memory_bytes ",
 		`target_info{service_name="iceflight"`,
