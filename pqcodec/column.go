@@ -146,31 +146,8 @@ func (c *ColumnReader) Read(n int) (arrow.Array, error) {
 
 // nextPage opens the next data page, reading the dictionary page on its way.
 func (c *ColumnReader) nextPage() error {
-	for {
-		h, body, err := c.src.next()
-		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: the chunk ends with %d values still stated", ErrCorrupt, c.valuesLeft)
-		}
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrCorrupt, err)
-		}
-		switch h.typ {
-		case pageDictionary:
-			if err := c.readDictionary(h, body); err != nil {
-				return fmt.Errorf("%w: dictionary page: %v", ErrCorrupt, err)
-			}
-		case pageData, pageDataV2:
-			if err := c.openDataPage(h, body); err != nil {
-				return fmt.Errorf("%w: data page: %v", ErrCorrupt, err)
-			}
-			if c.page.left > 0 {
-				return nil
-			}
-		default:
-			// Index pages, and page types written after this reader, carry
-			// no values.
-		}
-	}
+	_, err := c.nextPageSkipping(0)
+	return err
 }
 
 func (c *ColumnReader) openDataPage(h pageHeader, body []byte) error {

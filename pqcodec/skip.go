@@ -2,7 +2,9 @@ package pqcodec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // Skip moves past the next n values of the chunk without landing them in
@@ -19,9 +21,11 @@ func (c *ColumnReader) Skip(n int) error {
 	}
 	for n > 0 {
 		if c.page.left == 0 {
-			if err := c.nextPage(); err != nil {
+			skipped, err := c.nextPageSkipping(n)
+			if err != nil {
 				return err
 			}
+			n -= skipped
 			continue
 		}
 		k := min(c.page.left, n)
@@ -32,6 +36,48 @@ func (c *ColumnReader) Skip(n int) error {
 		n -= k
 	}
 	return nil
+}
+
+// nextPageSkipping opens the next data page, reading the dictionary page
+// on its way, after stepping over whole data pages of at most n values in
+// all without decompressing them: a Skip of many rows costs their pages'
+// headers. It returns the values stepped over.
+func (c *ColumnReader) nextPageSkipping(n int) (skipped int, err error) {
+	for {
+		h, body, err := c.src.next()
+		if errors.Is(err, io.EOF) {
+			return skipped, fmt.Errorf("%w: the chunk ends with %d values still stated", ErrCorrupt, c.valuesLeft)
+		}
+		if err != nil {
+			return skipped, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		}
+		switch h.typ {
+		case pageDictionary:
+			if err := c.readDictionary(h, body); err != nil {
+				return skipped, fmt.Errorf("%w: dictionary page: %v", ErrCorrupt, err)
+			}
+		case pageData, pageDataV2:
+			// A flat column's page holds one value per row, nulls included.
+			k := int(h.numValues)
+			whole := (h.typ == pageData && h.hasData) || (h.typ == pageDataV2 && h.hasDataV2)
+			if whole && k > 0 && int64(k) <= c.valuesLeft && k <= n-skipped {
+				c.valuesLeft -= int64(k)
+				if skipped += k; skipped == n {
+					return skipped, nil
+				}
+				continue
+			}
+			if err := c.openDataPage(h, body); err != nil {
+				return skipped, fmt.Errorf("%w: data page: %v", ErrCorrupt, err)
+			}
+			if c.page.left > 0 {
+				return skipped, nil
+			}
+		default:
+			// Index pages, and page types written after this reader, carry
+			// no values.
+		}
+	}
 }
 
 // skipRun steps over the next k values of the open page.
