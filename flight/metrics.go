@@ -49,7 +49,7 @@ var planBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 // and iceflight_panics_total; with ObserveReader also
 // iceflight_parquet_column_chunks_total{decoder},
 // iceflight_parquet_row_groups_total{outcome} and
-// iceflight_parquet_rows_skipped_late_total.
+// iceflight_parquet_rows_skipped_total{by}.
 type Metrics struct {
 	rows     metric.Int64Counter
 	bytes    metric.Int64Counter
@@ -140,9 +140,10 @@ func observeCache(meter metric.Meter, stats func() (hits, misses int64)) error {
 // at collection time: column chunks of flat columns by the decoder that
 // read them (decoder="pqcodec", or "arrow-go" where pqcodec does not
 // cover a chunk's codec, encoding or type), row groups read and skipped
-// by their statistics, and rows whose columns outside the residual
-// filter were stepped over undecoded. A rising arrow-go count is how an
-// operator sees files that miss the fast path.
+// by their statistics, and rows stepped over undecoded: by="filter_columns"
+// where the residual filter's columns ruled out their batch, and
+// by="page_index" where the page index ruled out their pages. A rising
+// arrow-go count is how an operator sees files that miss the fast path.
 func (m *Metrics) ObserveReader(mp metric.MeterProvider, stats func() reader.Stats) error {
 	if m == nil {
 		return nil
@@ -158,8 +159,8 @@ func (m *Metrics) ObserveReader(mp metric.MeterProvider, stats func() reader.Sta
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
-	late, err := meter.Int64ObservableCounter("iceflight.parquet.rows_skipped_late", metric.WithUnit("{row}"),
-		metric.WithDescription("Rows whose columns outside the residual filter were not decoded, no row of their batch passing it."))
+	rows, err := meter.Int64ObservableCounter("iceflight.parquet.rows_skipped", metric.WithUnit("{row}"),
+		metric.WithDescription("Rows of data files not decoded, by what ruled them out: the residual filter's columns or the page index."))
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}
@@ -167,15 +168,18 @@ func (m *Metrics) ObserveReader(mp metric.MeterProvider, stats func() reader.Sta
 	arrowGo := metric.WithAttributes(attribute.String("decoder", "arrow-go"))
 	read := metric.WithAttributes(attribute.String("outcome", "read"))
 	skipped := metric.WithAttributes(attribute.String("outcome", "skipped"))
+	byFilter := metric.WithAttributes(attribute.String("by", "filter_columns"))
+	byIndex := metric.WithAttributes(attribute.String("by", "page_index"))
 	_, err = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		st := stats()
 		o.ObserveInt64(chunks, st.ColumnChunksDecoded, pqcodec)
 		o.ObserveInt64(chunks, st.ColumnChunksFallback, arrowGo)
 		o.ObserveInt64(groups, st.RowGroupsRead, read)
 		o.ObserveInt64(groups, st.RowGroupsSkipped, skipped)
-		o.ObserveInt64(late, st.RowsSkippedLate)
+		o.ObserveInt64(rows, st.RowsSkippedLate, byFilter)
+		o.ObserveInt64(rows, st.RowsSkippedByPageIndex, byIndex)
 		return nil
-	}, chunks, groups, late)
+	}, chunks, groups, rows)
 	if err != nil {
 		return fmt.Errorf("metrics: %w", err)
 	}

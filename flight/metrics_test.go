@@ -174,7 +174,7 @@ func TestMetricsObserveReader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := reader.Stats{RowGroupsRead: 12, RowGroupsSkipped: 5, ColumnChunksDecoded: 40, ColumnChunksFallback: 2, RowsSkippedLate: 7000}
+	st := reader.Stats{RowGroupsRead: 12, RowGroupsSkipped: 5, ColumnChunksDecoded: 40, ColumnChunksFallback: 2, RowsSkippedLate: 7000, RowsSkippedByPageIndex: 120}
 	if err := m.ObserveReader(mp, func() reader.Stats { return st }); err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,8 @@ func TestMetricsObserveReader(t *testing.T) {
 		{"chunks left to arrow-go, read at collection", "iceflight.parquet.column_chunks", []attribute.KeyValue{attribute.String("decoder", "arrow-go")}, 3},
 		{"row groups read", "iceflight.parquet.row_groups", []attribute.KeyValue{attribute.String("outcome", "read")}, 12},
 		{"row groups skipped by statistics", "iceflight.parquet.row_groups", []attribute.KeyValue{attribute.String("outcome", "skipped")}, 5},
-		{"rows skipped late", "iceflight.parquet.rows_skipped_late", nil, 7000},
+		{"rows skipped by the filter's columns", "iceflight.parquet.rows_skipped", []attribute.KeyValue{attribute.String("by", "filter_columns")}, 7000},
+		{"rows skipped by the page index", "iceflight.parquet.rows_skipped", []attribute.KeyValue{attribute.String("by", "page_index")}, 120},
 	}
 	for _, c := range checks {
 		if got := sumOf(t, data, c.name, c.attrs...); got != c.want {

@@ -1,12 +1,15 @@
 package reader
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/testutil"
@@ -14,8 +17,8 @@ import (
 )
 
 // lateFile writes rows rows of an ascending id, a string of few values, a
-// float with nulls and a bool, in row groups of group rows.
-func lateFile(t *testing.T, rows, group int) []byte {
+// float with nulls and a bool, in row groups of group rows, with props.
+func lateFile(t *testing.T, rows, group int, props ...parquet.WriterProperty) []byte {
 	t.Helper()
 	sc := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Metadata: fid(1)},
@@ -37,7 +40,19 @@ func lateFile(t *testing.T, rows, group int) []byte {
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	return writeRecord(t, rec, int64(group))
+	var buf bytes.Buffer
+	props = append(props, parquet.WithMaxRowGroupLength(int64(group)))
+	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // TestLateMaterialisation reads residual filters with the filter's
@@ -46,7 +61,12 @@ func lateFile(t *testing.T, rows, group int) []byte {
 // with pqarrow alone (which decodes everything) gives.
 func TestLateMaterialisation(t *testing.T) {
 	t.Parallel()
-	files := memIO{"data.parquet": lateFile(t, 20_000, 7_000)}
+	files := memIO{
+		"data.parquet": lateFile(t, 20_000, 7_000),
+		// Pages of a few hundred rows, with a page index.
+		"indexed.parquet": lateFile(t, 20_000, 7_000, parquet.WithPageIndexEnabled(true),
+			parquet.WithDataPageSize(2048), parquet.WithBatchSize(200)),
+	}
 	schema := schemaOf(t, `[
 		{"id":1,"name":"id","type":"long","required":true},
 		{"id":2,"name":"name","type":"string","required":false},
@@ -58,42 +78,57 @@ func TestLateMaterialisation(t *testing.T) {
 		filter  string
 		project *iceberg.Schema
 		skips   bool // whether some batch must be stepped over
+		pages   bool // whether the page index must rule out some page
 	}{
-		{"a narrow range skips every batch outside it", "id >= 15500 AND id < 15700", withPos, true},
-		{"no row passes, though the statistics allow some", "name = 'n10x'", schema, true},
-		{"every row passes", "id >= 0", schema, false},
-		{"a filter on a column that is also projected late", "score > 4000.0", withPos, true},
-		{"a scattered filter leaves no batch to skip", "name = 'n7'", schema, false},
-		{"nulls of the filter column", "score IS NULL AND id > 19000", withPos, true},
-		{"a filter column outside the projection", "flag = true AND id < 900", iceberg.NewSchema(0, schema.Fields[1]), true},
+		{"a narrow range skips every batch outside it", "id >= 15500 AND id < 15700", withPos, true, true},
+		{"no row passes, though the statistics allow some", "name = 'n10x'", schema, true, false},
+		{"every row passes", "id >= 0", schema, false, false},
+		{"a filter on a column that is also projected late", "score > 4000.0", withPos, true, true},
+		{"a scattered filter leaves no batch to skip", "name = 'n7'", schema, false, false},
+		{"nulls of the filter column", "score IS NULL AND id > 19000", withPos, true, true},
+		{"a filter column outside the projection", "flag = true AND id < 900", iceberg.NewSchema(0, schema.Fields[1]), true, true},
+		{"either of two ranges", "id < 300 OR (id > 12000 AND id <= 12010)", withPos, true, true},
+		{"a page range and a string", "id > 18000 AND name = 'n3'", withPos, true, true},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			task := &iceflightv1.Task{Path: "data.parquet", Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-				ResidualJson: residualJSON(t, schema, tc.filter)}
-			scan := Scan{Schema: tc.project, FilterSchema: schema}
-			mem := checkedAlloc(t)
-			late := New(files, WithAllocator(mem), WithBatchSize(1000), WithValidation(true))
-			got := readAll(t, late, scan, task)
-			full := readAll(t, New(files, WithAllocator(mem), WithBatchSize(1000), WithArrowGoDecoder(true)), scan, task)
-			if got.err != nil || full.err != nil {
-				t.Fatalf("late: %v; pqarrow: %v", got.err, full.err)
-			}
-			if d := testutil.DiffRows(rowStrings(t, got.rows), rowStrings(t, full.rows)); d != "" {
-				t.Errorf("late materialisation reads other rows: %s", d)
-			}
-			for _, r := range got.rows {
-				// Row i of the file holds id i.
-				if pos, ok := r["_pos"]; ok && pos != r["id"] {
-					t.Fatalf("row %v has position %v", r["id"], pos)
-				}
-			}
-			skipped := late.Stats().RowsSkippedLate
-			if tc.skips != (skipped > 0) {
-				t.Errorf("%d rows skipped late, want some: %v", skipped, tc.skips)
-			}
-		})
+		for _, path := range []string{"data.parquet", "indexed.parquet"} {
+			t.Run(path+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				checkLateRead(t, files, schema, path, tc.filter, tc.project, tc.skips, tc.pages && path == "indexed.parquet")
+			})
+		}
+	}
+}
+
+// checkLateRead reads path through filter with pqcodec and with pqarrow
+// alone, which must agree, and checks what pqcodec's read skipped.
+func checkLateRead(t *testing.T, files memIO, schema *iceberg.Schema, path, filter string, project *iceberg.Schema, skips, pages bool) {
+	t.Helper()
+	task := &iceflightv1.Task{Path: path, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
+		ResidualJson: residualJSON(t, schema, filter)}
+	scan := Scan{Schema: project, FilterSchema: schema}
+	mem := checkedAlloc(t)
+	late := New(files, WithAllocator(mem), WithBatchSize(1000), WithValidation(true))
+	got := readAll(t, late, scan, task)
+	full := readAll(t, New(files, WithAllocator(mem), WithBatchSize(1000), WithArrowGoDecoder(true)), scan, task)
+	if got.err != nil || full.err != nil {
+		t.Fatalf("late: %v; pqarrow: %v", got.err, full.err)
+	}
+	if d := testutil.DiffRows(rowStrings(t, got.rows), rowStrings(t, full.rows)); d != "" {
+		t.Errorf("late materialisation reads other rows: %s", d)
+	}
+	for _, r := range got.rows {
+		// Row i of the file holds id i.
+		if pos, ok := r["_pos"]; ok && pos != r["id"] {
+			t.Fatalf("row %v has position %v", r["id"], pos)
+		}
+	}
+	st := late.Stats()
+	if pages != (st.RowsSkippedByPageIndex > 0) {
+		t.Errorf("%d rows skipped by the page index, want some: %v", st.RowsSkippedByPageIndex, pages)
+	}
+	if skipped := st.RowsSkippedLate + st.RowsSkippedByPageIndex; skips != (skipped > 0) {
+		t.Errorf("%d rows skipped late and by the page index, want some: %v", skipped, skips)
 	}
 }
 

@@ -240,9 +240,9 @@ func checkFormat(format iceflightv1.FileFormat, path string) error {
 
 // counters are the reader's running totals.
 type counters struct {
-	rowGroupsRead, rowGroupsSkipped atomic.Int64
-	chunksDecoded, chunksFallback   atomic.Int64
-	rowsSkippedLate                 atomic.Int64
+	rowGroupsRead, rowGroupsSkipped   atomic.Int64
+	chunksDecoded, chunksFallback     atomic.Int64
+	rowsSkippedLate, rowsSkippedPages atomic.Int64
 }
 
 // Stats are a Reader's running totals since it was made.
@@ -259,27 +259,33 @@ type Stats struct {
 	// the residual filter were stepped over undecoded, because the
 	// filter's columns ruled out every row of their batch.
 	RowsSkippedLate int64
+	// RowsSkippedByPageIndex counts the rows of data files stepped over
+	// in every column, the page index of the residual filter's columns
+	// ruling out their pages.
+	RowsSkippedByPageIndex int64
 }
 
 // Add returns the sums of s's and o's totals, for a process that reads
 // through several Readers.
 func (s Stats) Add(o Stats) Stats {
 	return Stats{
-		RowGroupsRead:        s.RowGroupsRead + o.RowGroupsRead,
-		RowGroupsSkipped:     s.RowGroupsSkipped + o.RowGroupsSkipped,
-		ColumnChunksDecoded:  s.ColumnChunksDecoded + o.ColumnChunksDecoded,
-		ColumnChunksFallback: s.ColumnChunksFallback + o.ColumnChunksFallback,
-		RowsSkippedLate:      s.RowsSkippedLate + o.RowsSkippedLate,
+		RowGroupsRead:          s.RowGroupsRead + o.RowGroupsRead,
+		RowGroupsSkipped:       s.RowGroupsSkipped + o.RowGroupsSkipped,
+		ColumnChunksDecoded:    s.ColumnChunksDecoded + o.ColumnChunksDecoded,
+		ColumnChunksFallback:   s.ColumnChunksFallback + o.ColumnChunksFallback,
+		RowsSkippedLate:        s.RowsSkippedLate + o.RowsSkippedLate,
+		RowsSkippedByPageIndex: s.RowsSkippedByPageIndex + o.RowsSkippedByPageIndex,
 	}
 }
 
 // Stats returns the reader's running totals.
 func (r *Reader) Stats() Stats {
 	return Stats{
-		RowGroupsRead:        r.counts.rowGroupsRead.Load(),
-		RowGroupsSkipped:     r.counts.rowGroupsSkipped.Load(),
-		ColumnChunksDecoded:  r.counts.chunksDecoded.Load(),
-		ColumnChunksFallback: r.counts.chunksFallback.Load(),
-		RowsSkippedLate:      r.counts.rowsSkippedLate.Load(),
+		RowGroupsRead:          r.counts.rowGroupsRead.Load(),
+		RowGroupsSkipped:       r.counts.rowGroupsSkipped.Load(),
+		ColumnChunksDecoded:    r.counts.chunksDecoded.Load(),
+		ColumnChunksFallback:   r.counts.chunksFallback.Load(),
+		RowsSkippedLate:        r.counts.rowsSkippedLate.Load(),
+		RowsSkippedByPageIndex: r.counts.rowsSkippedPages.Load(),
 	}
 }

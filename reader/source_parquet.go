@@ -38,6 +38,8 @@ type parquetSource struct {
 	pages     map[*fieldPlan]*pqcodec.ColumnReader // the open row group's
 	left      int64                                // rows left in the open row group
 	late      *lateState                           // nil without a residual filter or pqcodec
+	skipRows  []rowRange                           // the open row group's rows the page index rules out
+	groupRows int64                                // rows of the open row group
 	pos       int64                                // file position of the next row
 }
 
@@ -197,6 +199,7 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 	g := s.groups[s.nextGroup]
 	s.nextGroup++
 	s.left = s.pf.MetaData().RowGroup(g).NumRows()
+	s.groupRows, s.skipRows = s.left, nil
 	s.pos = s.starts[g]
 	if s.left == 0 {
 		return nil
@@ -215,6 +218,9 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 	}
 	if s.late != nil {
 		s.late.on = s.lateQualifies()
+		if s.cfg.prune != nil && s.allPaged() {
+			s.skipRows = s.cfg.prune.excludedRows(s.indexReader(), s.pf.MetaData().RowGroup(g))
+		}
 	}
 	for _, p := range s.proj.fields {
 		if !p.int96 {
@@ -255,6 +261,15 @@ func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, err
 			}
 		}
 		n := min(int64(s.cfg.batchSize), s.left)
+		if len(s.skipRows) > 0 {
+			skipped, err := s.skipPages(&n)
+			if err != nil {
+				return nil, 0, err
+			}
+			if skipped {
+				continue
+			}
+		}
 		var rec arrow.RecordBatch
 		if s.rr != nil {
 			var err error

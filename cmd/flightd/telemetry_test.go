@@ -65,7 +65,7 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := m.ObserveReader(mp, func() reader.Stats {
-		return reader.Stats{RowGroupsRead: 4, RowGroupsSkipped: 1, ColumnChunksDecoded: 30, ColumnChunksFallback: 2, RowsSkippedLate: 900}
+		return reader.Stats{RowGroupsRead: 4, RowGroupsSkipped: 1, ColumnChunksDecoded: 30, ColumnChunksFallback: 2, RowsSkippedLate: 900, RowsSkippedByPageIndex: 40}
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,8 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 		`iceflight_parquet_column_chunks_total{decoder="arrow-go"} 2`,
 		`iceflight_parquet_row_groups_total{outcome="read"} 4`,
 		`iceflight_parquet_row_groups_total{outcome="skipped"} 1`,
-		"iceflight_parquet_rows_skipped_late_total 900",
+		`iceflight_parquet_rows_skipped_total{by="filter_columns"} 900`,
+		`iceflight_parquet_rows_skipped_total{by="page_index"} 40`,
 		"go_goroutines ",
 		"process_resident_memory_bytes ",
 		`target_info{service_name="iceflight"`,
