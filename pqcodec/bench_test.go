@@ -27,22 +27,33 @@ func BenchmarkDecode(b *testing.B) {
 		distinct int
 		dict     bool
 		nullPct  int
+		enc      parquet.Encoding // without a dictionary
 	}{
-		{"int64/plain", arrow.PrimitiveTypes.Int64, 1 << 30, false, 0},
-		{"int64/dict", arrow.PrimitiveTypes.Int64, 1000, true, 0},
-		{"int32/dict/nulls", arrow.PrimitiveTypes.Int32, 1000, true, 10},
-		{"float64/plain", arrow.PrimitiveTypes.Float64, 1 << 30, false, 0},
-		{"float64/dict", arrow.PrimitiveTypes.Float64, 1000, true, 0},
-		{"date32/dict", arrow.FixedWidthTypes.Date32, 2500, true, 0},
-		{"bool/plain", arrow.FixedWidthTypes.Boolean, 2, false, 0},
-		{"string/plain", arrow.BinaryTypes.String, 1 << 30, false, 0},
-		{"string/dict", arrow.BinaryTypes.String, 1000, true, 0},
-		{"string/dict/nulls", arrow.BinaryTypes.String, 1000, true, 10},
-		{"fixed16/plain", &arrow.FixedSizeBinaryType{ByteWidth: 16}, 1 << 30, false, 0},
+		{"int64/plain", arrow.PrimitiveTypes.Int64, 1 << 30, false, 0, plain},
+		{"int64/dict", arrow.PrimitiveTypes.Int64, 1000, true, 0, plain},
+		{"int32/dict/nulls", arrow.PrimitiveTypes.Int32, 1000, true, 10, plain},
+		{"float64/plain", arrow.PrimitiveTypes.Float64, 1 << 30, false, 0, plain},
+		{"float64/dict", arrow.PrimitiveTypes.Float64, 1000, true, 0, plain},
+		{"date32/dict", arrow.FixedWidthTypes.Date32, 2500, true, 0, plain},
+		{"bool/plain", arrow.FixedWidthTypes.Boolean, 2, false, 0, plain},
+		{"string/plain", arrow.BinaryTypes.String, 1 << 30, false, 0, plain},
+		{"string/dict", arrow.BinaryTypes.String, 1000, true, 0, plain},
+		{"string/dict/nulls", arrow.BinaryTypes.String, 1000, true, 10, plain},
+		{"fixed16/plain", &arrow.FixedSizeBinaryType{ByteWidth: 16}, 1 << 30, false, 0, plain},
+		{"int64/delta", arrow.PrimitiveTypes.Int64, 1 << 30, false, 0, parquet.Encodings.DeltaBinaryPacked},
+		{"date32/delta", arrow.FixedWidthTypes.Date32, 2500, false, 0, parquet.Encodings.DeltaBinaryPacked},
+		{"int32/delta/nulls", arrow.PrimitiveTypes.Int32, 1000, false, 10, parquet.Encodings.DeltaBinaryPacked},
+		{"float64/bss", arrow.PrimitiveTypes.Float64, 1 << 30, false, 0, parquet.Encodings.ByteStreamSplit},
+		{"float32/bss", arrow.PrimitiveTypes.Float32, 1 << 30, false, 0, parquet.Encodings.ByteStreamSplit},
+		{"int64/bss/nulls", arrow.PrimitiveTypes.Int64, 1 << 30, false, 10, parquet.Encodings.ByteStreamSplit},
+		{"fixed16/bss", &arrow.FixedSizeBinaryType{ByteWidth: 16}, 1 << 30, false, 0, parquet.Encodings.ByteStreamSplit},
+		{"string/deltalength", arrow.BinaryTypes.String, 1 << 30, false, 0, parquet.Encodings.DeltaLengthByteArray},
+		{"string/deltabytes", arrow.BinaryTypes.String, 1 << 30, false, 0, parquet.Encodings.DeltaByteArray},
+		{"string/deltabytes/nulls", arrow.BinaryTypes.String, 1000, false, 10, parquet.Encodings.DeltaByteArray},
 	}
 	for _, tc := range cases {
 		for _, codec := range []compress.Compression{compress.Codecs.Snappy, compress.Codecs.Zstd} {
-			raw, size := benchFile(b, tc.typ, rows, tc.distinct, tc.dict, tc.nullPct, codec)
+			raw, size := benchFile(b, tc.typ, rows, tc.distinct, tc.dict, tc.nullPct, tc.enc, codec)
 			name := fmt.Sprintf("%s/%s", tc.name, codec)
 			b.Run(name+"/pqcodec", func(b *testing.B) {
 				b.SetBytes(size)
@@ -60,9 +71,12 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// plain is the bench cases' value encoding where it is none of the others.
+var plain = parquet.Encodings.Plain
+
 // benchFile writes one column chunk and returns the file with the Arrow
 // size of the column.
-func benchFile(b *testing.B, dt arrow.DataType, rows, distinct int, dict bool, nullPct int, codec compress.Compression) ([]byte, int64) {
+func benchFile(b *testing.B, dt arrow.DataType, rows, distinct int, dict bool, nullPct int, enc parquet.Encoding, codec compress.Compression) ([]byte, int64) {
 	mem := memory.NewGoAllocator()
 	rng := rand.New(rand.NewPCG(1, 2))
 	col := randomArray(rng, mem, dt, rows, distinct, nullPct)
@@ -72,7 +86,7 @@ func benchFile(b *testing.B, dt arrow.DataType, rows, distinct int, dict bool, n
 	defer rec.Release()
 	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithDictionaryDefault(dict),
-		parquet.WithMaxRowGroupLength(int64(rows)), parquet.WithDictionaryPageSizeLimit(1<<30))
+		parquet.WithEncoding(enc), parquet.WithMaxRowGroupLength(int64(rows)), parquet.WithDictionaryPageSizeLimit(1<<30))
 	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
 	if err != nil {
 		b.Fatal(err)

@@ -41,6 +41,7 @@ type ColumnReader struct {
 	// or a FIXED_LEN_BYTE_ARRAY's length, which is big-endian.
 	physWidth int
 	bigEndian bool
+	phys      parquet.Type
 	maxDef    int16
 	codec     compress.Compression
 
@@ -55,6 +56,9 @@ type ColumnReader struct {
 	boolBits  []byte   // RLE booleans of a run
 	keys      []int32  // dictionary indices of a run's rows, nulls included
 	avgBinary int      // bytes per binary value in the last batch, to size the next
+	lens      []uint32 // DELTA_BYTE_ARRAY suffix lengths of a run
+	prev      []byte   // DELTA_BYTE_ARRAY: the page's last value read
+	fixed     []uint64 // encoded decimals of a run, before they are widened
 }
 
 // page is the state of the open data page.
@@ -66,6 +70,10 @@ type page struct {
 	plain   []byte     // PLAIN values not yet read
 	boolBit int        // bit offset into plain of the next PLAIN boolean
 	idx     rleDecoder // dictionary indices, or RLE booleans
+
+	ints  deltaDecoder // DELTA_BINARY_PACKED values
+	delta deltaBytes   // DELTA_LENGTH_BYTE_ARRAY or DELTA_BYTE_ARRAY values
+	split splitStreams // BYTE_STREAM_SPLIT values
 }
 
 // NewColumnReader returns a reader of column chunk cc of col in a file of
@@ -76,7 +84,7 @@ func NewColumnReader(mem memory.Allocator, r io.ReaderAt, chunk []byte, md *meta
 	if !Supported(cc, col, out) {
 		return nil, fmt.Errorf("column %s: chunk of %s as %s is not decoded here", col.Path(), col.PhysicalType(), out)
 	}
-	c := &ColumnReader{mem: mem, out: out, values: out, maxDef: col.MaxDefinitionLevel(), codec: cc.Compression()}
+	c := &ColumnReader{mem: mem, out: out, values: out, phys: col.PhysicalType(), maxDef: col.MaxDefinitionLevel(), codec: cc.Compression()}
 	if d, ok := out.(*arrow.DictionaryType); ok {
 		c.dictOut, c.values = true, d.ValueType
 	}
@@ -299,6 +307,9 @@ func (c *ColumnReader) openValues(values []byte) error {
 			return fmt.Errorf("RLE booleans of %d bytes in %d", l, len(values)-4)
 		}
 		return c.page.idx.reset(values[4:4+l], 1)
+	}
+	if isEncoded(c.page.enc) {
+		return c.openEncoded(values)
 	}
 	return fmt.Errorf("value encoding %d is not decoded here", c.page.enc)
 }

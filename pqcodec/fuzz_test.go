@@ -3,10 +3,13 @@ package pqcodec
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -42,6 +45,65 @@ func fuzzBases(t testing.TB) []fuzzBase {
 			out = append(out, fuzzBase{raw: raw, md: md, col: c, typ: fr.Manifest.Fields[c].Field.Type, rows: int(md.RowGroup(0).NumRows())})
 		}
 		pf.Close()
+	}
+	return append(out, encodedBases(t)...)
+}
+
+// encodedBases writes, uncompressed so that mutations reach the values
+// themselves, one column chunk per value encoding beyond PLAIN and
+// physical type, in data pages v1 and v2, with nulls.
+func encodedBases(t testing.TB) []fuzzBase {
+	cases := []struct {
+		dt  arrow.DataType
+		enc parquet.Encoding
+	}{
+		{arrow.PrimitiveTypes.Int32, parquet.Encodings.DeltaBinaryPacked},
+		{arrow.PrimitiveTypes.Int64, parquet.Encodings.DeltaBinaryPacked},
+		{&arrow.Decimal128Type{Precision: 9, Scale: 2}, parquet.Encodings.DeltaBinaryPacked},
+		{arrow.PrimitiveTypes.Float32, parquet.Encodings.ByteStreamSplit},
+		{arrow.PrimitiveTypes.Float64, parquet.Encodings.ByteStreamSplit},
+		{arrow.PrimitiveTypes.Int32, parquet.Encodings.ByteStreamSplit},
+		{&arrow.FixedSizeBinaryType{ByteWidth: 3}, parquet.Encodings.ByteStreamSplit},
+		{&arrow.Decimal128Type{Precision: 38, Scale: 10}, parquet.Encodings.ByteStreamSplit},
+		{arrow.BinaryTypes.String, parquet.Encodings.DeltaLengthByteArray},
+		{arrow.BinaryTypes.String, parquet.Encodings.DeltaByteArray},
+		{arrow.BinaryTypes.Binary, parquet.Encodings.DeltaByteArray},
+	}
+	var out []fuzzBase
+	for i, tc := range cases {
+		for _, v := range []parquet.DataPageVersion{parquet.DataPageV1, parquet.DataPageV2} {
+			mem := memory.NewGoAllocator()
+			rng := rand.New(rand.NewPCG(uint64(i), 98))
+			col := randomArray(rng, mem, tc.dt, 700, 300, 20)
+			sc := arrow.NewSchema([]arrow.Field{{Name: "c", Type: tc.dt, Nullable: true}}, nil)
+			rec := array.NewRecordBatch(sc, []arrow.Array{col}, int64(col.Len()))
+			col.Release()
+			props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithEncoding(tc.enc),
+				parquet.WithDataPageVersion(v), parquet.WithDataPageSize(1024), parquet.WithStoreDecimalAsInteger(true))
+			var buf bytes.Buffer
+			w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Write(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+			pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := pf.MetaData()
+			cc, _ := md.RowGroup(0).ColumnChunk(0)
+			if !slices.Contains(cc.Encodings(), tc.enc) || !Supported(cc, md.Schema.Column(0), tc.dt) {
+				t.Fatalf("%s chunk of %s (%v) is not decoded here", tc.enc, tc.dt, cc.Encodings())
+			}
+			out = append(out, fuzzBase{raw: buf.Bytes(), md: md, col: 0, typ: tc.dt, rows: int(md.RowGroup(0).NumRows())})
+			pf.Close()
+		}
 	}
 	return out
 }

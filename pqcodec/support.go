@@ -16,7 +16,10 @@ const (
 // Supported reports whether a column chunk of col can be decoded here into
 // Arrow type out: a flat column (required or optional, not repeated) whose
 // codec, page encodings and physical type this package covers, unencrypted,
-// with out a type of the same layout as pqarrow would read it. A
+// with out a type of the same layout as pqarrow would read it. The value
+// encodings covered are PLAIN, the dictionary ones, RLE booleans,
+// DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY and
+// BYTE_STREAM_SPLIT, each for the physical types the format allows it. A
 // dictionary out (string or binary values, int32 indices) needs every data
 // page dictionary-encoded.
 func Supported(cc *metadata.ColumnChunkMetaData, col *schema.Column, out arrow.DataType) bool {
@@ -30,6 +33,11 @@ func Supported(cc *metadata.ColumnChunkMetaData, col *schema.Column, out arrow.D
 		switch e {
 		case parquet.Encodings.Plain, parquet.Encodings.PlainDict, parquet.Encodings.RLEDict,
 			parquet.Encodings.RLE, parquet.Encodings.BitPacked:
+		case parquet.Encodings.DeltaBinaryPacked, parquet.Encodings.DeltaLengthByteArray,
+			parquet.Encodings.DeltaByteArray, parquet.Encodings.ByteStreamSplit:
+			if !encodingFits(e, col.PhysicalType()) {
+				return false
+			}
 		default:
 			return false
 		}

@@ -192,6 +192,9 @@ func (c *ColumnReader) readFixed(b *batch, pos, k, present int) error {
 		}
 		return nil
 	}
+	if isEncoded(c.page.enc) {
+		return c.readEncodedFixed(b, out, pos, k, present)
+	}
 	idx, err := c.indices(present)
 	if err != nil {
 		return err
@@ -228,6 +231,14 @@ func (c *ColumnReader) readDecimals(b *batch, out []byte, pos, k, present int) e
 	}
 	src := c.page.plain[:need]
 	c.page.plain = c.page.plain[need:]
+	c.widenRun(b, out, src, pos, k)
+	return nil
+}
+
+// widenRun widens the run's present decimals, stored one after another in
+// src, into out's 16-byte slots, zeros in the null ones.
+func (c *ColumnReader) widenRun(b *batch, out, src []byte, pos, k int) {
+	pw := c.physWidth
 	for i := range k {
 		o := out[16*i : 16*(i+1)]
 		if b.isValid(pos + i) {
@@ -237,7 +248,6 @@ func (c *ColumnReader) readDecimals(b *batch, out []byte, pos, k, present int) e
 			clear(o)
 		}
 	}
-	return nil
 }
 
 // widenDecimal writes one stored decimal as Arrow's 16-byte little-endian
@@ -346,8 +356,13 @@ func (b *batch) grow(add int) error {
 }
 
 func (c *ColumnReader) readBinary(b *batch, pos, k, present int) error {
-	if c.page.enc == encPlain {
+	switch c.page.enc {
+	case encPlain:
 		return c.readPlainBinary(b, pos, k, present)
+	case encDeltaLength:
+		return c.readDeltaLength(b, pos, k, present)
+	case encDeltaByteArray:
+		return c.readDeltaByteArray(b, pos, k, present)
 	}
 	idx, err := c.indices(present)
 	if err != nil {

@@ -46,10 +46,14 @@ def value(rng: random.Random, t: pa.DataType, v: int) -> object:
         return bytes(range(v % 30))
     if pa.types.is_decimal(t):
         return Decimal(v % 10_000_000 - 5_000_000).scaleb(-t.scale)
-    if pa.types.is_int32(t) or pa.types.is_date32(t):
-        return v % (1 << 31) - (1 << 30)
     if pa.types.is_time64(t):
         return v % 86_400_000_000
+    bits = 32 if pa.types.is_int32(t) or pa.types.is_date32(t) else 64
+    if v % 61 == 3:
+        # The type's extremes, whose deltas wrap.
+        return [-(1 << (bits - 1)), (1 << (bits - 1)) - 1][v % 2]
+    if bits == 32:
+        return v % (1 << 31) - (1 << 30)
     return v * 1_000_003 - (1 << 40)
 
 
@@ -61,6 +65,24 @@ def column(rng: random.Random, t: pa.DataType, rows: int) -> pa.Array:
         for _ in range(rows)
     ]
     return pa.array(vals, type=t)
+
+
+def encodings(t: pa.DataType, decimal_as_int: bool) -> list[str]:
+    """The value encodings beyond PLAIN that Arrow C++ writes for a column of t."""
+    ints = ["DELTA_BINARY_PACKED", "BYTE_STREAM_SPLIT"]
+    if pa.types.is_decimal(t):
+        if decimal_as_int and t.precision <= 18:
+            return ints
+        return ["BYTE_STREAM_SPLIT", "DELTA_BYTE_ARRAY"]
+    if pa.types.is_integer(t) or pa.types.is_temporal(t):
+        return ints
+    if pa.types.is_floating(t):
+        return ["BYTE_STREAM_SPLIT"]
+    if pa.types.is_fixed_size_binary(t):
+        return ["BYTE_STREAM_SPLIT", "DELTA_BYTE_ARRAY"]
+    if pa.types.is_string(t) or pa.types.is_binary(t):
+        return ["DELTA_LENGTH_BYTE_ARRAY", "DELTA_BYTE_ARRAY"]
+    return []
 
 
 def main() -> None:
@@ -79,18 +101,22 @@ def main() -> None:
             "row_group_size": rng.randrange(1, rows + 1),
             "dictionary_pagesize_limit": rng.choice([256, 1 << 20]),
             "write_statistics": rng.random() < 0.5,
+            "store_decimal_as_integer": rng.random() < 0.5,
         }
-        if not settings["use_dictionary"] and rng.random() < 0.4:
-            # Encodings pqcodec leaves to pqarrow, so the test sees that
-            # it says so rather than misreads them.
-            enc = {}
+        if rng.random() < 0.6:
+            # Each column a dictionary, PLAIN, or an encoding beyond them;
+            # column_encoding holds only for columns without a dictionary.
+            dictionary, enc = [], {}
             for n, t in zip(names, types):
-                if pa.types.is_integer(t) and rng.random() < 0.5:
-                    enc[n] = "DELTA_BINARY_PACKED"
-                elif pa.types.is_floating(t) and rng.random() < 0.5:
-                    enc[n] = "BYTE_STREAM_SPLIT"
-                elif (pa.types.is_string(t) or pa.types.is_binary(t)) and rng.random() < 0.5:
-                    enc[n] = "DELTA_LENGTH_BYTE_ARRAY"
+                choices = encodings(t, settings["store_decimal_as_integer"])
+                pick = rng.randrange(len(choices) + 2)
+                if pick == 0:
+                    dictionary.append(n)
+                elif pick == 1:
+                    enc[n] = "PLAIN"
+                else:
+                    enc[n] = choices[pick - 2]
+            settings["use_dictionary"] = dictionary
             if enc:
                 settings["column_encoding"] = enc
         stem = out / f"{i:03d}"
