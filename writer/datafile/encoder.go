@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/pqcodec/pqwrite"
 )
 
 // encoder writes Arrow batches into a Parquet file's buffered row groups,
@@ -28,15 +29,27 @@ import (
 // keeps a separate column chunk writer per leaf, each with its own pages
 // and metadata, so the leaves of one batch can be written concurrently;
 // the row group and the footer are still closed in order, on one
-// goroutine. Rows keep their order, so the file holds the same bytes as
+// goroutine.
+//
+// Top-level primitive columns are encoded by pqcodec/pqwrite, whose
+// dictionaries, statistics and page assembly cost a fraction of arrow-go's;
+// the other leaves (in structs, lists and maps) by arrow-go's column
+// writers, in the same row groups. With arrowGo set, arrow-go's file
+// writer writes every leaf, and the file holds the same bytes as
 // pqarrow's would (encoder_test.go).
 type encoder struct {
-	pw      *file.Writer
-	rgw     file.BufferedRowGroupWriter
+	// Exactly one of fw (pqwrite's file, the default) and pw (arrow-go's)
+	// is set, with its open row group.
+	fw  *pqwrite.FileWriter
+	grp *pqwrite.RowGroupWriter
+	pw  *file.Writer
+	rgw file.BufferedRowGroupWriter
+
 	paths   [][]leafPath // per top-level column, its leaves in order
 	mem     memory.Allocator
 	props   pqarrow.ArrowWriterProperties
 	workers int
+	open    bool  // a row group is open
 	rows    int64 // rows in the open row group
 	maxRows int64
 }
@@ -50,48 +63,69 @@ type levelScratch struct{ def, rep []int16 }
 var levelBuffers = sync.Pool{New: func() any { return new(levelScratch) }}
 
 // newEncoder starts a Parquet file of schema on sink; workers bounds the
-// goroutines one batch is encoded on (0: GOMAXPROCS).
-func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterProperties, mem memory.Allocator, workers int) (*encoder, error) {
+// goroutines one batch is encoded on (0: GOMAXPROCS); arrowGo has
+// arrow-go encode every leaf.
+func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterProperties, mem memory.Allocator, workers int, arrowGo bool) (*encoder, error) {
 	arrowProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem))
 	pqSchema, err := pqarrow.ToParquet(schema, props, arrowProps)
 	if err != nil {
 		return nil, fmt.Errorf("parquet schema: %w", err)
 	}
-	// An empty key-value list, as pqarrow writes, keeps the footer the same.
-	pw, err := file.NewParquetWriterWithError(sink, pqSchema.Root(), file.WithWriterProps(props), file.WithWriteMetadata(metadata.KeyValueMetadata{}))
-	if err != nil {
-		return nil, err
-	}
-	e := &encoder{pw: pw, mem: mem, props: arrowProps, workers: workers, maxRows: props.MaxRowGroupLength()}
+	e := &encoder{mem: mem, props: arrowProps, workers: workers, maxRows: props.MaxRowGroupLength()}
 	if e.workers <= 0 {
 		e.workers = runtime.GOMAXPROCS(0)
 	}
+	// ours holds, per leaf, its Arrow type when pqwrite encodes it: a
+	// top-level column of a type it covers.
+	ours := make([]arrow.DataType, 0, pqSchema.NumColumns())
 	leaves := 0
 	for _, f := range schema.Fields() {
 		ps := leafPaths(f)
 		e.paths = append(e.paths, ps)
 		for j, p := range ps {
+			if leaves+j >= pqSchema.NumColumns() {
+				break
+			}
 			col := pqSchema.Column(leaves + j)
 			if int16(col.MaxDefinitionLevel()) != p.maxDef || int16(col.MaxRepetitionLevel()) != p.maxRep {
 				return nil, fmt.Errorf("parquet column %s: levels (%d, %d), path gives (%d, %d)",
 					col.Path(), col.MaxDefinitionLevel(), col.MaxRepetitionLevel(), p.maxDef, p.maxRep)
 			}
+			var dt arrow.DataType
+			if !arrowGo && len(p.nodes) == 1 && pqwrite.Supported(col, f.Type) {
+				dt = f.Type
+			}
+			ours = append(ours, dt)
 		}
 		leaves += len(ps)
 	}
 	if leaves != pqSchema.NumColumns() {
 		return nil, fmt.Errorf("parquet schema has %d leaf columns, the Arrow schema %d", pqSchema.NumColumns(), leaves)
 	}
+	// An empty key-value list, as pqarrow writes, keeps the footer the same.
+	if arrowGo {
+		e.pw, err = file.NewParquetWriterWithError(sink, pqSchema.Root(), file.WithWriterProps(props), file.WithWriteMetadata(metadata.KeyValueMetadata{}))
+	} else {
+		e.fw, err = pqwrite.NewFileWriter(sink, pqSchema, props, metadata.KeyValueMetadata{}, ours)
+	}
+	if err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
 // newRowGroup flushes the open row group, if any, and starts another.
 func (e *encoder) newRowGroup() error {
-	rgw, err := e.pw.AppendBufferedRowGroupChecked()
+	var err error
+	if e.fw != nil {
+		e.grp, err = e.fw.AppendRowGroup()
+	} else {
+		e.rgw, err = e.pw.AppendBufferedRowGroupChecked()
+	}
 	if err != nil {
 		return err
 	}
-	e.rgw, e.rows = rgw, 0
+	e.open, e.rows = true, 0
 	return nil
 }
 
@@ -100,7 +134,7 @@ func (e *encoder) newRowGroup() error {
 // pqarrow's WriteBuffered does, and runs also beside the encoding on the
 // same goroutines.
 func (e *encoder) write(rec arrow.RecordBatch, also ...func() error) error {
-	if e.rgw == nil {
+	if !e.open {
 		if err := e.newRowGroup(); err != nil {
 			return err
 		}
@@ -163,9 +197,18 @@ func countNulls(arr arrow.Array) {
 // leafTask writes the leaf path p of column col to leaf column idx.
 func (e *encoder) leafTask(col arrow.Array, p *leafPath, idx int) func() error {
 	return func() error {
-		cw, err := e.rgw.Column(idx)
-		if err != nil {
-			return err
+		var cw file.ColumnChunkWriter
+		if e.grp != nil {
+			if w := e.grp.Column(idx); w != nil {
+				// A top-level leaf: its values are the column itself.
+				return w.Write(col)
+			}
+			cw = e.grp.ArrowColumn(idx)
+		} else {
+			var err error
+			if cw, err = e.rgw.Column(idx); err != nil {
+				return err
+			}
 		}
 		s := levelBuffers.Get().(*levelScratch)
 		defer levelBuffers.Put(s)
@@ -206,8 +249,18 @@ func run(workers int, tasks []func() error) error {
 
 // close flushes the open row group and writes the footer; it closes the
 // sink if it is an io.Closer.
-func (e *encoder) close() error { return e.pw.Close() }
+func (e *encoder) close() error {
+	if e.fw != nil {
+		return e.fw.Close()
+	}
+	return e.pw.Close()
+}
 
 // metadata returns the file's footer as written (after close) or as it
 // stands.
-func (e *encoder) metadata() (*metadata.FileMetaData, error) { return e.pw.FileMetadata() }
+func (e *encoder) metadata() (*metadata.FileMetaData, error) {
+	if e.fw != nil {
+		return e.fw.FileMetadata()
+	}
+	return e.pw.FileMetadata()
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +19,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
 )
 
 // encoderSchemas are the shapes the encoder must write as pqarrow does:
@@ -67,10 +71,13 @@ var encoderSchemas = map[string][]arrow.Field{
 }
 
 // TestEncoderMatchesPqarrow writes random batches of each shape with the
-// encoder and with pqarrow's FileWriter and wants the same file: the same
-// pages byte for byte (so the same levels, values and row groups) and the
-// same footer but for the order of its encoding lists, which pqarrow
-// itself varies from run to run.
+// encoder and with pqarrow's FileWriter. With arrow-go encoding every
+// leaf, it wants the same file: the same pages byte for byte (so the same
+// levels, values and row groups) and the same footer but for the order of
+// its encoding lists, which pqarrow itself varies from run to run. With
+// pqwrite encoding the top-level leaves (the default), pages differ, but
+// the file must read back as the same rows in the same row groups, with
+// the same values and statistics in every column chunk.
 func TestEncoderMatchesPqarrow(t *testing.T) {
 	t.Parallel()
 	for name, fields := range encoderSchemas {
@@ -98,13 +105,69 @@ func TestEncoderMatchesPqarrow(t *testing.T) {
 				}()
 				want := writePqarrow(t, mem, schema, batches)
 				for _, workers := range []int{4, 1} {
-					if diff := sameParquet(writeEncoder(t, mem, schema, batches, workers), want); diff != "" {
+					if diff := sameParquet(writeEncoder(t, mem, schema, batches, workers, true), want); diff != "" {
+						t.Fatalf("%d workers, arrow-go alone: encoder's file differs from pqarrow's: %s", workers, diff)
+					}
+					if diff := sameContent(t, mem, writeEncoder(t, mem, schema, batches, workers, false), want); diff != "" {
 						t.Fatalf("%d workers: encoder's file differs from pqarrow's: %s", workers, diff)
 					}
 				}
 			})
 		}
 	}
+}
+
+// sameContent returns what differs between the rows, row groups and
+// column chunk statistics of Parquet files a and b, or "".
+func sameContent(t *testing.T, mem memory.Allocator, a, b []byte) string {
+	t.Helper()
+	ta, tb := readParquet(t, mem, a), readParquet(t, mem, b)
+	defer ta.Release()
+	defer tb.Release()
+	if !array.TableEqual(ta, tb) {
+		return "rows differ"
+	}
+	da, err := describeContent(a)
+	if err != nil {
+		return err.Error()
+	}
+	db, err := describeContent(b)
+	if err != nil {
+		return err.Error()
+	}
+	if da != db {
+		return "footers:\n" + da + "\nvs\n" + db
+	}
+	return ""
+}
+
+// describeContent describes a file's row groups and column chunks but for
+// where their pages are, how large and how encoded.
+func describeContent(f []byte) (string, error) {
+	r, err := file.NewParquetReader(bytes.NewReader(f))
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	md := r.MetaData()
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "rows %d, groups %d, created by %s, keys %v\n", md.NumRows, md.NumRowGroups(), md.GetCreatedBy(), md.KeyValueMetadata())
+	for g := 0; g < md.NumRowGroups(); g++ {
+		rg := md.RowGroup(g)
+		fmt.Fprintf(&sb, "group %d: %d rows\n", g, rg.NumRows())
+		for c := 0; c < rg.NumColumns(); c++ {
+			cc, err := rg.ColumnChunk(c)
+			if err != nil {
+				return "", err
+			}
+			fmt.Fprintf(&sb, "  %s: values %d, codec %s", cc.PathInSchema(), cc.NumValues(), cc.Compression())
+			if st, err := cc.Statistics(); err == nil && st != nil {
+				fmt.Fprintf(&sb, " nulls %d min %x max %x", st.NullCount(), st.EncodeMin(), st.EncodeMax())
+			}
+			sb.WriteString("\n")
+		}
+	}
+	return sb.String(), nil
 }
 
 // TestEncoderNullListWithValues writes a null list whose offsets still
@@ -131,16 +194,20 @@ func TestEncoderNullListWithValues(t *testing.T) {
 	rec := array.NewRecordBatch(schema, []arrow.Array{list}, 5)
 	defer rec.Release()
 
-	buf := writeEncoder(t, mem, schema, []arrow.RecordBatch{rec}, 2)
-	back := readParquet(t, mem, buf)
-	defer back.Release()
 	wantList, _, err := array.FromJSON(mem, arrow.ListOfField(elem), bytes.NewReader([]byte(`[[1, 2], null, [4, null], [], [6]]`)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer wantList.Release()
-	if got := back.Column(0).Data().Chunk(0); !array.Equal(got, wantList) {
-		t.Fatalf("read back %v, want %v", got, wantList)
+	for _, arrowGo := range []bool{false, true} {
+		buf := writeEncoder(t, mem, schema, []arrow.RecordBatch{rec}, 2, arrowGo)
+		back := readParquet(t, mem, buf)
+		got := back.Column(0).Data().Chunk(0)
+		ok, desc := array.Equal(got, wantList), fmt.Sprint(got)
+		back.Release()
+		if !ok {
+			t.Fatalf("arrow-go alone %v: read back %v, want %v", arrowGo, desc, wantList)
+		}
 	}
 }
 
@@ -226,10 +293,10 @@ func writePqarrow(t *testing.T, mem memory.Allocator, schema *arrow.Schema, batc
 	return buf.Bytes()
 }
 
-func writeEncoder(t *testing.T, mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, workers int) []byte {
+func writeEncoder(t *testing.T, mem memory.Allocator, schema *arrow.Schema, batches []arrow.RecordBatch, workers int, arrowGo bool) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	enc, err := newEncoder(schema, &buf, testWriterProps(mem), mem, workers)
+	enc, err := newEncoder(schema, &buf, testWriterProps(mem), mem, workers, arrowGo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,5 +404,86 @@ func appendRandom(rng *rand.Rand, b array.Builder, dt arrow.DataType, nullable b
 		}
 	default:
 		panic(fmt.Sprintf("appendRandom: no case for %T", b))
+	}
+}
+
+// metricsSchema has every primitive Iceberg type at the top level, where
+// pqwrite encodes it, and in a struct, a list and a map, where arrow-go
+// does.
+var metricsSchema = iceberg.NewSchema(0, append(append([]iceberg.NestedField(nil), primitiveSchema.Fields...),
+	iceberg.NestedField{ID: 20, Name: "st", Type: &iceberg.StructType{Fields: []iceberg.NestedField{
+		{ID: 21, Name: "a", Type: iceberg.IntType{}},
+		{ID: 22, Name: "s", Type: iceberg.StringType{}, Required: true},
+	}}},
+	iceberg.NestedField{ID: 23, Name: "tags", Type: &iceberg.ListType{ElementID: 24, Element: iceberg.StringType{}}},
+	iceberg.NestedField{ID: 25, Name: "props", Type: &iceberg.MapType{KeyID: 26, Key: iceberg.StringType{}, ValueID: 27, Value: iceberg.LongType{}}},
+	iceberg.NestedField{ID: 28, Name: "req", Type: iceberg.LongType{}, Required: true},
+)...)
+
+// TestWriterMetricsMatchArrowGo writes the same batches with pqwrite
+// encoding the top-level columns and with arrow-go alone, and wants the
+// same data files but for their sizes: the same records, and the same
+// value, null and NaN counts and bounds, which come from the chunk
+// statistics in the footer.
+func TestWriterMetricsMatchArrowGo(t *testing.T) {
+	t.Parallel()
+	as, err := iceberg.ArrowSchema(metricsSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, metrics := range []string{"truncate(16)", "full", "counts"} {
+		for _, nulls := range []float64{0, 0.3, 1} {
+			t.Run(fmt.Sprintf("%s/nulls=%v", metrics, nulls), func(t *testing.T) {
+				t.Parallel()
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				rng := rand.New(rand.NewPCG(5, uint64(nulls*10)))
+				var batches []arrow.RecordBatch
+				for _, n := range []int{3000, 1, 5000} {
+					batches = append(batches, randomBatch(rng, mem, as, n, nulls))
+				}
+				defer func() {
+					for _, b := range batches {
+						b.Release()
+					}
+				}()
+				props := map[string]string{PropMetricsDefault: metrics, PropRowGroupSize: "65536",
+					PropPageSize: "4096", PropDictSize: "8192"}
+				var files [2][]iceberg.DataFile
+				for i, arrowGo := range []bool{false, true} {
+					w, err := New(context.Background(), fileio.NewMem(), metricsSchema, iceberg.PartitionSpec{},
+						func(string) string { return "mem://t/f.parquet" }, Options{Allocator: mem, Properties: props})
+					if err != nil {
+						t.Fatal(err)
+					}
+					w.cfg.arrowGo = arrowGo
+					for _, b := range batches {
+						if err := w.Write(context.Background(), b); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if files[i], err = w.Close(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if len(files[0]) != len(files[1]) {
+					t.Fatalf("%d files, arrow-go %d", len(files[0]), len(files[1]))
+				}
+				for i := range files[0] {
+					a, b := files[0][i], files[1][i]
+					if len(a.ColumnSizes) != len(b.ColumnSizes) || len(a.SplitOffsets) != len(b.SplitOffsets) {
+						t.Errorf("file %d: column sizes %v and split offsets %v, arrow-go %v and %v", i,
+							a.ColumnSizes, a.SplitOffsets, b.ColumnSizes, b.SplitOffsets)
+					}
+					t.Logf("file %d: %d records, %d row groups", i, a.RecordCount, len(a.SplitOffsets))
+					a.ColumnSizes, b.ColumnSizes = nil, nil
+					a.SplitOffsets, b.SplitOffsets = nil, nil
+					a.FileSize, b.FileSize = 0, 0
+					if !reflect.DeepEqual(a, b) {
+						t.Errorf("file %d:\n%+v\narrow-go:\n%+v", i, a, b)
+					}
+				}
+			})
+		}
 	}
 }

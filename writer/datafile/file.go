@@ -57,7 +57,7 @@ func openParquet(ctx context.Context, fio fileio.FileIO, location string, schema
 		return nil, fmt.Errorf("create data file %s: %w", location, err)
 	}
 	sink := &countingWriter{w: wc}
-	enc, err := newEncoder(schema, sink, cfg.writerProps(), cfg.mem, cfg.workers)
+	enc, err := newEncoder(schema, sink, cfg.writerProps(), cfg.mem, cfg.workers, cfg.arrowGo)
 	if err != nil {
 		cancel()
 		_ = wc.Close()

@@ -44,6 +44,9 @@ type config struct {
 	dictSize       int64
 	mem            memory.Allocator
 	workers        int
+	// arrowGo has arrow-go's writer encode every column instead of
+	// pqcodec/pqwrite: for side-by-side tests and benchmarks.
+	arrowGo bool
 }
 
 func parseConfig(opts Options) (config, error) {
