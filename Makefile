@@ -148,6 +148,14 @@ bench: build $(BENCH_VENV)/.installed $(BENCH_VENV)/.client-installed
 	cd bench/read && ../.venv/bin/python -m readbench --flightd $(abspath $(BIN)) \
 		--icebergo $(abspath $(BENCH_ICEBERGO)) $(BENCH_READ_ARGS)
 
+## bench-decoders: the Go Parquet decoders side by side on the read benchmark's large files (run `make bench` once first): pqcodec and pqarrow into Arrow arrays, parquet-go into Go slices; CPU-s per read and the ratio to pqcodec's.
+BENCH_DECODERS := bench/.data/bin/decoders
+.PHONY: bench-decoders
+bench-decoders:
+	@ls bench/.data/read/warehouse/bench/big/data/*.parquet >/dev/null 2>&1 || { echo "no large files: run make bench first"; exit 1; }
+	cd bench/peers/decoders && $(GO) build -o $(abspath $(BENCH_DECODERS)) .
+	$(BENCH_DECODERS) bench/.data/read/warehouse/bench/big/data/*.parquet
+
 ## test-cluster: a coordinator and two workers behind nginx (deploy/nginx/nginx.conf) on loopback, every sample table read through them by the Go and Python clients (needs Debian's nginx-light; skipped without nginx).
 .PHONY: test-cluster
 test-cluster: nginx $(VENV)/.installed $(VENV)/.client-installed
