@@ -9,11 +9,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // TestDecodeMatchesPyarrow reads files that pyarrow (Arrow C++'s writer)
@@ -37,7 +36,7 @@ func TestDecodeMatchesPyarrow(t *testing.T) {
 			t.Fatal(err)
 		}
 		desc, _ := os.ReadFile(stem + ".txt")
-		written := readIPC(t, stem+".arrow")
+		written := testutil.ReadIPCFile(t, stem+".arrow")
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		rng := rand.New(rand.NewPCG(uint64(i), 28))
 		got := compareFile(t, rng, mem, raw, fmt.Sprintf("pyarrow file %d (%s)", i, desc), func(col int) arrow.Array {
@@ -51,43 +50,4 @@ func TestDecodeMatchesPyarrow(t *testing.T) {
 		}
 	}
 	tally.check(t, " of pyarrow's", newEncodings...)
-}
-
-// readIPC reads an Arrow IPC file of one or more batches as one batch.
-func readIPC(t *testing.T, path string) arrow.RecordBatch {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var recs []arrow.RecordBatch
-	for i := range r.NumRecords() {
-		rec, err := r.RecordBatch(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rec.Retain()
-		recs = append(recs, rec)
-	}
-	tbl := array.NewTableFromRecords(r.Schema(), recs)
-	defer tbl.Release()
-	for _, rec := range recs {
-		rec.Release()
-	}
-	cols := make([]arrow.Array, tbl.NumCols())
-	for i := range cols {
-		a, err := array.Concatenate(tbl.Column(i).Data().Chunks(), memory.NewGoAllocator())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer a.Release()
-		cols[i] = a
-	}
-	return array.NewRecordBatch(r.Schema(), cols, tbl.NumRows())
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -177,30 +178,14 @@ func (w *ColumnWriter) writeBatch(v *view, off, n int) {
 		w.stats.bools(w.bools[start:])
 		w.pageRaw = int64(len(w.bools) / 8)
 	case kindInt32, kindFloat32:
-		vals := v.gather32(off, n, &w.scratch32)
-		w.pageRaw += 4 * int64(len(vals))
-		if w.dict4 != nil {
-			before := len(w.dict4.keys)
-			w.idx = w.dict4.insert(vals, w.idx)
-			vals = w.dict4.keys[before:]
-		} else {
-			w.plain = appendFixedLE(w.plain, vals)
-		}
+		vals := writeFixed(w, gather(v, off, n, &w.scratch32), w.dict4)
 		if w.kind == kindInt32 {
 			w.stats.int32s(asInt32(vals))
 		} else {
 			w.stats.float32s(asFloat32(vals))
 		}
 	case kindInt64, kindFloat64:
-		vals := v.gather64(off, n, &w.scratch64)
-		w.pageRaw += 8 * int64(len(vals))
-		if w.dict8 != nil {
-			before := len(w.dict8.keys)
-			w.idx = w.dict8.insert(vals, w.idx)
-			vals = w.dict8.keys[before:]
-		} else {
-			w.plain = appendFixedLE(w.plain, vals)
-		}
+		vals := writeFixed(w, gather(v, off, n, &w.scratch64), w.dict8)
 		if w.kind == kindInt64 {
 			w.stats.int64s(asInt64(vals))
 		} else {
@@ -211,6 +196,22 @@ func (w *ColumnWriter) writeBatch(v *view, off, n int) {
 	default:
 		w.writeFixed(v, off, n)
 	}
+}
+
+// writeFixed adds vals, the present 4- or 8-byte values of a batch, to the
+// open page: as dictionary indices while the chunk has dictionary dict,
+// else as PLAIN values. It returns what the chunk's statistics must take:
+// the values new to the dictionary (the others were taken before), or
+// vals.
+func writeFixed[T uint32 | uint64](w *ColumnWriter, vals []T, dict *fixedDict[T]) []T {
+	w.pageRaw += int64(unsafe.Sizeof(T(0))) * int64(len(vals))
+	if dict == nil {
+		w.plain = appendFixedLE(w.plain, vals)
+		return vals
+	}
+	before := len(dict.keys)
+	w.idx = dict.insert(vals, w.idx)
+	return dict.keys[before:]
 }
 
 // writeBytes encodes BYTE_ARRAY values. With a dictionary, only new

@@ -13,7 +13,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -21,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // writeOurs writes c with this package's FileWriter, cutting row groups at
@@ -142,7 +142,7 @@ func TestDiffArrowGo(t *testing.T) {
 	for i := range cases {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		c := randomCase(rng, mem, i)
-		got := readIPC(t, filepath.Join(dir, fmt.Sprintf("%03d.arrow", i)))
+		got := testutil.ReadIPCFile(t, filepath.Join(dir, fmt.Sprintf("%03d.arrow", i)))
 		compareColumns(t, mem, c, "pyarrow", func(j int) arrow.Array { return got.Column(j) })
 		got.Release()
 		c.release()
@@ -356,28 +356,4 @@ func (e *encodingTally) add(t *testing.T, b []byte) {
 			}
 		}
 	}
-}
-
-// readIPC reads an Arrow IPC file of one batch.
-func readIPC(t *testing.T, path string) arrow.RecordBatch {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := ipc.NewFileReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if r.NumRecords() != 1 {
-		t.Fatalf("%s: %d batches", path, r.NumRecords())
-	}
-	rec, err := r.RecordBatch(0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec.Retain()
-	return rec
 }

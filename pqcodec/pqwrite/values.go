@@ -91,26 +91,10 @@ func (v *view) valid(i int) uint8 {
 	return v.validity[(v.bitOff+i)>>3] >> ((v.bitOff + i) & 7) & 1
 }
 
-// gather32 returns the 4-byte values of rows [off, off+n) that are not
-// null: a view of the array without nulls, else copied into scratch.
-func (v *view) gather32(off, n int, scratch *[]uint32) []uint32 {
-	all := castSlice[uint32](v.data)
-	if v.nulls == 0 {
-		return all[off : off+n]
-	}
-	out := (*scratch)[:0]
-	for i := off; i < off+n; i++ {
-		if v.valid(i) == 1 {
-			out = append(out, all[i])
-		}
-	}
-	*scratch = out
-	return out
-}
-
-// gather64 is gather32 for 8-byte values.
-func (v *view) gather64(off, n int, scratch *[]uint64) []uint64 {
-	all := castSlice[uint64](v.data)
+// gather returns the 4- or 8-byte values of rows [off, off+n) that are
+// not null: a view of the array without nulls, else copied into scratch.
+func gather[T uint32 | uint64](v *view, off, n int, scratch *[]T) []T {
+	all := castSlice[T](v.data)
 	if v.nulls == 0 {
 		return all[off : off+n]
 	}
