@@ -292,15 +292,8 @@ func compareFile(t *testing.T, rng *rand.Rand, mem memory.Allocator, raw []byte,
 	// the reference reads use an allocator of their own and only this
 	// package's are checked.
 	ref := memory.NewGoAllocator()
-	pf, err := file.NewParquetReader(bytes.NewReader(raw), file.WithReadProps(parquet.NewReaderProperties(ref)))
-	if err != nil {
-		t.Fatalf("%s: %v", desc, err)
-	}
+	pf, fr := openReference(t, ref, raw, desc)
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 20}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
 	md := pf.MetaData()
 	var tally chunkTally
 	for col := 0; col < md.Schema.NumColumns(); col++ {
@@ -369,6 +362,21 @@ func compareFile(t *testing.T, rng *rand.Rand, mem memory.Allocator, raw []byte,
 		}
 	}
 	return tally
+}
+
+// openReference opens raw for pqarrow's reads, with allocator ref.
+func openReference(t *testing.T, ref memory.Allocator, raw []byte, desc string) (*file.Reader, *pqarrow.FileReader) {
+	t.Helper()
+	pf, err := file.NewParquetReader(bytes.NewReader(raw), file.WithReadProps(parquet.NewReaderProperties(ref)))
+	if err != nil {
+		t.Fatalf("%s: %v", desc, err)
+	}
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 20}, ref)
+	if err != nil {
+		pf.Close()
+		t.Fatal(err)
+	}
+	return pf, fr
 }
 
 // mustDecode reports whether a chunk is of the layouts this package is

@@ -10,9 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // TestSkipKeepsReadsInStep reads the random files' chunks with Reads and
@@ -49,15 +46,8 @@ func TestSkipKeepsReadsInStep(t *testing.T) {
 func checkSkips(t *testing.T, rng *rand.Rand, mem memory.Allocator, raw []byte, desc string) (skipped, read int) {
 	t.Helper()
 	ref := memory.NewGoAllocator()
-	pf, err := file.NewParquetReader(bytes.NewReader(raw), file.WithReadProps(parquet.NewReaderProperties(ref)))
-	if err != nil {
-		t.Fatalf("%s: %v", desc, err)
-	}
+	pf, fr := openReference(t, ref, raw, desc)
 	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 20}, ref)
-	if err != nil {
-		t.Fatal(err)
-	}
 	md := pf.MetaData()
 	for col := 0; col < md.Schema.NumColumns(); col++ {
 		typ := fr.Manifest.Fields[col].Field.Type

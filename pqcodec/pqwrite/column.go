@@ -236,15 +236,7 @@ func (w *ColumnWriter) writeBytes(v *view, off, n int) {
 		} else {
 			w.plain = appendByteArray(w.plain, b)
 		}
-		if lo == nil {
-			lo, hi = b, b
-			continue
-		}
-		if w.stats.less(b, lo) {
-			lo = b
-		} else if w.stats.less(hi, b) {
-			hi = b
-		}
+		lo, hi = w.stats.stretch(lo, hi, b)
 	}
 	w.pageRaw += int64(raw)
 	w.stats.byteRange(lo, hi)
@@ -271,15 +263,7 @@ func (w *ColumnWriter) writeFixed(v *view, off, n int) {
 				continue
 			}
 		}
-		if lo == nil {
-			lo, hi = b, b
-			continue
-		}
-		if w.stats.less(b, lo) {
-			lo = b
-		} else if w.stats.less(hi, b) {
-			hi = b
-		}
+		lo, hi = w.stats.stretch(lo, hi, b)
 	}
 	w.stats.byteRange(lo, hi)
 }

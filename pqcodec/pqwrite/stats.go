@@ -219,3 +219,17 @@ func boolByte(b bool) byte {
 	}
 	return 0
 }
+
+// stretch returns the bounds lo and hi widened to take b; nil bounds take
+// b as both.
+func (s *chunkStats) stretch(lo, hi, b []byte) ([]byte, []byte) {
+	switch {
+	case lo == nil:
+		return b, b
+	case s.less(b, lo):
+		return b, hi
+	case s.less(hi, b):
+		return lo, b
+	}
+	return lo, hi
+}
