@@ -20,8 +20,11 @@ type dictionary struct {
 	fixed []byte
 	offs  []int32
 	data  []byte
-	slots Slots
-	arr   arrow.Array // the values as an Arrow array, built for dictionary output
+	// longest is the longest binary value's length, which bounds the
+	// bytes a run of n values takes.
+	longest int
+	slots   Slots
+	arr     arrow.Array // the values as an Arrow array, built for dictionary output
 }
 
 func (c *ColumnReader) readDictionary(h pageHeader, body []byte) error {
@@ -90,6 +93,7 @@ func (c *ColumnReader) readDictionary(h pageHeader, body []byte) error {
 			}
 			p += l
 			size += l
+			d.longest = max(d.longest, l)
 		}
 		d.data = make([]byte, 0, size)
 		for i, p := 0, 0; i < n; i++ {
@@ -131,16 +135,4 @@ func (d *dictionary) release() {
 		d.arr.Release()
 		d.arr = nil
 	}
-}
-
-// checkIndices fails if an index lies outside the dictionary.
-func (d *dictionary) checkIndices(idx []uint32) error {
-	var hi uint32
-	for _, x := range idx {
-		hi = max(hi, x)
-	}
-	if len(idx) > 0 && int(hi) >= d.n {
-		return fmt.Errorf("dictionary index %d of a dictionary of %d values", hi, d.n)
-	}
-	return nil
 }

@@ -27,6 +27,7 @@ type rleDecoder struct {
 	rleVal  uint32 // its value
 	bpLeft  int    // values left in the current bit-packed run
 	bpBit   int    // bit offset of the next bit-packed value within data
+	bpStart int    // bit offset of the current bit-packed run's first value
 }
 
 func (d *rleDecoder) reset(data []byte, width int) error {
@@ -68,6 +69,7 @@ func (d *rleDecoder) nextRun() error {
 		}
 		d.bpLeft = vals
 		d.bpBit = d.pos * 8
+		d.bpStart = d.bpBit
 		d.pos += bytes
 		return nil
 	}
@@ -92,81 +94,40 @@ func (d *rleDecoder) nextRun() error {
 	return nil
 }
 
-// unpack writes the next len(dst) bit-packed values of the current run;
-// len(dst) <= d.bpLeft.
-func (d *rleDecoder) unpack(dst []uint32) {
+// unpack writes the next len(dst) bit-packed values of the current run,
+// len(dst) <= d.bpLeft, and returns the largest of them: dictionary
+// indices are checked against the dictionary by that one number, with no
+// second pass over them.
+func (d *rleDecoder) unpack(dst []uint32) (hi uint32) {
 	w := int(d.width)
+	if w == 0 {
+		clear(dst)
+		d.bpLeft -= len(dst)
+		return 0
+	}
 	bit := d.bpBit
-	data := d.data
-	i := 0
-	// Widths up to 8 (dictionaries of up to 256 values: flags, codes,
-	// small ranges) hold a group of eight values in at most 8 bytes,
-	// which one load brings in; groups start on byte boundaries.
-	if w <= 8 && bit&7 == 0 {
-		mask := uint32(d.mask)
-		for ; i+8 <= len(dst) && (bit>>3)+8 <= len(data); i += 8 {
-			word := binary.LittleEndian.Uint64(data[bit>>3:])
-			g := (*[8]uint32)(dst[i:])
-			g[0] = uint32(word) & mask
-			g[1] = uint32(word>>uint(w)) & mask
-			g[2] = uint32(word>>uint(2*w)) & mask
-			g[3] = uint32(word>>uint(3*w)) & mask
-			g[4] = uint32(word>>uint(4*w)) & mask
-			g[5] = uint32(word>>uint(5*w)) & mask
-			g[6] = uint32(word>>uint(6*w)) & mask
-			g[7] = uint32(word>>uint(7*w)) & mask
-			bit += 8 * w
-		}
-	}
-	// Widths up to 16 (dates, small integer ranges) take two loads a group:
-	// four values of at most 64 bits from the group's first byte, four
-	// from the byte holding bit 4w, shifted by at most 4 bits (w odd),
-	// 4w+4 <= 64.
-	if w > 8 && w <= 16 && bit&7 == 0 {
-		mask := uint32(d.mask)
-		half, shift := (4*w)>>3, uint(4*w)&7
-		for ; i+8 <= len(dst) && (bit>>3)+half+8 <= len(data); i += 8 {
-			p := bit >> 3
-			lo := binary.LittleEndian.Uint64(data[p:])
-			hi := binary.LittleEndian.Uint64(data[p+half:]) >> shift
-			g := (*[8]uint32)(dst[i:])
-			g[0] = uint32(lo) & mask
-			g[1] = uint32(lo>>uint(w)) & mask
-			g[2] = uint32(lo>>uint(2*w)) & mask
-			g[3] = uint32(lo>>uint(3*w)) & mask
-			g[4] = uint32(hi) & mask
-			g[5] = uint32(hi>>uint(w)) & mask
-			g[6] = uint32(hi>>uint(2*w)) & mask
-			g[7] = uint32(hi>>uint(3*w)) & mask
-			bit += 8 * w
-		}
-	}
-	// The fast loop reads a whole little-endian word per value, so it stops
-	// while eight bytes remain past the value's first byte.
-	for ; i < len(dst) && (bit>>3)+8 <= len(data); i++ {
-		word := binary.LittleEndian.Uint64(data[bit>>3:])
-		dst[i] = uint32((word >> uint(bit&7)) & d.mask)
-		bit += w
-	}
-	for ; i < len(dst); i++ {
-		var v uint64
-		for b := 0; b < w; b++ {
-			p := bit + b
-			v |= uint64(data[p>>3]>>(uint(p)&7)&1) << uint(b)
-		}
-		dst[i] = uint32(v)
-		bit += w
-	}
-	d.bpBit = bit
+	// Groups of eight values start on byte boundaries, counted from the
+	// run's start; a read that stopped inside a group (a run of rows with
+	// nulls asks for any number of values) finishes that group one value
+	// at a time.
+	lead := min((8-(bit-d.bpStart)/w%8)%8, len(dst))
+	hi = unpackEach(dst[:lead], d.data, bit, w)
+	bit += lead * w
+	n, ghi := unpackGroups(dst[lead:], d.data, bit, w)
+	bit += n * w
+	hi = max(hi, ghi, unpackEach(dst[lead+n:], d.data, bit, w))
+	d.bpBit = bit + (len(dst)-lead-n)*w
 	d.bpLeft -= len(dst)
+	return hi
 }
 
-// decode fills dst with the next len(dst) values.
-func (d *rleDecoder) decode(dst []uint32) error {
+// decode fills dst with the next len(dst) values and returns the largest.
+// A repeated run's value is compared once, however long the run.
+func (d *rleDecoder) decode(dst []uint32) (hi uint32, err error) {
 	for len(dst) > 0 {
 		if d.rleLeft == 0 && d.bpLeft == 0 {
 			if err := d.nextRun(); err != nil {
-				return err
+				return hi, err
 			}
 		}
 		if d.rleLeft > 0 {
@@ -175,15 +136,16 @@ func (d *rleDecoder) decode(dst []uint32) error {
 			for i := range dst[:k] {
 				dst[i] = v
 			}
+			hi = max(hi, v)
 			d.rleLeft -= k
 			dst = dst[k:]
 			continue
 		}
 		k := min(d.bpLeft, len(dst))
-		d.unpack(dst[:k])
+		hi = max(hi, d.unpack(dst[:k]))
 		dst = dst[k:]
 	}
-	return nil
+	return hi, nil
 }
 
 // decodeBits writes the next n values of a width-1 stream as bits of dst

@@ -1,10 +1,6 @@
 package pqcodec
 
-import (
-	"unsafe"
-
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-)
+import "unsafe"
 
 // MaxSlot bounds the values Slots copies word by word; longer ones are
 // copied with copy. A buffer Slots.Gather writes into needs MaxSlot bytes
@@ -95,13 +91,24 @@ func gatherSlots[S slot](d *Slots, data []byte, out []int32, keys []int32, valid
 		}
 		return pos
 	}
+	if len(d.lens) == 0 {
+		// No values: every row is null.
+		for i := range keys {
+			out[i] = pos
+		}
+		return pos
+	}
+	// Nulls fall anywhere, so a branch on each row's bit would be
+	// mispredicted as often as they change. A null row moves slot 0
+	// (its key, which need not be in range, is masked to 0) to where the
+	// next value will go, and adds no length.
 	for i, k := range keys {
 		out[i] = pos
-		if !bitutil.BitIsSet(valid, at+i) {
-			continue
-		}
+		r := at + i
+		keep := -int32(valid[r>>3] >> (uint(r) & 7) & 1)
+		k &= keep
 		move(pos, k)
-		pos += d.lens[k]
+		pos += d.lens[k] & keep
 	}
 	return pos
 }

@@ -122,48 +122,6 @@ func emptyDictionary(mem memory.Allocator, vt arrow.DataType) arrow.Array {
 // isValid reports whether row i of the batch holds a value.
 func (b *batch) isValid(i int) bool { return b.valid == nil || bitutil.BitIsSet(b.valid, i) }
 
-func (c *ColumnReader) indices(present int) ([]uint32, error) {
-	idx := c.uint32Scratch(present)
-	if err := c.page.idx.decode(idx); err != nil {
-		return nil, fmt.Errorf("%w: dictionary indices: %v", ErrCorrupt, err)
-	}
-	if err := c.dict.checkIndices(idx); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
-	}
-	return idx, nil
-}
-
-func (c *ColumnReader) readIndices(b *batch, pos, k, present int) error {
-	if c.dict == nil {
-		if present > 0 {
-			return fmt.Errorf("%w: dictionary indices without a dictionary", ErrCorrupt)
-		}
-		clear(b.vals[4*pos : 4*(pos+k)])
-		return nil
-	}
-	idx, err := c.indices(present)
-	if err != nil {
-		return err
-	}
-	out := arrow.Int32Traits.CastFromBytes(b.vals)[pos : pos+k]
-	if present == k {
-		for i, x := range idx {
-			out[i] = int32(x)
-		}
-		return nil
-	}
-	j := 0
-	for i := range out {
-		if b.isValid(pos + i) {
-			out[i] = int32(idx[j])
-			j++
-		} else {
-			out[i] = 0
-		}
-	}
-	return nil
-}
-
 func (c *ColumnReader) readFixed(b *batch, pos, k, present int) error {
 	w := c.width
 	out := b.vals[w*pos : w*(pos+k)]
@@ -195,30 +153,7 @@ func (c *ColumnReader) readFixed(b *batch, pos, k, present int) error {
 	if isEncoded(c.page.enc) {
 		return c.readEncodedFixed(b, out, pos, k, present)
 	}
-	idx, err := c.indices(present)
-	if err != nil {
-		return err
-	}
-	d := c.dict
-	switch w {
-	case 4:
-		gather(castSlice[uint32](out), d.u32, idx, b, pos)
-	case 8:
-		gather(castSlice[uint64](out), d.u64, idx, b, pos)
-	default:
-		j := 0
-		for i := range k {
-			o := out[w*i : w*(i+1)]
-			if b.isValid(pos + i) {
-				x := int(idx[j])
-				copy(o, d.fixed[w*x:w*(x+1)])
-				j++
-			} else {
-				clear(o)
-			}
-		}
-	}
-	return nil
+	return c.readDictFixed(b, out, pos, k, present)
 }
 
 // readDecimals widens the next present PLAIN decimals into out's 16-byte
@@ -273,26 +208,6 @@ func (c *ColumnReader) widenDecimal(dst, src []byte) {
 	}
 	binary.LittleEndian.PutUint64(dst, lo)
 	binary.LittleEndian.PutUint64(dst[8:], hi)
-}
-
-// gather writes dict[idx[j]] to the present rows of out, zeros to the
-// others; the indices were checked against the dictionary.
-func gather[T uint32 | uint64](out, dict []T, idx []uint32, b *batch, pos int) {
-	if len(idx) == len(out) {
-		for i, x := range idx {
-			out[i] = dict[x]
-		}
-		return
-	}
-	j := 0
-	for i := range out {
-		if b.isValid(pos + i) {
-			out[i] = dict[idx[j]]
-			j++
-		} else {
-			out[i] = 0
-		}
-	}
 }
 
 // castSlice views an Arrow buffer's bytes as values of T: Arrow's
@@ -364,62 +279,7 @@ func (c *ColumnReader) readBinary(b *batch, pos, k, present int) error {
 	case encDeltaByteArray:
 		return c.readDeltaByteArray(b, pos, k, present)
 	}
-	idx, err := c.indices(present)
-	if err != nil {
-		return err
-	}
-	d := c.dict
-	total := 0
-	for _, x := range idx {
-		total += d.len(x)
-	}
-	if err := b.grow(total + MaxSlot); err != nil {
-		return err
-	}
-	offs := b.offs[pos : pos+k+1]
-	if d.slots.Usable() {
-		keys := c.rowKeys(b, idx, pos, k)
-		end := d.slots.Gather(b.data, offs, keys, b.valid, pos, int32(b.dlen))
-		offs[k] = end
-		b.dlen = int(end)
-		return nil
-	}
-	data, at := b.data, b.dlen
-	j := 0
-	for i := range k {
-		offs[i] = int32(at)
-		if b.isValid(pos + i) {
-			x := idx[j]
-			j++
-			at += copy(data[at:], d.data[d.offs[x]:d.offs[x+1]])
-		}
-	}
-	offs[k] = int32(at)
-	b.dlen = at
-	return nil
-}
-
-// rowKeys returns the dictionary index of every row of the run, as Slots
-// takes them: idx itself when no row is null, else idx spread over the
-// valid rows with 0 in the null ones.
-func (c *ColumnReader) rowKeys(b *batch, idx []uint32, pos, k int) []int32 {
-	if len(idx) == k {
-		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(idx))), k)
-	}
-	if cap(c.keys) < k {
-		c.keys = make([]int32, k)
-	}
-	keys := c.keys[:k]
-	j := 0
-	for i := range keys {
-		if b.isValid(pos + i) {
-			keys[i] = int32(idx[j])
-			j++
-		} else {
-			keys[i] = 0
-		}
-	}
-	return keys
+	return c.readDictBinary(b, pos, k, present)
 }
 
 // readPlainBinary copies PLAIN byte arrays, each a 4-byte length and the
