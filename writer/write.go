@@ -87,6 +87,9 @@ func (w *Writer) writeRows(ctx context.Context, t *catalog.Table, rows array.Rec
 	fail := func(err error) ([]iceberg.DataFile, error) {
 		return nil, errors.Join(err, dw.Abort(context.WithoutCancel(ctx)))
 	}
+	ahead := prefetch(rows)
+	defer ahead.close()
+	rows = ahead
 	for rows.Next() {
 		batch, err := conf.Conform(rows.RecordBatch())
 		if err != nil {
