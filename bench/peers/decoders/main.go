@@ -19,13 +19,18 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	pqgo "github.com/parquet-go/parquet-go"
 
 	"github.com/iceflight/iceflight/pqcodec"
+	"github.com/iceflight/iceflight/reader"
 )
+
+// mem serves the Arrow decoders as flightd's reader serves them: a pool
+// that recycles the buffers of released arrays, so that neither pays the
+// Go allocator's zeroing and garbage collection of fresh buffers per batch.
+var mem = reader.NewPoolAllocator()
 
 const batchRows = 64 << 10
 
@@ -105,7 +110,6 @@ func cpuSeconds() float64 {
 // readPqcodec decodes every column chunk with pqcodec, in batches, as the
 // reader does; a chunk pqcodec does not cover is an error here.
 func readPqcodec(raw []byte) (int64, error) {
-	mem := memory.DefaultAllocator
 	pf, err := file.NewParquetReader(bytes.NewReader(raw))
 	if err != nil {
 		return 0, err
@@ -147,7 +151,6 @@ func readPqcodec(raw []byte) (int64, error) {
 // readPqarrow decodes every column with pqarrow's record reader, as the
 // reader did before pqcodec.
 func readPqarrow(raw []byte) (int64, error) {
-	mem := memory.DefaultAllocator
 	pf, err := file.NewParquetReader(bytes.NewReader(raw))
 	if err != nil {
 		return 0, err
