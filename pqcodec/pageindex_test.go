@@ -19,7 +19,7 @@ import (
 
 // pageIndexFile writes the random columns with a page index and small
 // pages, so that chunks have many.
-func pageIndexFile(t *testing.T, rng *rand.Rand, mem memory.Allocator) []byte {
+func pageIndexFile(t testing.TB, rng *rand.Rand, mem memory.Allocator) []byte {
 	t.Helper()
 	rows := 500 + rng.IntN(5000)
 	var fields []arrow.Field
@@ -164,4 +164,36 @@ func TestReadPageIndexRefusesCorruptIndexes(t *testing.T) {
 	if _, err := readIndex(bytes.NewReader(raw), int64(len(raw))-2, 10); err == nil {
 		t.Error("an index past the file's end was read")
 	}
+}
+
+// FuzzPageIndex parses arbitrary bytes as an OffsetIndex and as a
+// ColumnIndex, seeded with a real file's: an answer or an error, never a
+// panic or a read out of range.
+func FuzzPageIndex(f *testing.F) {
+	raw := pageIndexFile(f, rand.New(rand.NewPCG(3, 3)), memory.NewGoAllocator())
+	pf, err := file.NewParquetReader(bytes.NewReader(raw))
+	if err != nil {
+		f.Fatal(err)
+	}
+	md := pf.MetaData()
+	for g := range md.NumRowGroups() {
+		cc, err := md.RowGroup(g).ColumnChunk(0)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if l := cc.GetOffsetIndexLocation(); l != nil {
+			f.Add(raw[l.Offset : l.Offset+int64(l.Length)])
+		}
+		if l := cc.GetColumnIndexLocation(); l != nil {
+			f.Add(raw[l.Offset : l.Offset+int64(l.Length)])
+		}
+	}
+	pf.Close()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if rows, err := parseOffsetIndex(b); err == nil && len(rows) > len(b) {
+			t.Fatalf("%d pages from %d bytes", len(rows), len(b))
+		}
+		var pi PageIndex
+		_ = parseColumnIndex(b, &pi)
+	})
 }
