@@ -56,6 +56,7 @@ type ColumnReader struct {
 	boolBits  []byte   // RLE booleans of a run
 	keys      []int32  // dictionary indices of a run's rows, nulls included
 	avgBinary int      // bytes per binary value in the last batch, to size the next
+	maxBatch  int      // SetMaxBatchBytes's bound; 0: Arrow's
 	lens      []uint32 // DELTA_BYTE_ARRAY suffix lengths of a run
 	prev      []byte   // DELTA_BYTE_ARRAY: the page's last value read
 	fixed     []uint64 // encoded decimals of a run, before they are widened

@@ -28,13 +28,14 @@ type batch struct {
 	dataBuf  *memory.Buffer
 	data     []byte // dataBuf's capacity
 	dlen     int
+	maxData  int // bound of dlen (SetMaxBatchBytes)
 }
 
 func (c *ColumnReader) newBatch(n int) (*batch, error) {
 	if n < 0 || int64(n) > c.valuesLeft+int64(c.page.left) {
 		return nil, fmt.Errorf("%w: %d values asked of a chunk with %d left", ErrCorrupt, n, c.valuesLeft+int64(c.page.left))
 	}
-	b := &batch{n: n}
+	b := &batch{n: n, maxData: c.maxBatchBytes()}
 	if c.maxDef > 0 {
 		b.validBuf = memory.NewResizableBuffer(c.mem)
 		b.validBuf.Resize(int(bitutil.BytesForBits(int64(n))))
@@ -54,7 +55,7 @@ func (c *ColumnReader) newBatch(n int) (*batch, error) {
 		b.offs = arrow.Int32Traits.CastFromBytes(b.offsBuf.Bytes())
 		b.offs[0] = 0
 		b.dataBuf = memory.NewResizableBuffer(c.mem)
-		b.dataBuf.Reserve(max(c.avgBinary, 8) * n)
+		b.dataBuf.Reserve(min(max(c.avgBinary, 8)*n, b.maxData))
 		b.data = b.dataBuf.Buf()
 	}
 	if b.valsBuf != nil {
@@ -254,17 +255,38 @@ func (c *ColumnReader) readBools(b *batch, pos, k, present int) error {
 	return nil
 }
 
-var errBatchTooLarge = errors.New("a batch's binary values exceed 2 GiB")
+// ErrTooLarge marks a batch whose variable-length values would pass the
+// reader's bound (SetMaxBatchBytes, and Arrow's int32 offsets in any case):
+// a legitimate file can ask it of a batch of huge values, a hostile one of
+// a few bytes, with DELTA_BYTE_ARRAY values that share long prefixes.
+var ErrTooLarge = errors.New("parquet batch too large")
 
-// grow makes room for add more bytes of binary values.
+// SetMaxBatchBytes bounds the bytes of variable-length values that one
+// Read may return; n <= 0 leaves the bound Arrow's, 2 GiB.
+func (c *ColumnReader) SetMaxBatchBytes(n int64) {
+	c.maxBatch = 0
+	if n > 0 && n < math.MaxInt32 {
+		c.maxBatch = int(n)
+	}
+}
+
+func (c *ColumnReader) maxBatchBytes() int {
+	if c.maxBatch > 0 {
+		return c.maxBatch
+	}
+	return math.MaxInt32
+}
+
+// grow makes room for add more bytes of binary values, growing the buffer
+// by doubling but never past the batch's bound.
 func (b *batch) grow(add int) error {
 	need := b.dlen + add
-	if need > math.MaxInt32 {
-		return errBatchTooLarge
+	if need > b.maxData || need < b.dlen {
+		return fmt.Errorf("%w: a batch's binary values pass %d bytes", ErrTooLarge, b.maxData)
 	}
 	if need > len(b.data) {
 		b.dataBuf.ResizeNoShrink(b.dlen)
-		b.dataBuf.Reserve(max(need, 2*len(b.data)))
+		b.dataBuf.Reserve(min(max(need, 2*len(b.data)), b.maxData))
 		b.data = b.dataBuf.Buf()
 	}
 	return nil
@@ -288,7 +310,9 @@ func (c *ColumnReader) readBinary(b *batch, pos, k, present int) error {
 // page and the buffer have the room, with no call to memmove.
 func (c *ColumnReader) readPlainBinary(b *batch, pos, k, present int) error {
 	src := c.page.plain
-	if err := b.grow(max(len(src)-4*present, 0) + 16); err != nil {
+	// Room for the rest of the page at once where the batch's bound allows
+	// it; a value past the room grows the buffer, or fails, on its own.
+	if err := b.grow(max(min(len(src)-4*present, b.maxData-b.dlen-16), 0) + 16); err != nil {
 		return err
 	}
 	data, at := b.data, b.dlen
@@ -301,6 +325,13 @@ func (c *ColumnReader) readPlainBinary(b *batch, pos, k, present int) error {
 			l := int(binary.LittleEndian.Uint32(src))
 			if l < 0 || l > len(src)-4 {
 				return fmt.Errorf("%w: PLAIN value of %d bytes runs past the page", ErrCorrupt, l)
+			}
+			if l > len(data)-at {
+				b.dlen = at
+				if err := b.grow(l + 16); err != nil {
+					return err
+				}
+				data = b.data
 			}
 			if l <= 16 && len(src) >= 20 && len(data)-at >= 16 {
 				*(*[16]byte)(data[at:]) = *(*[16]byte)(src[4:])

@@ -37,7 +37,7 @@ var (
 // callers branch on: storage, the call's context, a panic or one of this
 // package's sentinels.
 func corruptFile(err error) error {
-	for _, cause := range []error{context.Canceled, context.DeadlineExceeded, fileio.ErrNotFound, fileio.ErrUnavailable,
+	for _, cause := range []error{context.Canceled, context.DeadlineExceeded, fileio.ErrNotFound, fileio.ErrUnavailable, fileio.ErrTooLarge,
 		panics.ErrPanic, ErrUnsupported, ErrInvalidTask, ErrSchemaMismatch, ErrCorruptDeletionVector, ErrCorruptFile} {
 		if errors.Is(err, cause) {
 			return err

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
@@ -148,5 +153,50 @@ func TestReadGivesUpOnStuckStorage(t *testing.T) {
 				t.Fatalf("Read on stuck storage = %v, want context.Canceled", err)
 			}
 		})
+	}
+}
+
+// TestBatchOverWithMaxReadBytesIsRefused reads a file of a few KiB whose
+// DELTA_BYTE_ARRAY page states 300 copies of a 256 KiB string: a batch of
+// them is held whole, so it falls under WithMaxReadBytes like a piece of
+// the file, and over it is fileio.ErrTooLarge naming the file.
+func TestBatchOverWithMaxReadBytesIsRefused(t *testing.T) {
+	t.Parallel()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String, Metadata: fid(1)}}, nil)
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	long := strings.Repeat("x", 256<<10)
+	for range 300 {
+		b.Append(long)
+	}
+	col := b.NewArray()
+	b.Release()
+	rec := array.NewRecordBatch(sc, []arrow.Array{col}, 300)
+	col.Release()
+	defer rec.Release()
+	var buf bytes.Buffer
+	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithEncoding(parquet.Encodings.DeltaByteArray))
+	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() > 1<<20 {
+		t.Fatalf("the file takes %d bytes, not a few KiB", buf.Len())
+	}
+	files := memIO{"bomb.parquet": buf.Bytes()}
+	schema := schemaOf(t, `[{"id":1,"name":"s","required":true,"type":"string"}]`)
+	r := New(files, WithAllocator(checkedAlloc(t)), WithMaxReadBytes(8<<20), WithBatchSize(100))
+	err = r.Read(context.Background(), Scan{Schema: schema}, parquetTask("bomb.parquet"), func(arrow.RecordBatch) error { return nil })
+	if !errors.Is(err, fileio.ErrTooLarge) || !strings.Contains(err.Error(), "bomb.parquet") {
+		t.Fatalf("Read = %v, want fileio.ErrTooLarge naming bomb.parquet", err)
+	}
+	r = New(files, WithAllocator(checkedAlloc(t)), WithMaxReadBytes(8<<20), WithBatchSize(20))
+	if err := r.Read(context.Background(), Scan{Schema: schema}, parquetTask("bomb.parquet"), func(arrow.RecordBatch) error { return nil }); err != nil {
+		t.Fatalf("Read of batches under the bound = %v", err)
 	}
 }

@@ -1,10 +1,12 @@
 package reader
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/pqcodec"
 )
 
@@ -82,6 +84,8 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 		if err != nil {
 			return nil, corruptFile(wrapColumn(s.cfg.path, p, err))
 		}
+		// A batch's strings are held whole, as a piece of the file is.
+		cr.SetMaxBatchBytes(s.cfg.maxRead)
 		s.pages[p] = cr
 		decoded[p.src.col] = true
 		s.count(func(c *counters) { c.chunksDecoded.Add(1) })
@@ -116,8 +120,12 @@ func (s *parquetSource) readPages(p *fieldPlan, n int) (arr arrow.Array, ok bool
 	return arr, true, nil
 }
 
-// wrapColumn names the column and file of a decoding error.
+// wrapColumn names the column and file of a decoding error, a batch over
+// the reader's byte bound as fileio.ErrTooLarge.
 func wrapColumn(path string, p *fieldPlan, err error) error {
+	if errors.Is(err, pqcodec.ErrTooLarge) {
+		return fmt.Errorf("read column %q of %s: %w: %v", p.src.name, path, fileio.ErrTooLarge, err)
+	}
 	return fmt.Errorf("read column %q of %s: %w", p.src.name, path, err)
 }
 
