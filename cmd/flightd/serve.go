@@ -105,7 +105,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.metaCacheBytes, "metadata-cache-bytes", catalog.DefaultMetadataCacheBytes, "memory bound of the cache of parsed table metadata, by metadata file size; least recently used tables go first (0 keeps none)")
 	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
-	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector (0: the formats' own bounds)")
+	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector, a batch's strings of one Parquet column (0: the formats' own bounds)")
 	fs.IntVar(&c.sqlMaxEndpoints, "sql-max-endpoints", flightsql.DefaultMaxEndpoints, "endpoints of a Flight SQL query's plan at most: ADBC's driver opens them all at once (0: the planner's cap, 64)")
 	fs.StringVar(&c.ipcCompression, "ipc-compression", "none", "`CODEC` compressing the Arrow buffers DoGet streams send: none, lz4 or zstd (every Arrow reader decodes them); pays on a slow network, costs server CPU on a fast one")
 	c.writeFlags.flags(fs)
