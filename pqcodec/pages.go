@@ -46,7 +46,8 @@ type pageSource struct {
 	inMemory bool   // win holds the whole chunk
 	win      []byte // bytes from winOff
 	winOff   int64
-	off, end int64 // next unread byte and end of the chunk
+	buf      []byte // win's storage when read from r
+	off, end int64  // next unread byte and end of the chunk
 }
 
 func newPageSource(r io.ReaderAt, chunk []byte, offset, length int64) *pageSource {
@@ -56,9 +57,20 @@ func newPageSource(r io.ReaderAt, chunk []byte, offset, length int64) *pageSourc
 	return &pageSource{r: r, off: offset, end: offset + length}
 }
 
+// readError is a failure of the file's storage, not of the chunk's bytes:
+// it keeps its cause (fileio.ErrUnavailable, a cancelled call) for the
+// caller to act on, and is not marked ErrCorrupt.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+func (e readError) Unwrap() error { return e.err }
+
 // bytesAt returns at least n bytes from the next unread one, or fewer when
 // the chunk ends first, reading more of the file when the window does not
-// hold them.
+// hold them. The window's unread bytes are kept and the read goes on from
+// the first byte not yet read, so every byte of the chunk is read from the
+// file once and in order: a prefetching file (fileio.Prefetch, one GET per
+// announced range on object storage) serves each byte once.
 func (p *pageSource) bytesAt(n int) ([]byte, error) {
 	start := int(p.off - p.winOff)
 	if start >= 0 && start+n <= len(p.win) || p.inMemory {
@@ -67,22 +79,34 @@ func (p *pageSource) bytesAt(n int) ([]byte, error) {
 		}
 		return p.win[start:], nil
 	}
+	var keep []byte
+	if start >= 0 && start < len(p.win) {
+		keep = p.win[start:]
+	}
 	want := int64(max(n, windowBytes))
 	if left := p.end - p.off; want > left {
 		want = left
 	}
-	if cap(p.win) < int(want) {
-		p.win = make([]byte, want)
+	if want < int64(len(keep)) {
+		want = int64(len(keep))
 	}
-	p.win = p.win[:want]
-	got, err := p.r.ReadAt(p.win, p.off)
-	if got < int(want) {
+	if cap(p.buf) < int(want) {
+		grown := make([]byte, want)
+		copy(grown, keep)
+		p.buf = grown
+	} else {
+		copy(p.buf, keep)
+	}
+	win := p.buf[:want]
+	from := p.off + int64(len(keep))
+	got, err := p.r.ReadAt(win[len(keep):], from)
+	if got < len(win)-len(keep) {
 		if err == nil || errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("read column chunk at offset %d: %w", p.off, err)
+		return nil, readError{fmt.Errorf("read column chunk at offset %d: %w", from, err)}
 	}
-	p.winOff = p.off
+	p.win, p.winOff = win, p.off
 	return p.win, nil
 }
 

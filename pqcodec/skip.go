@@ -48,6 +48,9 @@ func (c *ColumnReader) nextPageSkipping(n int) (skipped int, err error) {
 		if errors.Is(err, io.EOF) {
 			return skipped, fmt.Errorf("%w: the chunk ends with %d values still stated", ErrCorrupt, c.valuesLeft)
 		}
+		if errors.As(err, new(readError)) {
+			return skipped, err
+		}
 		if err != nil {
 			return skipped, fmt.Errorf("%w: %v", ErrCorrupt, err)
 		}
