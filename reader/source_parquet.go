@@ -252,6 +252,11 @@ func (s *parquetSource) closeGroup() {
 
 func (s *parquetSource) next(ctx context.Context) (arrow.RecordBatch, int64, error) {
 	for {
+		// Batches that the filter or the page index rule out are not
+		// returned: a file of nothing else must still stop when the call does.
+		if err := ctx.Err(); err != nil {
+			return nil, 0, err
+		}
 		for s.left == 0 {
 			if s.nextGroup == len(s.groups) {
 				return nil, 0, io.EOF
