@@ -70,8 +70,56 @@ func ReadPageIndex(r io.ReaderAt, cc *metadata.ColumnChunkMetaData) (*PageIndex,
 	return &pi, nil
 }
 
+// PageIndexReader returns a ReaderAt for ReadPageIndex on the chunks ccs:
+// the span that holds all their page index structures, read from r in one
+// piece (writers put a row group's indexes side by side, after the row
+// groups), when it is at most 2×MaxPageIndexBytes; r itself otherwise. On
+// object storage that is one request for the lot, not two per chunk.
+func PageIndexReader(r io.ReaderAt, ccs []*metadata.ColumnChunkMetaData) (io.ReaderAt, error) {
+	lo, hi := int64(-1), int64(-1)
+	for _, cc := range ccs {
+		for _, l := range []*metadata.IndexLocation{cc.GetColumnIndexLocation(), cc.GetOffsetIndexLocation()} {
+			if l == nil || l.Offset < 0 || l.Length <= 0 {
+				continue
+			}
+			if lo < 0 || l.Offset < lo {
+				lo = l.Offset
+			}
+			hi = max(hi, l.Offset+int64(l.Length))
+		}
+	}
+	if lo < 0 || hi-lo > 2*MaxPageIndexBytes {
+		return r, nil
+	}
+	b, err := readSpan(r, lo, hi-lo, 2*MaxPageIndexBytes)
+	if err != nil {
+		return nil, fmt.Errorf("page index: %w", err)
+	}
+	return &heldSpan{b: b, off: lo, r: r}, nil
+}
+
+// heldSpan serves reads within the bytes it holds from memory and the
+// others from r.
+type heldSpan struct {
+	b   []byte
+	off int64
+	r   io.ReaderAt
+}
+
+func (h *heldSpan) ReadAt(p []byte, off int64) (int, error) {
+	if off >= h.off && off+int64(len(p)) <= h.off+int64(len(h.b)) {
+		return copy(p, h.b[off-h.off:]), nil
+	}
+	return h.r.ReadAt(p, off)
+}
+
 func readIndex(r io.ReaderAt, off, n int64) ([]byte, error) {
-	if off < 0 || n <= 0 || n > MaxPageIndexBytes {
+	return readSpan(r, off, n, MaxPageIndexBytes)
+}
+
+// readSpan reads n bytes at off, n at most limit.
+func readSpan(r io.ReaderAt, off, n, limit int64) ([]byte, error) {
+	if off < 0 || n <= 0 || n > limit {
 		return nil, fmt.Errorf("%w: %d bytes at offset %d", ErrCorrupt, n, off)
 	}
 	b := make([]byte, n)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -196,4 +197,51 @@ func FuzzPageIndex(f *testing.F) {
 		var pi PageIndex
 		_ = parseColumnIndex(b, &pi)
 	})
+}
+
+// TestPageIndexReaderReadsOnce reads the page indexes of every chunk of
+// a row group through PageIndexReader: one read from the file for all of
+// them, and the same indexes as reading each on its own.
+func TestPageIndexReaderReadsOnce(t *testing.T) {
+	t.Parallel()
+	for seed := range 10 {
+		raw := pageIndexFile(t, rand.New(rand.NewPCG(uint64(seed), 11)), memory.NewGoAllocator())
+		pf, err := file.NewParquetReader(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		md := pf.MetaData()
+		for g := range md.NumRowGroups() {
+			var ccs []*metadata.ColumnChunkMetaData
+			for c := range md.Schema.NumColumns() {
+				cc, err := md.RowGroup(g).ColumnChunk(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ccs = append(ccs, cc)
+			}
+			log := &rangeLog{r: bytes.NewReader(raw)}
+			ir, err := PageIndexReader(log, ccs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, cc := range ccs {
+				got, err := ReadPageIndex(ir, cc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := ReadPageIndex(bytes.NewReader(raw), cc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("seed %d row group %d: the held span gives another index", seed, g)
+				}
+			}
+			if len(log.ranges) != 1 {
+				t.Fatalf("seed %d row group %d: %d reads for %d chunks' indexes, want 1", seed, g, len(log.ranges), len(ccs))
+			}
+		}
+		pf.Close()
+	}
 }

@@ -37,8 +37,10 @@ func (p *rowGroupPruner) excludedRows(r io.ReaderAt, rg *metadata.RowGroupMetaDa
 		col   *schema.Column
 		pages *pqcodec.PageIndex
 	}
-	var cols []indexed
-	bounds := []int64{0, rows}
+	var (
+		cols   []indexed
+		chunks []*metadata.ColumnChunkMetaData
+	)
 	for c := 0; c < rg.NumColumns(); c++ {
 		col := rg.Schema.Column(c)
 		field, ok := p.fields[int(col.SchemaNode().FieldID())]
@@ -49,13 +51,29 @@ func (p *rowGroupPruner) excludedRows(r io.ReaderAt, rg *metadata.RowGroupMetaDa
 		if err != nil {
 			continue
 		}
-		pi, err := pqcodec.ReadPageIndex(r, cc)
+		cols = append(cols, indexed{field: field, col: col})
+		chunks = append(chunks, cc)
+	}
+	if len(cols) == 0 {
+		return nil
+	}
+	// One read for every filter column's index, not two per column.
+	ir, err := pqcodec.PageIndexReader(r, chunks)
+	if err != nil {
+		return nil
+	}
+	bounds := []int64{0, rows}
+	kept := cols[:0]
+	for i, c := range cols {
+		pi, err := pqcodec.ReadPageIndex(ir, chunks[i])
 		if err != nil || pi == nil || pi.FirstRows[len(pi.FirstRows)-1] >= rows {
 			continue
 		}
-		cols = append(cols, indexed{field, col, pi})
+		c.pages = pi
+		kept = append(kept, c)
 		bounds = append(bounds, pi.FirstRows...)
 	}
+	cols = kept
 	if len(cols) == 0 {
 		return nil
 	}
