@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // BenchmarkDecode decodes one column chunk of 1M rows per physical type and
@@ -84,26 +86,16 @@ func benchFile(b *testing.B, dt arrow.DataType, rows, distinct int, dict bool, n
 	sc := arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: nullPct > 0}}, nil)
 	rec := array.NewRecordBatch(sc, []arrow.Array{col}, int64(rows))
 	defer rec.Release()
-	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithCompression(codec), parquet.WithDictionaryDefault(dict),
 		parquet.WithEncoding(enc), parquet.WithMaxRowGroupLength(int64(rows)), parquet.WithDictionaryPageSizeLimit(1<<30))
-	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		b.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
+	raw := testutil.WriteParquet(b, rec, props)
 	var size int64
 	for _, bb := range col.Data().Buffers() {
 		if bb != nil {
 			size += int64(bb.Len())
 		}
 	}
-	return buf.Bytes(), size
+	return raw, size
 }
 
 func benchOurs(b *testing.B, raw []byte, dt arrow.DataType) {

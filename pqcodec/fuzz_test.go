@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // fuzzBase is one real column chunk: the file it came from, its metadata
@@ -80,19 +82,9 @@ func encodedBases(t testing.TB) []fuzzBase {
 			col.Release()
 			props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithEncoding(tc.enc),
 				parquet.WithDataPageVersion(v), parquet.WithDataPageSize(1024), parquet.WithStoreDecimalAsInteger(true))
-			var buf bytes.Buffer
-			w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			raw := testutil.WriteParquet(t, rec, props)
 			rec.Release()
-			pf, err := file.NewParquetReader(bytes.NewReader(buf.Bytes()))
+			pf, err := file.NewParquetReader(bytes.NewReader(raw))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,7 +93,7 @@ func encodedBases(t testing.TB) []fuzzBase {
 			if !slices.Contains(cc.Encodings(), tc.enc) || !Supported(cc, md.Schema.Column(0), tc.dt) {
 				t.Fatalf("%s chunk of %s (%v) is not decoded here", tc.enc, tc.dt, cc.Encodings())
 			}
-			out = append(out, fuzzBase{raw: buf.Bytes(), md: md, col: 0, typ: tc.dt, rows: int(md.RowGroup(0).NumRows())})
+			out = append(out, fuzzBase{raw: raw, md: md, col: 0, typ: tc.dt, rows: int(md.RowGroup(0).NumRows())})
 			pf.Close()
 		}
 	}

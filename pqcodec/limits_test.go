@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // TestMaxBatchBytes reads 300 copies of a 256 KiB string, which
@@ -42,29 +42,9 @@ func TestMaxBatchBytes(t *testing.T) {
 			} else {
 				props = append(props, parquet.WithDictionaryDefault(false), parquet.WithEncoding(enc))
 			}
-			var buf bytes.Buffer
-			w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
+			raw := testutil.WriteParquet(t, rec, parquet.NewWriterProperties(props...))
 			rec.Release()
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			raw := buf.Bytes()
-			pf, err := file.NewParquetReader(bytes.NewReader(raw))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pf.Close()
-			md := pf.MetaData()
-			cc, err := md.RowGroup(0).ColumnChunk(0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			md, cc := firstChunk(t, raw)
 			read := func(bound int64, n int) error {
 				cr, err := NewColumnReader(mem, bytes.NewReader(raw), nil, md, cc, md.Schema.Column(0), arrow.BinaryTypes.String)
 				if err != nil {

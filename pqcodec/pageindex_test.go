@@ -16,6 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // pageIndexFile writes the random columns with a page index and small
@@ -38,18 +40,7 @@ func pageIndexFile(t testing.TB, rng *rand.Rand, mem memory.Allocator) []byte {
 	props := parquet.NewWriterProperties(parquet.WithPageIndexEnabled(true), parquet.WithDataPageSize(int64(64+rng.IntN(4096))),
 		parquet.WithMaxRowGroupLength(int64(200+rng.IntN(3000))), parquet.WithCompression(compress.Codecs.Snappy),
 		parquet.WithDictionaryDefault(rng.IntN(2) == 0), parquet.WithBatchSize(int64(16+rng.IntN(200))), parquet.WithAllocator(mem))
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testutil.WriteParquet(t, rec, props, pqarrow.WithAllocator(mem))
 }
 
 // TestReadPageIndexMatchesArrowGo parses the page index of arrow-go's

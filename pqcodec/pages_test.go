@@ -14,8 +14,26 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
+
+// firstChunk returns the metadata of a file and of its first column chunk.
+func firstChunk(t *testing.T, raw []byte) (*metadata.FileMetaData, *metadata.ColumnChunkMetaData) {
+	t.Helper()
+	pf, err := file.NewParquetReader(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	md := pf.MetaData()
+	cc, err := md.RowGroup(0).ColumnChunk(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return md, cc
+}
 
 // rangeLog is a ReaderAt that records the ranges read, and can fail.
 type rangeLog struct {
@@ -56,31 +74,11 @@ func TestChunkBytesAreReadOnceInOrder(t *testing.T) {
 	sc := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64}}, nil)
 	rec := array.NewRecordBatch(sc, []arrow.Array{col}, rows)
 	col.Release()
-	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithCompression(compress.Codecs.Uncompressed),
 		parquet.WithDataPageSize(300<<10))
-	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
+	raw := testutil.WriteParquet(t, rec, props)
 	rec.Release()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	raw := buf.Bytes()
-	pf, err := file.NewParquetReader(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	md := pf.MetaData()
-	cc, err := md.RowGroup(0).ColumnChunk(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	md, cc := firstChunk(t, raw)
 	read := func(log *rangeLog) error {
 		cr, err := NewColumnReader(mem, log, nil, md, cc, md.Schema.Column(0), arrow.PrimitiveTypes.Int64)
 		if err != nil {
@@ -115,7 +113,7 @@ func TestChunkBytesAreReadOnceInOrder(t *testing.T) {
 		t.Errorf("reads end at %d, the chunk at %d", at, off+n)
 	}
 	unavailable := errors.New("storage unavailable")
-	err = read(&rangeLog{r: bytes.NewReader(raw), fail: unavailable})
+	err := read(&rangeLog{r: bytes.NewReader(raw), fail: unavailable})
 	if !errors.Is(err, unavailable) || errors.Is(err, ErrCorrupt) {
 		t.Errorf("a failing read gave %v, want its cause and not ErrCorrupt", err)
 	}

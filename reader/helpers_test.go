@@ -19,6 +19,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -79,19 +80,8 @@ func writeParquet(t *testing.T, sc *arrow.Schema, rowsJSON string, rowGroup int6
 
 func writeRecord(t *testing.T, rec arrow.RecordBatch, rowGroup int64, opts ...pqarrow.WriterOption) []byte {
 	t.Helper()
-	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(rowGroup), parquet.WithStoreDecimalAsInteger(true))
-	w, err := pqarrow.NewFileWriter(rec.Schema(), &buf, props, pqarrow.NewArrowWriterProperties(opts...))
-	if err != nil {
-		t.Fatalf("parquet writer: %v", err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatalf("write parquet: %v", err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatalf("close parquet: %v", err)
-	}
-	return buf.Bytes()
+	return testutil.WriteParquet(t, rec, props, opts...)
 }
 
 func parquetTask(path string) *iceflightv1.Task {

@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -14,10 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
+	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -173,25 +172,15 @@ func TestBatchOverWithMaxReadBytesIsRefused(t *testing.T) {
 	rec := array.NewRecordBatch(sc, []arrow.Array{col}, 300)
 	col.Release()
 	defer rec.Release()
-	var buf bytes.Buffer
 	props := parquet.NewWriterProperties(parquet.WithDictionaryDefault(false), parquet.WithEncoding(parquet.Encodings.DeltaByteArray))
-	w, err := pqarrow.NewFileWriter(sc, &buf, props, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
+	raw := testutil.WriteParquet(t, rec, props)
+	if len(raw) > 1<<20 {
+		t.Fatalf("the file takes %d bytes, not a few KiB", len(raw))
 	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if buf.Len() > 1<<20 {
-		t.Fatalf("the file takes %d bytes, not a few KiB", buf.Len())
-	}
-	files := memIO{"bomb.parquet": buf.Bytes()}
+	files := memIO{"bomb.parquet": raw}
 	schema := schemaOf(t, `[{"id":1,"name":"s","required":true,"type":"string"}]`)
 	r := New(files, WithAllocator(checkedAlloc(t)), WithMaxReadBytes(8<<20), WithBatchSize(100))
-	err = r.Read(context.Background(), Scan{Schema: schema}, parquetTask("bomb.parquet"), func(arrow.RecordBatch) error { return nil })
+	err := r.Read(context.Background(), Scan{Schema: schema}, parquetTask("bomb.parquet"), func(arrow.RecordBatch) error { return nil })
 	if !errors.Is(err, fileio.ErrTooLarge) || !strings.Contains(err.Error(), "bomb.parquet") {
 		t.Fatalf("Read = %v, want fileio.ErrTooLarge naming bomb.parquet", err)
 	}

@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
@@ -9,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/internal/testutil"
@@ -40,19 +38,8 @@ func lateFile(t *testing.T, rows, group int, props ...parquet.WriterProperty) []
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	var buf bytes.Buffer
 	props = append(props, parquet.WithMaxRowGroupLength(int64(group)))
-	w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(props...), pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testutil.WriteParquet(t, rec, parquet.NewWriterProperties(props...))
 }
 
 // TestLateMaterialisation reads residual filters with the filter's
