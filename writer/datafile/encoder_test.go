@@ -127,11 +127,17 @@ func sameContent(t *testing.T, mem memory.Allocator, a, b []byte) string {
 	if !array.TableEqual(ta, tb) {
 		return "rows differ"
 	}
-	da, err := describeContent(a)
+	return sameDescription(a, b, describeContent)
+}
+
+// sameDescription returns "" when describe says the same of files a and
+// b, else both descriptions.
+func sameDescription(a, b []byte, describe func([]byte) (string, error)) string {
+	da, err := describe(a)
 	if err != nil {
 		return err.Error()
 	}
-	db, err := describeContent(b)
+	db, err := describe(b)
 	if err != nil {
 		return err.Error()
 	}
@@ -250,18 +256,7 @@ func sameParquet(a, b []byte) string {
 		}
 		return sb.String(), nil
 	}
-	da, err := describe(a)
-	if err != nil {
-		return err.Error()
-	}
-	db, err := describe(b)
-	if err != nil {
-		return err.Error()
-	}
-	if da != db {
-		return "footers:\n" + da + "\nvs\n" + db
-	}
-	return ""
+	return sameDescription(a, b, describe)
 }
 
 func testWriterProps(mem memory.Allocator) *parquet.WriterProperties {
