@@ -1,6 +1,7 @@
 package pqcodec
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -60,6 +61,8 @@ type ColumnReader struct {
 	lens      []uint32 // DELTA_BYTE_ARRAY suffix lengths of a run
 	prev      []byte   // DELTA_BYTE_ARRAY: the page's last value read
 	fixed     []uint64 // encoded decimals of a run, before they are widened
+
+	nest *nesting // a nested leaf's levels (levels.go); nil for a flat column
 }
 
 // page is the state of the open data page.
@@ -85,6 +88,13 @@ func NewColumnReader(mem memory.Allocator, r io.ReaderAt, chunk []byte, md *meta
 	if !Supported(cc, col, out) {
 		return nil, fmt.Errorf("column %s: chunk of %s as %s is not decoded here", col.Path(), col.PhysicalType(), out)
 	}
+	return newColumnReader(mem, r, chunk, md, cc, col, out)
+}
+
+// newColumnReader is NewColumnReader once the chunk is known to be
+// covered, flat or nested.
+func newColumnReader(mem memory.Allocator, r io.ReaderAt, chunk []byte, md *metadata.FileMetaData,
+	cc *metadata.ColumnChunkMetaData, col *schema.Column, out arrow.DataType) (*ColumnReader, error) {
 	c := &ColumnReader{mem: mem, out: out, values: out, phys: col.PhysicalType(), maxDef: col.MaxDefinitionLevel(), codec: cc.Compression()}
 	if d, ok := out.(*arrow.DictionaryType); ok {
 		c.dictOut, c.values = true, d.ValueType
@@ -168,62 +178,85 @@ func (c *ColumnReader) openDataPage(h pageHeader, body []byte) error {
 	}
 	n := int(h.numValues)
 	c.page = page{left: n, enc: h.encoding}
+	// levels is a v2 page's level sections, which are never compressed;
+	// a v1 page's levels lead its (decompressed) values.
 	var levels, values []byte
-	levelsDone := false
 	if h.typ == pageDataV2 {
-		if h.repLen != 0 {
+		if h.repLen != 0 && c.nest == nil {
 			return fmt.Errorf("repetition levels (%d bytes) in a flat column", h.repLen)
 		}
-		if h.defLen < 0 || int(h.defLen) > len(body) || int(h.defLen) > int(h.uncompressedSize) {
-			return fmt.Errorf("definition levels of %d bytes in a page of %d", h.defLen, len(body))
+		ll := int64(h.repLen) + int64(h.defLen)
+		if h.repLen < 0 || h.defLen < 0 || ll > int64(len(body)) || ll > int64(h.uncompressedSize) {
+			return fmt.Errorf("levels of %d+%d bytes in a page of %d", h.repLen, h.defLen, len(body))
 		}
-		levels, values = body[:h.defLen], body[h.defLen:]
+		levels, values = body[:ll], body[ll:]
 		if h.isCompressed {
 			var err error
-			if values, err = c.decompress(values, int(h.uncompressedSize-h.defLen)); err != nil {
+			if values, err = c.decompress(values, int(int64(h.uncompressedSize)-ll)); err != nil {
 				return err
 			}
-		} else if len(values) != int(h.uncompressedSize-h.defLen) {
-			return fmt.Errorf("uncompressed page holds %d bytes, its header says %d", len(values), h.uncompressedSize-h.defLen)
+		} else if int64(len(values)) != int64(h.uncompressedSize)-ll {
+			return fmt.Errorf("uncompressed page holds %d bytes, its header says %d", len(values), int64(h.uncompressedSize)-ll)
 		}
 	} else {
-		data, err := c.decompress(body, int(h.uncompressedSize))
-		if err != nil {
+		var err error
+		if values, err = c.decompress(body, int(h.uncompressedSize)); err != nil {
 			return err
-		}
-		values = data
-		if c.maxDef > 0 {
-			switch h.defEnc {
-			case encRLE:
-				if len(data) < 4 {
-					return errors.New("definition levels' length runs past the page")
-				}
-				l := int(uint32(data[0]) | uint32(data[1])<<8 | uint32(data[2])<<16 | uint32(data[3])<<24)
-				if l < 0 || l > len(data)-4 {
-					return fmt.Errorf("definition levels of %d bytes in a page of %d", l, len(data))
-				}
-				levels, values = data[4:4+l], data[4+l:]
-			case encBitPacked:
-				l := (n + 7) / 8
-				if l > len(data) {
-					return errors.New("bit-packed definition levels run past the page")
-				}
-				if err := c.bitPackedValidity(data[:l], n); err != nil {
-					return err
-				}
-				values, levelsDone = data[l:], true
-			default:
-				return fmt.Errorf("definition levels in encoding %d", h.defEnc)
-			}
 		}
 	}
 	c.valuesLeft -= int64(n)
-	if c.maxDef > 0 && !levelsDone {
+	if c.nest != nil {
+		var err error
+		if values, err = c.openLevels(h, n, levels, values); err != nil {
+			return err
+		}
+		return c.openValues(values)
+	}
+	if c.maxDef == 0 {
+		return c.openValues(values)
+	}
+	if h.typ == pageDataV2 {
 		if err := c.rleValidity(levels, n); err != nil {
 			return err
 		}
+		return c.openValues(values)
+	}
+	switch h.defEnc {
+	case encRLE:
+		l, err := levelsLength(values)
+		if err != nil {
+			return err
+		}
+		if err := c.rleValidity(values[4:4+l], n); err != nil {
+			return err
+		}
+		values = values[4+l:]
+	case encBitPacked:
+		l := (n + 7) / 8
+		if l > len(values) {
+			return errors.New("bit-packed definition levels run past the page")
+		}
+		if err := c.bitPackedValidity(values[:l], n); err != nil {
+			return err
+		}
+		values = values[l:]
+	default:
+		return fmt.Errorf("definition levels in encoding %d", h.defEnc)
 	}
 	return c.openValues(values)
+}
+
+// levelsLength reads the 4-byte little-endian length that leads a v1
+// page's RLE levels, checked against the bytes that follow it.
+func levelsLength(data []byte) (int, error) {
+	if len(data) < 4 {
+		return 0, errors.New("levels' length runs past the page")
+	}
+	l := int(binary.LittleEndian.Uint32(data))
+	if l < 0 || l > len(data)-4 {
+		return 0, fmt.Errorf("levels of %d bytes in a page of %d", l, len(data))
+	}
+	return l, nil
 }
 
 // rleValidity decodes a page's definition levels into its validity bits,

@@ -10,6 +10,13 @@
 // that chunk with arrow-go's pqarrow instead; nothing here falls back on its
 // own.
 //
+// Nested columns (under structs, lists and maps) are read a top-level
+// field at a time by [FieldReader]: each leaf chunk's definition and
+// repetition levels, RLE-hybrid or BIT_PACKED, place its values in value
+// slots that the same value decoders fill, and the lists and structs
+// above are built from the levels as pqarrow builds them.
+// [FieldSupported] reports, per field and row group, what it covers.
+//
 // Every size a file states (page sizes, value counts, bit widths, varints,
 // dictionary indices, delta block sizes, prefix and suffix lengths) is
 // checked against what the chunk can hold before it sizes an allocation or

@@ -73,7 +73,7 @@ func (c *ColumnReader) nextPageSkipping(n int) (skipped int, err error) {
 			if err := c.openDataPage(h, body); err != nil {
 				return skipped, fmt.Errorf("%w: data page: %v", ErrCorrupt, err)
 			}
-			if c.page.left > 0 {
+			if c.page.left > 0 || c.nest != nil && len(c.nest.def) > 0 {
 				return skipped, nil
 			}
 		default:

@@ -26,6 +26,12 @@ func Supported(cc *metadata.ColumnChunkMetaData, col *schema.Column, out arrow.D
 	if col.MaxRepetitionLevel() != 0 || col.MaxDefinitionLevel() > 1 {
 		return false
 	}
+	return chunkSupported(cc, col, out)
+}
+
+// chunkSupported is Supported without its bound on the column's levels:
+// the codec, encodings and layout of a chunk of a flat or nested column.
+func chunkSupported(cc *metadata.ColumnChunkMetaData, col *schema.Column, out arrow.DataType) bool {
 	if cc.CryptoMetadata() != nil || !supportedCodec(cc.Compression()) {
 		return false
 	}

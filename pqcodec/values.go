@@ -35,39 +35,59 @@ func (c *ColumnReader) newBatch(n int) (*batch, error) {
 	if n < 0 || int64(n) > c.valuesLeft+int64(c.page.left) {
 		return nil, fmt.Errorf("%w: %d values asked of a chunk with %d left", ErrCorrupt, n, c.valuesLeft+int64(c.page.left))
 	}
-	b := &batch{n: n, maxData: c.maxBatchBytes()}
+	b := &batch{maxData: c.maxBatchBytes()}
 	if c.maxDef > 0 {
 		b.validBuf = memory.NewResizableBuffer(c.mem)
-		b.validBuf.Resize(int(bitutil.BytesForBits(int64(n))))
-		b.valid = b.validBuf.Bytes()
-		clear(b.valid)
 	}
 	switch {
-	case c.dictOut:
-		b.valsBuf = newBuffer(c.mem, 4*n)
-	case c.kind == kindFixed, c.kind == kindDecimal:
-		b.valsBuf = newBuffer(c.mem, c.width*n)
-	case c.kind == kindBool:
-		b.valsBuf = newBuffer(c.mem, int(bitutil.BytesForBits(int64(n))))
-		clear(b.valsBuf.Bytes())
+	case c.dictOut, c.kind == kindFixed, c.kind == kindDecimal, c.kind == kindBool:
+		b.valsBuf = memory.NewResizableBuffer(c.mem)
 	default:
-		b.offsBuf = newBuffer(c.mem, 4*(n+1))
-		b.offs = arrow.Int32Traits.CastFromBytes(b.offsBuf.Bytes())
-		b.offs[0] = 0
+		b.offsBuf = memory.NewResizableBuffer(c.mem)
 		b.dataBuf = memory.NewResizableBuffer(c.mem)
 		b.dataBuf.Reserve(min(max(c.avgBinary, 8)*n, b.maxData))
 		b.data = b.dataBuf.Buf()
 	}
-	if b.valsBuf != nil {
-		b.vals = b.valsBuf.Bytes()
-	}
+	b.resize(c, n)
 	return b, nil
 }
 
-func newBuffer(mem memory.Allocator, size int) *memory.Buffer {
-	b := memory.NewResizableBuffer(mem)
-	b.Resize(size)
-	return b
+// resize makes the batch n values long, keeping the values it holds: a
+// nested leaf's batch learns its length a page at a time. Validity bits
+// and booleans past the kept values are cleared, as every byte a result
+// holds is written here.
+func (b *batch) resize(c *ColumnReader, n int) {
+	old := b.n
+	b.n = n
+	if b.validBuf != nil {
+		keep := int(bitutil.BytesForBits(int64(old)))
+		b.validBuf.Resize(int(bitutil.BytesForBits(int64(n))))
+		b.valid = b.validBuf.Bytes()
+		if keep < len(b.valid) {
+			clear(b.valid[keep:])
+		}
+	}
+	switch {
+	case c.dictOut:
+		b.valsBuf.Resize(4 * n)
+	case c.kind == kindFixed, c.kind == kindDecimal:
+		b.valsBuf.Resize(c.width * n)
+	case c.kind == kindBool:
+		keep := int(bitutil.BytesForBits(int64(old)))
+		b.valsBuf.Resize(int(bitutil.BytesForBits(int64(n))))
+		if vals := b.valsBuf.Bytes(); keep < len(vals) {
+			clear(vals[keep:])
+		}
+	default:
+		b.offsBuf.Resize(4 * (n + 1))
+		b.offs = arrow.Int32Traits.CastFromBytes(b.offsBuf.Bytes())
+		if old == 0 {
+			b.offs[0] = 0
+		}
+	}
+	if b.valsBuf != nil {
+		b.vals = b.valsBuf.Bytes()
+	}
 }
 
 func (b *batch) release() {
