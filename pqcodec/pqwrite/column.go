@@ -62,6 +62,10 @@ type ColumnWriter struct {
 	dictB       *bytesDict
 	fellBack    bool // PLAIN after dictionary pages
 	dictWritten bool
+	// dictLen is how many entries the dictionary held when the chunk let
+	// it go (closed or fell back): the next chunk of the column sizes its
+	// table by it.
+	dictLen int
 
 	// The open page: its definition levels, and its values as dictionary
 	// indices, PLAIN bytes or (booleans) one byte each.
@@ -85,8 +89,11 @@ type ColumnWriter struct {
 	compBuf   []byte
 }
 
+// newColumnWriter returns a writer of a chunk of descr; dictHint is the
+// number of entries the column's dictionary is expected to reach (the
+// last chunk's), which sizes its table so that it seldom grows.
 func newColumnWriter(descr *schema.Column, dt arrow.DataType, pager file.PageWriter, meta *metadata.ColumnChunkMetaDataBuilder,
-	props *parquet.WriterProperties, comp *compressor) (*ColumnWriter, error) {
+	props *parquet.WriterProperties, comp *compressor, dictHint int) (*ColumnWriter, error) {
 	k, err := kindOf(descr, dt)
 	if err != nil {
 		return nil, err
@@ -98,13 +105,13 @@ func newColumnWriter(descr *schema.Column, dt arrow.DataType, pager file.PageWri
 	if k != kindBool && props.DictionaryEnabledFor(descr.Path()) {
 		switch k {
 		case kindInt32, kindFloat32:
-			w.dict4 = newFixedDict[uint32]()
+			w.dict4 = newFixedDict[uint32](dictHint)
 			w.dict = w.dict4
 		case kindInt64, kindFloat64:
-			w.dict8 = newFixedDict[uint64]()
+			w.dict8 = newFixedDict[uint64](dictHint)
 			w.dict = w.dict8
 		default:
-			w.dictB = newBytesDict(k != kindBytes)
+			w.dictB = newBytesDict(k != kindBytes, dictHint)
 			w.dict = w.dictB
 		}
 	}
@@ -178,14 +185,22 @@ func (w *ColumnWriter) writeBatch(v *view, off, n int) {
 		w.stats.bools(w.bools[start:])
 		w.pageRaw = int64(len(w.bools) / 8)
 	case kindInt32, kindFloat32:
-		vals := writeFixed(w, gather(v, off, n, &w.scratch32), w.dict4)
+		present := gather(v, off, n, &w.scratch32)
+		if w.kind == kindFloat32 {
+			countNaNs(&w.stats, asFloat32(present))
+		}
+		vals := writeFixed(w, present, w.dict4)
 		if w.kind == kindInt32 {
 			w.stats.int32s(asInt32(vals))
 		} else {
 			w.stats.float32s(asFloat32(vals))
 		}
 	case kindInt64, kindFloat64:
-		vals := writeFixed(w, gather(v, off, n, &w.scratch64), w.dict8)
+		present := gather(v, off, n, &w.scratch64)
+		if w.kind == kindFloat64 {
+			countNaNs(&w.stats, asFloat64(present))
+		}
+		vals := writeFixed(w, present, w.dict8)
 		if w.kind == kindInt64 {
 			w.stats.int64s(asInt64(vals))
 		} else {
@@ -275,6 +290,7 @@ func (w *ColumnWriter) writeFixed(v *view, off, n int) {
 // whole chunk is PLAIN. The open page is re-encoded PLAIN from its
 // indices.
 func (w *ColumnWriter) fallback() error {
+	w.dictLen = w.dict.len()
 	w.plain = w.dict.appendPlainOf(w.plain[:0], w.idx)
 	w.idx = w.idx[:0]
 	if len(w.pages) > 0 {
@@ -400,6 +416,9 @@ func (w *ColumnWriter) Close() error {
 	w.closed = true
 	if err := w.cutPage(); err != nil {
 		return fmt.Errorf("column %s: %w", w.descr.Path(), err)
+	}
+	if w.dict != nil {
+		w.dictLen = w.dict.len()
 	}
 	if w.dict != nil && (len(w.pages) > 0 || w.rows > 0) {
 		if err := w.flushDictionary(); err != nil {

@@ -18,8 +18,23 @@ import (
 // (Knuth's multiplicative hashing).
 const hashMul = 0x9E3779B97F4A7C15
 
-// minSlots is the initial table size; tables double at half load.
-const minSlots = 1 << 10
+// Tables double at half load, from minSlots or the size a hint asks for,
+// up to maxHintSlots: a hint sizes a table only as far as a dictionary
+// page within any sane size limit reaches.
+const (
+	minSlots     = 1 << 10
+	maxHintSlots = 1 << 22
+)
+
+// tableSize returns the slots for a dictionary of about hint entries,
+// with the shift that maps a 64-bit hash onto them.
+func tableSize(hint int) (slots int, shift uint) {
+	slots, shift = minSlots, 64-10
+	for slots < maxHintSlots && slots < 2*(hint+1) {
+		slots, shift = 2*slots, shift-1
+	}
+	return slots, shift
+}
 
 // fixedSlot is a table slot: the key and its index plus one (0: empty).
 type fixedSlot[K uint32 | uint64] struct {
@@ -36,8 +51,9 @@ type fixedDict[K uint32 | uint64] struct {
 	keys  []K // the entries in index order
 }
 
-func newFixedDict[K uint32 | uint64]() *fixedDict[K] {
-	return &fixedDict[K]{slots: make([]fixedSlot[K], minSlots), shift: 64 - 10}
+func newFixedDict[K uint32 | uint64](hint int) *fixedDict[K] {
+	n, shift := tableSize(hint)
+	return &fixedDict[K]{slots: make([]fixedSlot[K], n), shift: shift, keys: make([]K, 0, min(hint, n/2))}
 }
 
 // insert appends the index of each of vals to out, adding new values.
@@ -151,8 +167,10 @@ type bytesDict struct {
 	size  int // PLAIN size of the entries
 }
 
-func newBytesDict(fixed bool) *bytesDict {
-	return &bytesDict{slots: make([]bytesSlot, minSlots), shift: 64 - 10, seed: maphash.MakeSeed(), fixed: fixed}
+func newBytesDict(fixed bool, hint int) *bytesDict {
+	n, shift := tableSize(hint)
+	return &bytesDict{slots: make([]bytesSlot, n), shift: shift, seed: maphash.MakeSeed(), fixed: fixed,
+		ends: make([]uint32, 0, min(hint, n/2))}
 }
 
 func (d *bytesDict) entry(i uint32) []byte {

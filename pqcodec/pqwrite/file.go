@@ -44,9 +44,14 @@ type FileWriter struct {
 	comp   *compressor
 	group  *RowGroupWriter
 	groups int
-	footer *metadata.FileMetaData
-	err    error
-	closed bool
+	// dictLens holds, per leaf, the entries its last chunk's dictionary
+	// reached, to size the next one's table: row groups of one file tend
+	// to have as many distinct values as each other.
+	dictLens []int
+	bounds   []Bounds // per leaf, over the row groups closed
+	footer   *metadata.FileMetaData
+	err      error
+	closed   bool
 }
 
 // NewFileWriter starts a Parquet file of schema sc on w. types has one
@@ -85,7 +90,7 @@ func NewFileWriter(w io.Writer, sc *schema.Schema, props *parquet.WriterProperti
 		}
 	}
 	f := &FileWriter{sink: &tellWriter{w: w}, schema: sc, props: props, types: types, comp: comp,
-		meta: metadata.NewFileMetadataBuilder(sc, props, kv)}
+		meta: metadata.NewFileMetadataBuilder(sc, props, kv), dictLens: make([]int, len(types)), bounds: make([]Bounds, len(types))}
 	if _, err := f.sink.Write(magic); err != nil {
 		return nil, fmt.Errorf("parquet writer: %w", err)
 	}
@@ -131,7 +136,7 @@ func (f *FileWriter) AppendRowGroup() (*RowGroupWriter, error) {
 			g.theirs[i] = file.NewColumnChunkWriter(cm, pager, f.props)
 			continue
 		}
-		if g.ours[i], err = newColumnWriter(cm.Descr(), f.types[i], pager, cm, f.props, f.comp); err != nil {
+		if g.ours[i], err = newColumnWriter(cm.Descr(), f.types[i], pager, cm, f.props, f.comp, f.dictLens[i]); err != nil {
 			return nil, f.fail(fmt.Errorf("parquet writer: %w", err))
 		}
 	}
@@ -196,6 +201,12 @@ func (f *FileWriter) closeGroup() error {
 	if err := g.close(); err != nil {
 		return f.fail(fmt.Errorf("parquet writer: %w", err))
 	}
+	for i, w := range g.ours {
+		if w != nil {
+			f.dictLens[i] = w.dictLen
+			f.bounds[i].merge(w.stats.chunkBounds(w.kind))
+		}
+	}
 	return nil
 }
 
@@ -252,6 +263,15 @@ func (f *FileWriter) FileMetadata() (*metadata.FileMetaData, error) {
 		return f.footer, nil
 	}
 	return f.meta.Snapshot()
+}
+
+// Bounds returns the Bounds of leaf column i over the row groups closed so
+// far, every one after Close; they are empty for a column arrow-go writes.
+func (f *FileWriter) Bounds(i int) Bounds {
+	if i < 0 || i >= len(f.bounds) {
+		return Bounds{}
+	}
+	return f.bounds[i]
 }
 
 // NumRowGroups returns the row groups started so far.

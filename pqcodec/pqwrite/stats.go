@@ -26,6 +26,12 @@ type chunkStats struct {
 	fmin, fmax float64 // float, double (float32 converts exactly)
 	bmin, bmax bool
 	min, max   []byte // owned copies
+
+	// For Bounds: the NaNs among the values, and which zeros
+	// were seen in a batch whose least or greatest value was a zero (the
+	// only batches where a zero can be the chunk's bound).
+	nans             int64
+	negZero, posZero bool
 }
 
 func (s *chunkStats) int32s(vals []int32) {
@@ -74,6 +80,9 @@ func (s *chunkStats) float32s(vals []float32) {
 		}
 	}
 	if lo <= hi {
+		if lo == 0 || hi == 0 {
+			zeroSigns(s, vals)
+		}
 		s.floats(float64(lo), float64(hi))
 	}
 }
@@ -89,7 +98,35 @@ func (s *chunkStats) float64s(vals []float64) {
 		}
 	}
 	if lo <= hi {
+		if lo == 0 || hi == 0 {
+			zeroSigns(s, vals)
+		}
 		s.floats(lo, hi)
+	}
+}
+
+// countNaNs adds the NaNs of vals, every present value of a batch (the
+// bounds see only those new to the dictionary), to the count.
+func countNaNs[F float32 | float64](s *chunkStats, vals []F) {
+	n := 0
+	for _, v := range vals {
+		if v != v {
+			n++
+		}
+	}
+	s.nans += int64(n)
+}
+
+// zeroSigns records which zeros vals holds.
+func zeroSigns[F float32 | float64](s *chunkStats, vals []F) {
+	for _, v := range vals {
+		if v == 0 {
+			if math.Signbit(float64(v)) {
+				s.negZero = true
+			} else {
+				s.posZero = true
+			}
+		}
 	}
 }
 
