@@ -14,9 +14,6 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
-	"golang.org/x/sync/errgroup"
-
-	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/pqcodec/pqwrite"
 )
 
@@ -45,13 +42,18 @@ type encoder struct {
 	pw  *file.Writer
 	rgw file.BufferedRowGroupWriter
 
-	paths   [][]leafPath // per top-level column, its leaves in order
-	mem     memory.Allocator
-	props   pqarrow.ArrowWriterProperties
-	workers int
-	open    bool  // a row group is open
-	rows    int64 // rows in the open row group
-	maxRows int64
+	paths  [][]leafPath // per top-level column, its leaves in order
+	mem    memory.Allocator
+	props  pqarrow.ArrowWriterProperties
+	lanes  *lanes
+	leaves int // leaf columns: the lanes before the data metrics ones
+	// firstLeaf is, per top-level column, the index of its first leaf;
+	// ours, per leaf, whether pqwrite encodes it.
+	firstLeaf []int
+	ours      []bool
+	open      bool  // a row group is open
+	rows      int64 // rows in the open row group
+	maxRows   int64
 }
 
 // levelScratch holds a task's level buffers. The column writer copies the
@@ -71,10 +73,10 @@ func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterPrope
 	if err != nil {
 		return nil, fmt.Errorf("parquet schema: %w", err)
 	}
-	e := &encoder{mem: mem, props: arrowProps, workers: workers, maxRows: props.MaxRowGroupLength()}
-	if e.workers <= 0 {
-		e.workers = runtime.GOMAXPROCS(0)
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
+	e := &encoder{mem: mem, props: arrowProps, lanes: newLanes(workers, batchesInFlight), maxRows: props.MaxRowGroupLength()}
 	// ours holds, per leaf, its Arrow type when pqwrite encodes it: a
 	// top-level column of a type it covers.
 	ours := make([]arrow.DataType, 0, pqSchema.NumColumns())
@@ -82,6 +84,7 @@ func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterPrope
 	for _, f := range schema.Fields() {
 		ps := leafPaths(f)
 		e.paths = append(e.paths, ps)
+		e.firstLeaf = append(e.firstLeaf, leaves)
 		for j, p := range ps {
 			if leaves+j >= pqSchema.NumColumns() {
 				break
@@ -96,9 +99,11 @@ func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterPrope
 				dt = f.Type
 			}
 			ours = append(ours, dt)
+			e.ours = append(e.ours, dt != nil)
 		}
 		leaves += len(ps)
 	}
+	e.leaves = leaves
 	if leaves != pqSchema.NumColumns() {
 		return nil, fmt.Errorf("parquet schema has %d leaf columns, the Arrow schema %d", pqSchema.NumColumns(), leaves)
 	}
@@ -114,8 +119,15 @@ func newEncoder(schema *arrow.Schema, sink io.Writer, props *parquet.WriterPrope
 	return e, nil
 }
 
+// batchesInFlight bounds the batches an encoder holds while it encodes
+// them: the caller's slices of at most sliceRows rows, so a few MiB each.
+const batchesInFlight = 4
+
 // newRowGroup flushes the open row group, if any, and starts another.
 func (e *encoder) newRowGroup() error {
+	if err := e.lanes.wait(); err != nil {
+		return err
+	}
 	var err error
 	if e.fw != nil {
 		e.grp, err = e.fw.AppendRowGroup()
@@ -129,10 +141,13 @@ func (e *encoder) newRowGroup() error {
 	return nil
 }
 
-// write encodes rec into the open row group (the first batch starts one),
-// cutting it where a group reaches the writer properties' row limit as
-// pqarrow's WriteBuffered does, and runs also beside the encoding on the
-// same goroutines.
+// write hands rec to the open row group's column lanes (the first batch
+// starts a group), cutting it where a group reaches the writer
+// properties' row limit as pqarrow's WriteBuffered does, and runs also
+// beside the encoding in lanes of their own: also[i] after the also[i] of
+// earlier batches. It returns before rec is encoded, holding a reference
+// to it; an error of an earlier batch's encoding is returned by a later
+// write, newRowGroup or close.
 func (e *encoder) write(rec arrow.RecordBatch, also ...func() error) error {
 	if !e.open {
 		if err := e.newRowGroup(); err != nil {
@@ -150,7 +165,8 @@ func (e *encoder) write(rec arrow.RecordBatch, also ...func() error) error {
 			part = rec.NewSlice(off, off+size)
 			defer part.Release()
 		}
-		if err := e.writeGroup(part, also); err != nil {
+		// also reads rec's columns, which the first part's tasks hold.
+		if err := e.writeGroup(part, rec, also); err != nil {
 			return err
 		}
 		also = nil
@@ -159,12 +175,13 @@ func (e *encoder) write(rec arrow.RecordBatch, also ...func() error) error {
 	return nil
 }
 
-// writeGroup encodes rec, which fits the open row group.
-func (e *encoder) writeGroup(rec arrow.RecordBatch, also []func() error) error {
+// writeGroup queues rec, which fits the open row group, for encoding, and
+// also, which reads whole.
+func (e *encoder) writeGroup(rec, whole arrow.RecordBatch, also []func() error) error {
 	for _, c := range rec.Columns() {
 		countNulls(c)
 	}
-	tasks := also
+	tasks := make([]func() error, 0, e.leaves+len(also))
 	leaf := 0
 	for i, ps := range e.paths {
 		for j := range ps {
@@ -172,7 +189,21 @@ func (e *encoder) writeGroup(rec arrow.RecordBatch, also []func() error) error {
 			leaf++
 		}
 	}
-	if err := run(e.workers, tasks); err != nil {
+	tasks = append(tasks, also...)
+	held := []arrow.RecordBatch{rec}
+	if len(also) > 0 && whole != rec {
+		held = append(held, whole)
+	}
+	release := func() {
+		for _, r := range held {
+			r.Release()
+		}
+	}
+	for _, r := range held {
+		r.Retain()
+	}
+	if err := e.lanes.submit(tasks, release); err != nil {
+		release()
 		return err
 	}
 	e.rows += rec.NumRows()
@@ -227,38 +258,41 @@ func (e *encoder) leafTask(col arrow.Array, p *leafPath, idx int) func() error {
 	}
 }
 
-// run runs tasks on up to workers goroutines and returns the first error;
-// a panic in a task is returned as an error rather than ending the
-// process.
-func run(workers int, tasks []func() error) error {
-	if workers <= 1 || len(tasks) <= 1 {
-		for _, t := range tasks {
-			if err := panics.Func("encode parquet", t)(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for _, t := range tasks {
-		g.Go(panics.Func("encode parquet", t))
-	}
-	return g.Wait()
-}
-
-// close flushes the open row group and writes the footer; it closes the
-// sink if it is an io.Closer.
+// close waits for the batches being encoded, flushes the open row group
+// and writes the footer; it closes the sink if it is an io.Closer. After
+// an encoding error it still closes, to free the writer's buffers, and
+// returns that error.
 func (e *encoder) close() error {
+	if err := e.lanes.wait(); err != nil {
+		if e.fw != nil {
+			_ = e.fw.Close()
+		} else {
+			_ = e.pw.Close()
+		}
+		return err
+	}
 	if e.fw != nil {
 		return e.fw.Close()
 	}
 	return e.pw.Close()
 }
 
+// hasBounds reports whether pqwrite encodes top-level column i, a
+// primitive one, and so collects its pqwrite.Bounds.
+func (e *encoder) hasBounds(i int) bool {
+	return e.fw != nil && i < len(e.paths) && len(e.paths[i]) == 1 && e.ours[e.firstLeaf[i]]
+}
+
+// bounds returns the pqwrite.Bounds of top-level column i, of which
+// hasBounds holds, over the whole file after close.
+func (e *encoder) bounds(i int) pqwrite.Bounds { return e.fw.Bounds(e.firstLeaf[i]) }
+
 // metadata returns the file's footer as written (after close) or as it
 // stands.
 func (e *encoder) metadata() (*metadata.FileMetaData, error) {
+	if err := e.lanes.wait(); err != nil {
+		return nil, err
+	}
 	if e.fw != nil {
 		return e.fw.FileMetadata()
 	}

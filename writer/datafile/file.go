@@ -37,6 +37,7 @@ type parquetFile struct {
 	enc      *encoder
 	floats   map[int]*dataMetrics
 	fields   []iceberg.NestedField
+	walked   []int // the top-level columns whose data metrics walkData takes
 	rowGroup int64 // bytes at which a row group is cut
 	lastUse  int64
 	// buffered estimates the Arrow bytes in the open row group, which the
@@ -63,8 +64,16 @@ func openParquet(ctx context.Context, fio fileio.FileIO, location string, schema
 		_ = wc.Close()
 		return nil, fmt.Errorf("create data file %s: %w", location, err)
 	}
-	return &parquetFile{location: location, wc: wc, cancel: cancel, sink: sink, enc: enc,
-		floats: newDataMetrics(fields), fields: fields, rowGroup: cfg.rowGroupSize}, nil
+	f := &parquetFile{location: location, wc: wc, cancel: cancel, sink: sink, enc: enc,
+		floats: newDataMetrics(fields), fields: fields, rowGroup: cfg.rowGroupSize}
+	for i, fld := range fields {
+		// pqwrite collects a primitive column's data metrics as it
+		// encodes it (takeBounds); the others are walked.
+		if hasDataMetrics(fld, f.floats) && !enc.hasBounds(i) {
+			f.walked = append(f.walked, i)
+		}
+	}
+	return f, nil
 }
 
 // write appends rec to the file's current row group, first starting a new
@@ -78,7 +87,7 @@ func (f *parquetFile) write(rec arrow.RecordBatch) error {
 		f.flushedRaw += f.buffered
 		f.buffered = 0
 	}
-	if err := f.enc.write(rec, dataTasks(rec, f.fields, f.floats)...); err != nil {
+	if err := f.enc.write(rec, dataTasks(rec, f.fields, f.walked, f.floats)...); err != nil {
 		return fmt.Errorf("write data file %s: %w", f.location, err)
 	}
 	for _, c := range rec.Columns() {
@@ -141,6 +150,7 @@ func (f *parquetFile) finish(cols map[int]*leafColumn, specID int) (iceberg.Data
 	if err != nil {
 		return iceberg.DataFile{}, fmt.Errorf("footer of data file %s: %w", f.location, err)
 	}
+	f.takeBounds()
 	df := iceberg.DataFile{
 		Content:   iceberg.FileContentData,
 		Path:      f.location,
@@ -153,6 +163,20 @@ func (f *parquetFile) finish(cols map[int]*leafColumn, specID int) (iceberg.Data
 		return iceberg.DataFile{}, fmt.Errorf("metrics of data file %s: %w", f.location, err)
 	}
 	return df, nil
+}
+
+// takeBounds fills the data metrics of the columns pqwrite encoded from
+// the bounds it collected.
+func (f *parquetFile) takeBounds() {
+	for i, fld := range f.fields {
+		m := f.floats[fld.ID]
+		if m == nil || !f.enc.hasBounds(i) {
+			continue
+		}
+		b := f.enc.bounds(i)
+		m.nan, m.min, m.max, m.has = b.NaNs, b.FloatMin, b.FloatMax, b.HasFloats
+		m.lo, m.hi, m.hasBytes = string(b.Min), string(b.Max), b.HasBytes
+	}
 }
 
 // abandon stops the upload; whatever the store committed anyway is

@@ -51,14 +51,12 @@ func newDataMetrics(fields []iceberg.NestedField) map[int]*dataMetrics {
 	return acc
 }
 
-// dataTasks returns a task per top-level column of batch that has leaves
-// in acc, each adding that column's data metrics to acc.
-func dataTasks(batch arrow.RecordBatch, fields []iceberg.NestedField, acc map[int]*dataMetrics) []func() error {
+// dataTasks returns a task per top-level column of batch in walked, each
+// adding that column's data metrics to acc.
+func dataTasks(batch arrow.RecordBatch, fields []iceberg.NestedField, walked []int, acc map[int]*dataMetrics) []func() error {
 	var tasks []func() error
-	for i, f := range fields {
-		if !hasDataMetrics(f, acc) {
-			continue
-		}
+	for _, i := range walked {
+		f := fields[i]
 		col := batch.Column(i)
 		tasks = append(tasks, func() error {
 			walkData(col, f, nil, acc)
