@@ -261,3 +261,87 @@ func TestReadDictionaryStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestPositionsAfterAFallbackRowGroup reads a file whose string column is
+// decoded by pqcodec as a dictionary in its first row group and falls
+// back to pqarrow in the second (its dictionary overflowed to PLAIN
+// pages), with a list column, which pqarrow reads, after it. The list's
+// place among pqarrow's columns moves between the row groups; a place
+// kept from the first group read the wrong column in the second.
+func TestPositionsAfterAFallbackRowGroup(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewGoAllocator()
+	sc := arrow.NewSchema([]arrow.Field{
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: fid(1)},
+		{Name: "l", Type: arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.PrimitiveTypes.Int32, Nullable: true, Metadata: fid(3)}), Nullable: true, Metadata: fid(2)},
+	}, nil)
+	const n = 4_000
+	sb := array.NewStringBuilder(mem)
+	defer sb.Release()
+	lb := array.NewListBuilder(mem, arrow.PrimitiveTypes.Int32)
+	defer lb.Release()
+	for i := range n {
+		distinct := 10 // the first row group: a small dictionary
+		if i >= n/2 {
+			distinct = n // the second: past the dictionary page limit
+		}
+		sb.Append(fmt.Sprintf("value %d", i%distinct))
+		lb.Append(true)
+		lb.ValueBuilder().(*array.Int32Builder).Append(int32(i))
+	}
+	s, l := sb.NewArray(), lb.NewArray()
+	defer s.Release()
+	defer l.Release()
+	rec := array.NewRecordBatch(sc, []arrow.Array{s, l}, n)
+	defer rec.Release()
+	wp := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(n/2), parquet.WithDictionaryPageSizeLimit(1<<10))
+	var buf bytes.Buffer
+	w, err := pqarrow.NewFileWriter(sc, &buf, wp, pqarrow.DefaultWriterProps())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	pf, err := file.NewParquetReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for g, want := range []bool{true, false} {
+		cc, err := pf.MetaData().RowGroup(g).ColumnChunk(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pqcodec.DictionaryPagesOnly(cc); got != want {
+			t.Fatalf("row group %d: dictionary pages only = %v, want %v", g, got, want)
+		}
+	}
+	alloc := checkedAlloc(t)
+	r := New(memIO{"f.parquet": data}, WithAllocator(alloc), WithBatchSize(700))
+	scan := Scan{
+		Schema: schemaOf(t, `[{"id":1,"name":"s","required":false,"type":"string"},
+			{"id":2,"name":"l","required":false,"type":{"type":"list","element-id":3,"element":"int","element-required":false}}]`),
+		Dictionary: []int{1},
+	}
+	res := readAll(t, r, scan, parquetTask("f.parquet"))
+	if res.err != nil {
+		t.Fatal(res.err)
+	}
+	if len(res.rows) != n {
+		t.Fatalf("%d rows, want %d", len(res.rows), n)
+	}
+	for i, row := range res.rows {
+		distinct := 10
+		if i >= n/2 {
+			distinct = n
+		}
+		l, _ := row["l"].([]any)
+		if row["s"] != fmt.Sprintf("value %d", i%distinct) || len(l) != 1 || l[0] != float64(i) {
+			t.Fatalf("row %d = %v", i, row)
+		}
+	}
+}

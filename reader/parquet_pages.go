@@ -17,6 +17,14 @@ import (
 // not cover is read by pqarrow beside the others, and counted, so that
 // one odd chunk never sends a whole file down the slower path.
 
+// pageReader is a pqcodec reader of one planned column's chunk or chunks
+// in the open row group.
+type pageReader interface {
+	Read(n int) (arrow.Array, error)
+	Skip(n int) error
+	Release()
+}
+
 // pageColumns returns the plans of a Parquet projection that pqcodec may
 // decode: top-level primitive columns other than INT96.
 func pageColumns(plans []*fieldPlan) []*fieldPlan {
@@ -90,9 +98,6 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 		decoded[p.src.col] = true
 		s.count(func(c *counters) { c.chunksDecoded.Add(1) })
 	}
-	if len(decoded) == 0 {
-		return s.proj.leaves, nil
-	}
 	leaves := make([]int, 0, len(s.proj.leaves))
 	selected := make(map[int]bool, len(s.proj.leaves))
 	for _, c := range s.proj.leaves {
@@ -101,7 +106,8 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 			selected[c] = true
 		}
 	}
-	// The columns pqarrow returns shift left past those decoded here.
+	// The columns pqarrow returns shift left past those decoded here; a
+	// row group with none decoded undoes the shift of the one before.
 	setPositions(s.proj.fields, s.proj.roots, selected, false)
 	return leaves, nil
 }

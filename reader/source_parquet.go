@@ -15,7 +15,6 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/pqcodec"
 )
 
 // parquetSource reads a Parquet file row group by row group, so that every
@@ -34,13 +33,13 @@ type parquetSource struct {
 	nextGroup int // index into groups of the next row group to open
 	rr        pqarrow.RecordReader
 	int96     map[*fieldPlan]*int96Column
-	paged     []*fieldPlan                         // plans pqcodec may decode (pageColumns)
-	pages     map[*fieldPlan]*pqcodec.ColumnReader // the open row group's
-	left      int64                                // rows left in the open row group
-	late      *lateState                           // nil without a residual filter or pqcodec
-	skipRows  []rowRange                           // the open row group's rows the page index rules out
-	groupRows int64                                // rows of the open row group
-	pos       int64                                // file position of the next row
+	paged     []*fieldPlan              // plans pqcodec may decode (pageColumns)
+	pages     map[*fieldPlan]pageReader // the open row group's
+	left      int64                     // rows left in the open row group
+	late      *lateState                // nil without a residual filter or pqcodec
+	skipRows  []rowRange                // the open row group's rows the page index rules out
+	groupRows int64                     // rows of the open row group
+	pos       int64                     // file position of the next row
 }
 
 func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ source, err error) {
@@ -73,7 +72,7 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 	}
 	if cfg.pages {
 		s.paged = pageColumns(s.proj.fields)
-		s.pages = make(map[*fieldPlan]*pqcodec.ColumnReader, len(s.paged))
+		s.pages = make(map[*fieldPlan]pageReader, len(s.paged))
 		s.late = newLateState(cfg.late, s.proj.fields, cfg.out)
 	}
 	return s, nil
