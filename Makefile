@@ -179,9 +179,9 @@ loadtest: build
 loadtest-check: build
 	$(GO) run ./bench/loadtest --flightd $(abspath $(BIN)) --duration 10s
 
-## fuzz-diff: the differential fuzz targets of the hand-written parsers (internal/inflate against compress/flate, internal/jsontext and the metadata reader against encoding/json, pqcodec against pqarrow), each for DIFFTIME (default 5m); `make test` runs their seed corpora.
+## fuzz-diff: the differential fuzz targets of the hand-written parsers (internal/inflate against compress/flate, internal/jsontext and the metadata reader against encoding/json, pqcodec against pqarrow, the FlightData decoder against protobuf), each for DIFFTIME (default 5m); `make test` runs their seed corpora.
 DIFFTIME ?= 5m
-DIFF_TARGETS := FuzzDecode:./internal/inflate FuzzScanner:./internal/jsontext FuzzDecodeSnapshots:./iceberg FuzzParseMetadata:./iceberg FuzzDecodeMatchesPqarrow:./pqcodec
+DIFF_TARGETS := FuzzDecode:./internal/inflate FuzzScanner:./internal/jsontext FuzzDecodeSnapshots:./iceberg FuzzParseMetadata:./iceberg FuzzDecodeMatchesPqarrow:./pqcodec FuzzUnmarshalFlightData:./flight
 
 .PHONY: fuzz-diff
 fuzz-diff:

@@ -6,9 +6,12 @@ import (
 	"io"
 	"sync"
 
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/proto" // registers the codec wireCodec wraps
 	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 )
 
 // A DoGet data message used to be copied three times on its way out: the
@@ -20,6 +23,12 @@ import (
 // wireCodec hands that buffer to the transport as it is, and the
 // transport gives it back when it has written it. Every other message
 // goes through gRPC's protobuf codec.
+//
+// Receiving is the mirror image: gRPC gathers a message's frames into one
+// buffer, and protobuf then copied each bytes field of a FlightData out of
+// it. A DoPut of big batches spent about 5% of an append's CPU on that
+// second copy of every body. wireCodec decodes a FlightData itself, its
+// header and body slices of one fresh copy of the message.
 
 // wireCodec is gRPC's protobuf codec, except that a *wireMessage
 // marshals to its own buffer.
@@ -32,7 +41,57 @@ func (c wireCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return c.proto.Marshal(v)
 }
 
-func (c wireCodec) Unmarshal(data mem.BufferSlice, v any) error { return c.proto.Unmarshal(data, v) }
+func (c wireCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	if fd, ok := v.(*flight.FlightData); ok {
+		b := data.Materialize()
+		if unmarshalFlightData(b, fd) {
+			return nil
+		}
+		return c.proto.Unmarshal(mem.BufferSlice{mem.SliceBuffer(b)}, v)
+	}
+	return c.proto.Unmarshal(data, v)
+}
+
+// unmarshalFlightData decodes b into fd, whose byte fields become slices
+// of b (capped, so that an append to one cannot overwrite the next). It
+// reports false, having left fd in any state, for what it leaves to
+// protobuf: a field it does not know, a wire type other than length
+// delimited, or a malformed message, whose error protobuf words.
+func unmarshalFlightData(b []byte, fd *flight.FlightData) bool {
+	fd.Reset()
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || typ != protowire.BytesType {
+			return false
+		}
+		b = b[n:]
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			return false
+		}
+		b = b[n:]
+		v = v[:len(v):len(v)]
+		switch num {
+		case 1:
+			if fd.FlightDescriptor == nil {
+				fd.FlightDescriptor = new(flight.FlightDescriptor)
+			}
+			// Protobuf merges a repeated message field into one.
+			if err := (proto.UnmarshalOptions{Merge: true}).Unmarshal(v, fd.FlightDescriptor); err != nil {
+				return false
+			}
+		case 2:
+			fd.DataHeader = v
+		case 3:
+			fd.AppMetadata = v
+		case 1000:
+			fd.DataBody = v
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func (c wireCodec) Name() string { return c.proto.Name() }
 
