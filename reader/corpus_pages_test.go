@@ -10,7 +10,7 @@ import (
 )
 
 // TestCorpusPageDecoderTally reads every corpus table the oracle read
-// twice, with pqcodec decoding the flat columns and with arrow-go's pqarrow
+// twice, with pqcodec decoding the columns it covers and with arrow-go's pqarrow
 // alone: both must give the oracle's rows. It logs how many column chunks
 // of the real engines' files pqcodec decoded and how many it left to
 // pqarrow, and fails if it decoded none.
@@ -49,7 +49,7 @@ func TestCorpusPageDecoderTally(t *testing.T) {
 			})
 		}
 	})
-	t.Logf("corpus column chunks of flat columns: %d decoded by pqcodec, %d by pqarrow", total.ColumnChunksDecoded, total.ColumnChunksFallback)
+	t.Logf("corpus column chunks: %d decoded by pqcodec, %d by pqarrow", total.ColumnChunksDecoded, total.ColumnChunksFallback)
 	if total.ColumnChunksDecoded == 0 {
 		t.Error("pqcodec decoded no column chunk of the corpus")
 	}

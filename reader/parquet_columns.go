@@ -92,14 +92,17 @@ func setPositions(plans []*fieldPlan, siblings []*fileField, selected map[int]bo
 			}
 		}
 		p.pos = pos
-		switch p.src.kind {
-		case kindStruct:
-			setPositions(p.children, p.src.children, selected, whole)
-		case kindList:
-			setPositions(p.children, p.src.children, selected, whole)
-		case kindMap:
-			setPositions(p.children, p.src.children, selected, true)
-		}
+		setChildPositions(p, selected, whole)
+	}
+}
+
+// setChildPositions records where the fields below p land in p's array.
+func setChildPositions(p *fieldPlan, selected map[int]bool, whole bool) {
+	switch p.src.kind {
+	case kindStruct, kindList:
+		setPositions(p.children, p.src.children, selected, whole)
+	case kindMap:
+		setPositions(p.children, p.src.children, selected, true)
 	}
 }
 

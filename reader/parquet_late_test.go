@@ -15,7 +15,8 @@ import (
 )
 
 // lateFile writes rows rows of an ascending id, a string of few values, a
-// float with nulls and a bool, in row groups of group rows, with props.
+// float with nulls, a bool and nested columns (appendNested), in row
+// groups of group rows, with props.
 func lateFile(t *testing.T, rows, group int, props ...parquet.WriterProperty) []byte {
 	t.Helper()
 	sc := arrow.NewSchema([]arrow.Field{
@@ -23,6 +24,11 @@ func lateFile(t *testing.T, rows, group int, props ...parquet.WriterProperty) []
 		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: fid(2)},
 		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true, Metadata: fid(3)},
 		{Name: "flag", Type: arrow.FixedWidthTypes.Boolean, Metadata: fid(4)},
+		{Name: "st", Type: arrow.StructOf(
+			arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int32, Nullable: true, Metadata: fid(6)},
+			arrow.Field{Name: "tags", Type: arrow.ListOfField(arrow.Field{Name: "element", Type: arrow.BinaryTypes.String, Nullable: true, Metadata: fid(8)}), Nullable: true, Metadata: fid(7)},
+		), Nullable: true, Metadata: fid(5)},
+		{Name: "m", Type: arrow.MapOfWithMetadata(arrow.BinaryTypes.String, fid(10), arrow.PrimitiveTypes.Int64, fid(11)), Nullable: true, Metadata: fid(9)},
 	}, nil)
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
@@ -35,11 +41,38 @@ func lateFile(t *testing.T, rows, group int, props ...parquet.WriterProperty) []
 			b.Field(2).(*array.Float64Builder).Append(float64(i) / 4)
 		}
 		b.Field(3).(*array.BooleanBuilder).Append(i%3 == 0)
+		appendNested(b.Field(4).(*array.StructBuilder), b.Field(5).(*array.MapBuilder), i)
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
 	props = append(props, parquet.WithMaxRowGroupLength(int64(group)))
 	return testutil.WriteParquet(t, rec, parquet.NewWriterProperties(props...))
+}
+
+// appendNested appends row i of the nested columns: a struct, null every
+// eleventh row, of an int and a list of 0 to 3 strings (every fifth one
+// null); a map of 0 to 2 entries.
+func appendNested(st *array.StructBuilder, m *array.MapBuilder, i int) {
+	if i%11 == 5 {
+		st.AppendNull()
+	} else {
+		st.Append(true)
+		st.FieldBuilder(0).(*array.Int32Builder).Append(int32(i % 100))
+		tags := st.FieldBuilder(1).(*array.ListBuilder)
+		tags.Append(true)
+		for k := range i % 4 {
+			if (i+k)%5 == 0 {
+				tags.ValueBuilder().AppendNull()
+			} else {
+				tags.ValueBuilder().(*array.StringBuilder).Append(fmt.Sprintf("t%d", (i+k)%9))
+			}
+		}
+	}
+	m.Append(true)
+	for k := range i % 3 {
+		m.KeyBuilder().(*array.StringBuilder).Append(fmt.Sprintf("k%d", k))
+		m.ItemBuilder().(*array.Int64Builder).Append(int64(i * k))
+	}
 }
 
 // TestLateMaterialisation reads residual filters with the filter's
@@ -58,7 +91,16 @@ func TestLateMaterialisation(t *testing.T) {
 		{"id":1,"name":"id","type":"long","required":true},
 		{"id":2,"name":"name","type":"string","required":false},
 		{"id":3,"name":"score","type":"double","required":false},
-		{"id":4,"name":"flag","type":"boolean","required":true}]`)
+		{"id":4,"name":"flag","type":"boolean","required":true},
+		{"id":5,"name":"st","required":false,"type":{"type":"struct","fields":[
+			{"id":6,"name":"a","type":"int","required":false},
+			{"id":7,"name":"tags","required":false,"type":{"type":"list","element-id":8,"element":"string","element-required":false}}]}},
+		{"id":9,"name":"m","required":false,"type":{"type":"map","key-id":10,"key":"string","value-id":11,"value":"long","value-required":false}}]`)
+	// Only the struct's list: pqcodec reads the struct in part.
+	tagsOnly := schemaOf(t, `[
+		{"id":1,"name":"id","type":"long","required":true},
+		{"id":5,"name":"st","required":false,"type":{"type":"struct","fields":[
+			{"id":7,"name":"tags","required":false,"type":{"type":"list","element-id":8,"element":"string","element-required":false}}]}}]`)
 	withPos := iceberg.NewSchema(0, append(append([]iceberg.NestedField{}, schema.Fields...), metadataField(t, "_pos"))...)
 	tests := []struct {
 		name    string
@@ -76,6 +118,8 @@ func TestLateMaterialisation(t *testing.T) {
 		{"a filter column outside the projection", "flag = true AND id < 900", iceberg.NewSchema(0, schema.Fields[1]), true, true},
 		{"either of two ranges", "id < 300 OR (id > 12000 AND id <= 12010)", withPos, true, true},
 		{"a page range and a string", "id > 18000 AND name = 'n3'", withPos, true, true},
+		{"a filter on a struct's field", "st.a = 42 AND id < 5000", withPos, true, true},
+		{"part of a struct, a range", "id >= 3000 AND id < 3100", tagsOnly, true, true},
 	}
 	for _, tc := range tests {
 		for _, path := range []string{"data.parquet", "indexed.parquet"} {

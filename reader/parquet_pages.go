@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/pqcodec"
@@ -26,11 +27,21 @@ type pageReader interface {
 }
 
 // pageColumns returns the plans of a Parquet projection that pqcodec may
-// decode: top-level primitive columns other than INT96.
+// decode: top-level primitive columns other than INT96, and top-level
+// structs, lists and maps, which pqcodec's FieldReader builds from their
+// leaves' levels.
 func pageColumns(plans []*fieldPlan) []*fieldPlan {
 	var out []*fieldPlan
 	for _, p := range plans {
-		if p.src != nil && p.src.kind == kindLeaf && !p.int96 && p.src.col >= 0 {
+		if p.src == nil || p.int96 {
+			continue
+		}
+		switch p.src.kind {
+		case kindLeaf:
+			if p.src.col >= 0 {
+				out = append(out, p)
+			}
+		case kindStruct, kindList, kindMap:
 			out = append(out, p)
 		}
 	}
@@ -69,6 +80,16 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 	rg := md.RowGroup(g)
 	decoded := make(map[int]bool, len(s.paged))
 	for _, p := range s.paged {
+		if p.src.kind != kindLeaf {
+			cols, err := s.openField(p, g)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cols {
+				decoded[c] = true
+			}
+			continue
+		}
 		cc, err := rg.ColumnChunk(p.src.col)
 		if err != nil {
 			return nil, corruptFile(fmt.Errorf("read row group %d of %s: %w", g, s.cfg.path, err))
@@ -109,7 +130,58 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 	// The columns pqarrow returns shift left past those decoded here; a
 	// row group with none decoded undoes the shift of the one before.
 	setPositions(s.proj.fields, s.proj.roots, selected, false)
+	// Below a field pqcodec reads, places are those of its own array,
+	// which holds every leaf the projection selects there.
+	all := make(map[int]bool, len(s.proj.leaves))
+	for _, c := range s.proj.leaves {
+		all[c] = true
+	}
+	for p := range s.pages {
+		if p.src.kind != kindLeaf {
+			setChildPositions(p, all, false)
+		}
+	}
 	return leaves, nil
+}
+
+// openField opens a pqcodec FieldReader of nested plan p in row group g
+// when it covers the field with the leaves the projection selects, and
+// returns the leaf columns it reads; none when pqarrow reads the field.
+func (s *parquetSource) openField(p *fieldPlan, g int) ([]int, error) {
+	var cols []int
+	p.selectLeaves(func(c int) { cols = append(cols, c) })
+	sel := make(map[int]bool, len(cols))
+	for _, c := range cols {
+		sel[c] = true
+	}
+	selected := func(c int) bool { return sel[c] }
+	sf := s.schemaField(p)
+	md := s.pf.MetaData()
+	if sf == nil || !pqcodec.FieldSupported(md, g, sf, selected) {
+		s.count(func(c *counters) { c.chunksFallback.Add(int64(len(cols))) })
+		return nil, nil
+	}
+	// Unlike the flat readers', a FieldReader's list offsets and
+	// validity are not written in full, so its buffers come cleared.
+	fr, err := pqcodec.NewFieldReader(s.cfg.mem, s.indexReader(), md, g, sf, selected)
+	if err != nil {
+		return nil, corruptFile(wrapColumn(s.cfg.path, p, err))
+	}
+	fr.SetMaxBatchBytes(s.cfg.maxRead)
+	s.pages[p] = fr
+	s.count(func(c *counters) { c.chunksDecoded.Add(int64(len(cols))) })
+	return cols, nil
+}
+
+// schemaField returns the node of pqarrow's schema manifest that top-level
+// plan p reads.
+func (s *parquetSource) schemaField(p *fieldPlan) *pqarrow.SchemaField {
+	for i, r := range s.proj.roots {
+		if r == p.src && i < len(s.fr.Manifest.Fields) {
+			return &s.fr.Manifest.Fields[i]
+		}
+	}
+	return nil
 }
 
 // readPages returns the next n rows of p's column from its pqcodec reader,

@@ -250,10 +250,10 @@ type Stats struct {
 	// RowGroupsRead counts the Parquet row groups of data files read;
 	// RowGroupsSkipped those whose statistics ruled out the residual filter.
 	RowGroupsRead, RowGroupsSkipped int64
-	// ColumnChunksDecoded counts the Parquet column chunks of flat columns
-	// decoded by pqcodec; ColumnChunksFallback those of flat columns that
-	// pqcodec does not cover (a codec, encoding or type), read by pqarrow.
-	// Nested columns, always pqarrow's, are in neither.
+	// ColumnChunksDecoded counts the Parquet column chunks decoded by
+	// pqcodec, a nested field's leaves each; ColumnChunksFallback those
+	// pqcodec does not cover (a codec, encoding, type or nested layout),
+	// read by pqarrow. INT96 columns, never pqcodec's, are in neither.
 	ColumnChunksDecoded, ColumnChunksFallback int64
 	// RowsSkippedLate counts the rows of data files whose columns outside
 	// the residual filter were stepped over undecoded, because the
