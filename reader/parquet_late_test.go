@@ -120,6 +120,8 @@ func TestLateMaterialisation(t *testing.T) {
 		{"a page range and a string", "id > 18000 AND name = 'n3'", withPos, true, true},
 		{"a filter on a struct's field", "st.a = 42 AND id < 5000", withPos, true, true},
 		{"part of a struct, a range", "id >= 3000 AND id < 3100", tagsOnly, true, true},
+		// The filter's part of the struct is a plan of its own.
+		{"part of a struct, filtered by another part", "st.a = 42 AND id > 15000", tagsOnly, true, true},
 	}
 	for _, tc := range tests {
 		for _, path := range []string{"data.parquet", "indexed.parquet"} {

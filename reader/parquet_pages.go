@@ -79,14 +79,20 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 	md := s.pf.MetaData()
 	rg := md.RowGroup(g)
 	decoded := make(map[int]bool, len(s.paged))
+	// fields holds the leaves each FieldReader reads.
+	fields := map[*fieldPlan]map[int]bool{}
 	for _, p := range s.paged {
 		if p.src.kind != kindLeaf {
 			cols, err := s.openField(p, g)
 			if err != nil {
 				return nil, err
 			}
+			if len(cols) > 0 {
+				fields[p] = make(map[int]bool, len(cols))
+			}
 			for _, c := range cols {
 				decoded[c] = true
+				fields[p][c] = true
 			}
 			continue
 		}
@@ -131,15 +137,11 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 	// row group with none decoded undoes the shift of the one before.
 	setPositions(s.proj.fields, s.proj.roots, selected, false)
 	// Below a field pqcodec reads, places are those of its own array,
-	// which holds every leaf the projection selects there.
-	all := make(map[int]bool, len(s.proj.leaves))
-	for _, c := range s.proj.leaves {
-		all[c] = true
-	}
-	for p := range s.pages {
-		if p.src.kind != kindLeaf {
-			setChildPositions(p, all, false)
-		}
+	// which holds the leaves its plan selects: not every leaf the
+	// projection selects there, as a filter's field of a struct is a plan
+	// of its own beside the projected part of the struct.
+	for p, sel := range fields {
+		setChildPositions(p, sel, false)
 	}
 	return leaves, nil
 }
