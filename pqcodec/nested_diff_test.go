@@ -16,6 +16,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // The nested differential test: files of random nested schemas, each
@@ -400,19 +402,8 @@ func TestNestedLeafTypesMatchPqarrow(t *testing.T) {
 			sc := arrow.NewSchema([]arrow.Field{{Name: "c", Type: typ, Nullable: true}}, nil)
 			rec := array.NewRecordBatch(sc, []arrow.Array{lists}, int64(lists.Len()))
 			defer rec.Release()
-			var buf bytes.Buffer
-			w, err := pqarrow.NewFileWriter(sc, &buf, parquet.NewWriterProperties(parquet.WithDataPageSize(256)),
-				pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema()))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
-			got := compareFields(t, rng, buf.Bytes(), dt.String(), false)
+			raw := testutil.WriteParquet(t, rec, parquet.NewWriterProperties(parquet.WithDataPageSize(256)), pqarrow.WithStoreSchema())
+			got := compareFields(t, rng, raw, dt.String(), false)
 			t.Logf("%s: %d compared, %d left to pqarrow", dt, got.fields, got.fellBack)
 		})
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
+	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/pqcodec"
 )
 
@@ -173,19 +173,8 @@ func stringFile(t *testing.T, n, distinct int, props ...parquet.WriterProperty) 
 	defer col.Release()
 	rec := array.NewRecordBatch(sc, []arrow.Array{col}, int64(n))
 	defer rec.Release()
-	var buf bytes.Buffer
 	wp := parquet.NewWriterProperties(append([]parquet.WriterProperty{parquet.WithMaxRowGroupLength(int64(n))}, props...)...)
-	w, err := pqarrow.NewFileWriter(sc, &buf, wp, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes(), want
+	return testutil.WriteParquet(t, rec, wp), want
 }
 
 func TestDictionaryColumns(t *testing.T) {
@@ -294,19 +283,7 @@ func TestPositionsAfterAFallbackRowGroup(t *testing.T) {
 	defer l.Release()
 	rec := array.NewRecordBatch(sc, []arrow.Array{s, l}, n)
 	defer rec.Release()
-	wp := parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(n/2), parquet.WithDictionaryPageSizeLimit(1<<10))
-	var buf bytes.Buffer
-	w, err := pqarrow.NewFileWriter(sc, &buf, wp, pqarrow.DefaultWriterProps())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Write(rec); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	data := buf.Bytes()
+	data := testutil.WriteParquet(t, rec, parquet.NewWriterProperties(parquet.WithMaxRowGroupLength(n/2), parquet.WithDictionaryPageSizeLimit(1<<10)))
 	pf, err := file.NewParquetReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
