@@ -186,25 +186,19 @@ func (w *ColumnWriter) writeBatch(v *view, off, n int) {
 		w.pageRaw = int64(len(w.bools) / 8)
 	case kindInt32, kindFloat32:
 		present := gather(v, off, n, &w.scratch32)
-		if w.kind == kindFloat32 {
-			countNaNs(&w.stats, asFloat32(present))
-		}
 		vals := writeFixed(w, present, w.dict4)
 		if w.kind == kindInt32 {
 			w.stats.int32s(asInt32(vals))
 		} else {
-			w.stats.float32s(asFloat32(vals))
+			floatValues(&w.stats, asFloat32(present), asFloat32(vals))
 		}
 	case kindInt64, kindFloat64:
 		present := gather(v, off, n, &w.scratch64)
-		if w.kind == kindFloat64 {
-			countNaNs(&w.stats, asFloat64(present))
-		}
 		vals := writeFixed(w, present, w.dict8)
 		if w.kind == kindInt64 {
 			w.stats.int64s(asInt64(vals))
 		} else {
-			w.stats.float64s(asFloat64(vals))
+			floatValues(&w.stats, asFloat64(present), asFloat64(vals))
 		}
 	case kindBytes:
 		w.writeBytes(v, off, n)

@@ -67,11 +67,22 @@ func (s *chunkStats) ints(lo, hi int64) {
 	s.imax = max(s.imax, hi)
 }
 
-// float32s and float64s leave NaN out of the bounds (a NaN bound would make
-// every comparison false), as the Parquet format asks of writers.
-func (s *chunkStats) float32s(vals []float32) {
-	lo, hi := float32(math.Inf(1)), float32(math.Inf(-1))
-	for _, v := range vals {
+// floatValues takes a batch of FLOAT or DOUBLE values: present, every
+// non-null value, whose NaNs it counts, and added, those the bounds have
+// not seen (the values new to the dictionary, or present itself), whose
+// least and greatest widen the bounds. NaN is left out of the bounds (a NaN
+// bound would make every comparison false), as the Parquet format asks of
+// writers.
+func floatValues[F float32 | float64](s *chunkStats, present, added []F) {
+	nans := 0
+	for _, v := range present {
+		if v != v {
+			nans++
+		}
+	}
+	s.nans += int64(nans)
+	lo, hi := F(math.Inf(1)), F(math.Inf(-1))
+	for _, v := range added {
 		if v < lo {
 			lo = v
 		}
@@ -81,40 +92,10 @@ func (s *chunkStats) float32s(vals []float32) {
 	}
 	if lo <= hi {
 		if lo == 0 || hi == 0 {
-			zeroSigns(s, vals)
+			zeroSigns(s, added)
 		}
 		s.floats(float64(lo), float64(hi))
 	}
-}
-
-func (s *chunkStats) float64s(vals []float64) {
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, v := range vals {
-		if v < lo {
-			lo = v
-		}
-		if v > hi {
-			hi = v
-		}
-	}
-	if lo <= hi {
-		if lo == 0 || hi == 0 {
-			zeroSigns(s, vals)
-		}
-		s.floats(lo, hi)
-	}
-}
-
-// countNaNs adds the NaNs of vals, every present value of a batch (the
-// bounds see only those new to the dictionary), to the count.
-func countNaNs[F float32 | float64](s *chunkStats, vals []F) {
-	n := 0
-	for _, v := range vals {
-		if v != v {
-			n++
-		}
-	}
-	s.nans += int64(n)
 }
 
 // zeroSigns records which zeros vals holds.
