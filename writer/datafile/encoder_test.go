@@ -130,17 +130,17 @@ func sameContent(t *testing.T, mem memory.Allocator, a, b []byte) string {
 	if !array.TableApproxEqual(ta, tb, array.WithNaNsEqual(true), array.WithAbsTolerance(0)) {
 		return "rows differ"
 	}
-	return sameDescription(a, b, describeContent)
+	return sameDescription(a, b, false)
 }
 
-// sameDescription returns "" when describe says the same of files a and
-// b, else both descriptions.
-func sameDescription(a, b []byte, describe func([]byte) (string, error)) string {
-	da, err := describe(a)
+// sameDescription returns "" when describeFooter says the same of files a
+// and b, else both descriptions.
+func sameDescription(a, b []byte, layout bool) string {
+	da, err := describeFooter(a, layout)
 	if err != nil {
 		return err.Error()
 	}
-	db, err := describe(b)
+	db, err := describeFooter(b, layout)
 	if err != nil {
 		return err.Error()
 	}
@@ -150,9 +150,10 @@ func sameDescription(a, b []byte, describe func([]byte) (string, error)) string 
 	return ""
 }
 
-// describeContent describes a file's row groups and column chunks but for
-// where their pages are, how large and how encoded.
-func describeContent(f []byte) (string, error) {
+// describeFooter describes a file's row groups and column chunks: with
+// layout, where their pages are, how large and how encoded; without, their
+// codecs only.
+func describeFooter(f []byte, layout bool) (string, error) {
 	r, err := file.NewParquetReader(bytes.NewReader(f))
 	if err != nil {
 		return "", err
@@ -163,13 +164,24 @@ func describeContent(f []byte) (string, error) {
 	fmt.Fprintf(&sb, "rows %d, groups %d, created by %s, keys %v\n", md.NumRows, md.NumRowGroups(), md.GetCreatedBy(), md.KeyValueMetadata())
 	for g := 0; g < md.NumRowGroups(); g++ {
 		rg := md.RowGroup(g)
-		fmt.Fprintf(&sb, "group %d: %d rows\n", g, rg.NumRows())
+		fmt.Fprintf(&sb, "group %d: %d rows", g, rg.NumRows())
+		if layout {
+			fmt.Fprintf(&sb, ", %d bytes", rg.TotalByteSize())
+		}
+		sb.WriteString("\n")
 		for c := 0; c < rg.NumColumns(); c++ {
 			cc, err := rg.ColumnChunk(c)
 			if err != nil {
 				return "", err
 			}
-			fmt.Fprintf(&sb, "  %s: values %d, codec %s", cc.PathInSchema(), cc.NumValues(), cc.Compression())
+			if layout {
+				encs := strings.Fields(strings.Trim(fmt.Sprint(cc.Encodings()), "[]"))
+				slices.Sort(encs)
+				fmt.Fprintf(&sb, "  %s: values %d, at %d/%d, sizes %d/%d, %v", cc.PathInSchema(), cc.NumValues(),
+					cc.DataPageOffset(), cc.DictionaryPageOffset(), cc.TotalCompressedSize(), cc.TotalUncompressedSize(), encs)
+			} else {
+				fmt.Fprintf(&sb, "  %s: values %d, codec %s", cc.PathInSchema(), cc.NumValues(), cc.Compression())
+			}
 			if st, err := cc.Statistics(); err == nil && st != nil {
 				fmt.Fprintf(&sb, " nulls %d min %x max %x", st.NullCount(), st.EncodeMin(), st.EncodeMax())
 			}
@@ -229,37 +241,7 @@ func sameParquet(a, b []byte) string {
 	if !bytes.Equal(pages(a), pages(b)) {
 		return fmt.Sprintf("pages: %d bytes vs %d", len(pages(a)), len(pages(b)))
 	}
-	describe := func(f []byte) (string, error) {
-		r, err := file.NewParquetReader(bytes.NewReader(f))
-		if err != nil {
-			return "", err
-		}
-		defer r.Close()
-		md := r.MetaData()
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "rows %d, groups %d, created by %s, keys %v\n", md.NumRows, md.NumRowGroups(), md.GetCreatedBy(), md.KeyValueMetadata())
-		for g := 0; g < md.NumRowGroups(); g++ {
-			rg := md.RowGroup(g)
-			fmt.Fprintf(&sb, "group %d: %d rows, %d bytes\n", g, rg.NumRows(), rg.TotalByteSize())
-			for c := 0; c < rg.NumColumns(); c++ {
-				cc, err := rg.ColumnChunk(c)
-				if err != nil {
-					return "", err
-				}
-				enc := fmt.Sprint(cc.Encodings())
-				encs := strings.Fields(strings.Trim(enc, "[]"))
-				slices.Sort(encs)
-				fmt.Fprintf(&sb, "  %s: values %d, at %d/%d, sizes %d/%d, %v", cc.PathInSchema(), cc.NumValues(),
-					cc.DataPageOffset(), cc.DictionaryPageOffset(), cc.TotalCompressedSize(), cc.TotalUncompressedSize(), encs)
-				if st, err := cc.Statistics(); err == nil && st != nil {
-					fmt.Fprintf(&sb, " nulls %d min %x max %x", st.NullCount(), st.EncodeMin(), st.EncodeMax())
-				}
-				sb.WriteString("\n")
-			}
-		}
-		return sb.String(), nil
-	}
-	return sameDescription(a, b, describe)
+	return sameDescription(a, b, true)
 }
 
 func testWriterProps(mem memory.Allocator) *parquet.WriterProperties {
