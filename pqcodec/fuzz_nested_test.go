@@ -56,16 +56,12 @@ func nestedBases(t testing.TB) []nestedBase {
 func FuzzFieldReader(f *testing.F) {
 	bases := nestedBases(f)
 	for i, b := range bases {
-		cc, _ := b.md.RowGroup(0).ColumnChunk(b.col)
-		off, n := ChunkRange(b.md, cc)
-		f.Add(uint16(i), b.raw[off:min(off+n, int64(len(b.raw)))])
+		f.Add(uint16(i), chunkBytes(b.raw, b.md, b.col))
 	}
 	f.Fuzz(func(t *testing.T, which uint16, chunk []byte) {
 		b := bases[int(which)%len(bases)]
-		cc, _ := b.md.RowGroup(0).ColumnChunk(b.col)
-		off, n := ChunkRange(b.md, cc)
 		raw := bytes.Clone(b.raw)
-		copy(raw[off:min(off+n, int64(len(raw)))], chunk)
+		copy(chunkBytes(raw, b.md, b.col), chunk)
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
 		fr, err := NewFieldReader(mem, bytes.NewReader(raw), b.md, 0, b.field, nil)

@@ -100,15 +100,21 @@ func encodedBases(t testing.TB) []fuzzBase {
 	return out
 }
 
+// chunkBytes returns the bytes of column col's chunk in the first row
+// group of raw, a file of md, as a slice of raw.
+func chunkBytes(raw []byte, md *metadata.FileMetaData, col int) []byte {
+	cc, _ := md.RowGroup(0).ColumnChunk(col)
+	off, n := ChunkRange(md, cc)
+	return raw[off:min(off+n, int64(len(raw)))]
+}
+
 // FuzzColumnReader decodes mutated column chunks under the metadata of a
 // real one: whatever the bytes, a read returns values or an error, never
 // a panic or an out-of-range access, and frees what it allocated.
 func FuzzColumnReader(f *testing.F) {
 	bases := fuzzBases(f)
 	for i, b := range bases {
-		cc, _ := b.md.RowGroup(0).ColumnChunk(b.col)
-		off, n := ChunkRange(b.md, cc)
-		f.Add(uint16(i), b.raw[off:min(off+n, int64(len(b.raw)))])
+		f.Add(uint16(i), chunkBytes(b.raw, b.md, b.col))
 	}
 	f.Fuzz(func(t *testing.T, which uint16, chunk []byte) {
 		b := bases[int(which)%len(bases)]
