@@ -21,21 +21,8 @@ import (
 // pqarrow reads.
 func TestDecodeMatchesPyarrow(t *testing.T) {
 	t.Parallel()
-	python := servers.Program(t, "PYICEBERG_PYTHON", "servers-sql")
-	dir := t.TempDir()
-	const files = 120
-	cmd := exec.Command(python, "testdata/pyarrow_files.py", dir, "27", fmt.Sprint(files))
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("pyarrow_files.py: %v\n%s", err, out)
-	}
 	var tally chunkTally
-	for i := range files {
-		stem := filepath.Join(dir, fmt.Sprintf("%03d", i))
-		raw, err := os.ReadFile(stem + ".parquet")
-		if err != nil {
-			t.Fatal(err)
-		}
-		desc, _ := os.ReadFile(stem + ".txt")
+	pyarrowFiles(t, "pyarrow_files.py", 27, 120, func(i int, stem string, raw []byte, desc string) {
 		written := testutil.ReadIPCFile(t, stem+".arrow")
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		rng := rand.New(rand.NewPCG(uint64(i), 28))
@@ -45,9 +32,32 @@ func TestDecodeMatchesPyarrow(t *testing.T) {
 		written.Release()
 		mem.AssertSize(t, 0)
 		tally.merge(got)
+	})
+	tally.check(t, " of pyarrow's", newEncodings...)
+}
+
+// pyarrowFiles has testdata/script write n files with pyarrow from seed
+// into a temporary folder and calls each with every file's index, stem
+// (NNN, its path without an extension), Parquet bytes and description,
+// until a check fails. It skips the test without PYICEBERG_PYTHON.
+func pyarrowFiles(t *testing.T, script string, seed, n int, each func(i int, stem string, raw []byte, desc string)) {
+	t.Helper()
+	python := servers.Program(t, "PYICEBERG_PYTHON", "servers-sql")
+	dir := t.TempDir()
+	cmd := exec.Command(python, filepath.Join("testdata", script), dir, fmt.Sprint(seed), fmt.Sprint(n))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	for i := range n {
+		stem := filepath.Join(dir, fmt.Sprintf("%03d", i))
+		raw, err := os.ReadFile(stem + ".parquet")
+		if err != nil {
+			t.Fatal(err)
+		}
+		desc, _ := os.ReadFile(stem + ".txt")
+		each(i, stem, raw, string(desc))
 		if t.Failed() {
-			break
+			return
 		}
 	}
-	tally.check(t, " of pyarrow's", newEncodings...)
 }
