@@ -41,18 +41,9 @@ func (p *rowGroupPruner) excludedRows(r io.ReaderAt, rg *metadata.RowGroupMetaDa
 		cols   []indexed
 		chunks []*metadata.ColumnChunkMetaData
 	)
-	for c := 0; c < rg.NumColumns(); c++ {
-		col := rg.Schema.Column(c)
-		field, ok := p.fields[int(col.SchemaNode().FieldID())]
-		if !ok || col.MaxRepetitionLevel() > 0 || col.ColumnPath().String() != field.Name {
-			continue
-		}
-		cc, err := rg.ColumnChunk(c)
-		if err != nil {
-			continue
-		}
-		cols = append(cols, indexed{field: field, col: col})
-		chunks = append(chunks, cc)
+	for _, fc := range p.filterColumns(rg) {
+		cols = append(cols, indexed{field: fc.field, col: fc.col})
+		chunks = append(chunks, fc.chunk)
 	}
 	if len(cols) == 0 {
 		return nil

@@ -35,12 +35,19 @@ func newRowGroupPruner(f *rowFilter, schema *iceberg.Schema) *rowGroupPruner {
 	return p
 }
 
-// mayMatch reports whether a row group may hold a matching row. Columns
-// without trustworthy statistics, or with a physical form whose order is
-// not the Iceberg type's, give no metrics and so never prune.
-func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
-	var values, nulls []iceberg.ColumnCount
-	var lower, upper []iceberg.ColumnBound
+// filterColumn is a column chunk of a row group that one of the filter's
+// fields reads.
+type filterColumn struct {
+	field iceberg.NestedField
+	col   *schema.Column
+	chunk *metadata.ColumnChunkMetaData
+}
+
+// filterColumns returns rg's chunks of the filter's fields, in file order:
+// flat columns at the top level whose name is the field's, whose chunk
+// metadata reads.
+func (p *rowGroupPruner) filterColumns(rg *metadata.RowGroupMetaData) []filterColumn {
+	var out []filterColumn
 	for c := 0; c < rg.NumColumns(); c++ {
 		col := rg.Schema.Column(c)
 		field, ok := p.fields[int(col.SchemaNode().FieldID())]
@@ -51,6 +58,19 @@ func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
 		if err != nil {
 			continue
 		}
+		out = append(out, filterColumn{field: field, col: col, chunk: cc})
+	}
+	return out
+}
+
+// mayMatch reports whether a row group may hold a matching row. Columns
+// without trustworthy statistics, or with a physical form whose order is
+// not the Iceberg type's, give no metrics and so never prune.
+func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
+	var values, nulls []iceberg.ColumnCount
+	var lower, upper []iceberg.ColumnBound
+	for _, fc := range p.filterColumns(rg) {
+		field, col, cc := fc.field, fc.col, fc.chunk
 		if set, err := cc.StatsSet(); err != nil || !set {
 			continue
 		}
