@@ -2,10 +2,13 @@ package testutil
 
 import (
 	"bytes"
+	"context"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -25,4 +28,24 @@ func WriteParquet(tb testing.TB, rec arrow.RecordBatch, props *parquet.WriterPro
 		tb.Fatalf("close parquet: %v", err)
 	}
 	return buf.Bytes()
+}
+
+// ReadParquet reads the Parquet file raw whole with arrow-go's pqarrow,
+// allocating from mem; the caller releases the table.
+func ReadParquet(tb testing.TB, mem memory.Allocator, raw []byte) arrow.Table {
+	tb.Helper()
+	rdr, err := file.NewParquetReader(bytes.NewReader(raw), file.WithReadProps(parquet.NewReaderProperties(mem)))
+	if err != nil {
+		tb.Fatalf("parquet reader: %v", err)
+	}
+	defer rdr.Close()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, mem)
+	if err != nil {
+		tb.Fatalf("pqarrow reader: %v", err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		tb.Fatalf("read parquet: %v", err)
+	}
+	return tbl
 }

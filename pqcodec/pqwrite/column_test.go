@@ -2,7 +2,6 @@ package pqwrite
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
@@ -10,9 +9,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
-	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // writeColumns writes cols as one row group of a file of schema.
@@ -84,19 +84,7 @@ func TestAllNullArrays(t *testing.T) {
 
 func readColumn(t *testing.T, mem memory.Allocator, b []byte) arrow.Array {
 	t.Helper()
-	rdr, err := file.NewParquetReader(bytes.NewReader(b), file.WithReadProps(parquet.NewReaderProperties(mem)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tbl := testutil.ReadParquet(t, mem, b)
 	defer tbl.Release()
 	out, err := array.Concatenate(tbl.Column(0).Data().Chunks(), mem)
 	if err != nil {

@@ -2,7 +2,6 @@ package pqwrite
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -157,19 +156,7 @@ func TestDiffArrowGo(t *testing.T) {
 // readBack reads b with pqarrow and compares it with c's batches.
 func readBack(t *testing.T, mem memory.Allocator, c *diffCase, b []byte) {
 	t.Helper()
-	rdr, err := file.NewParquetReader(bytes.NewReader(b), file.WithReadProps(parquet.NewReaderProperties(mem)))
-	if err != nil {
-		t.Fatalf("pqarrow: %v", err)
-	}
-	defer rdr.Close()
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, mem)
-	if err != nil {
-		t.Fatalf("pqarrow: %v", err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatalf("pqarrow: %v", err)
-	}
+	tbl := testutil.ReadParquet(t, mem, b)
 	defer tbl.Release()
 	compareColumns(t, mem, c, "pqarrow", func(j int) arrow.Array {
 		got, err := array.Concatenate(tbl.Column(j).Data().Chunks(), mem)

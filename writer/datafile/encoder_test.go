@@ -23,6 +23,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // encoderSchemas are the shapes the encoder must write as pqarrow does:
@@ -122,7 +123,7 @@ func TestEncoderMatchesPqarrow(t *testing.T) {
 // column chunk statistics of Parquet files a and b, or "".
 func sameContent(t *testing.T, mem memory.Allocator, a, b []byte) string {
 	t.Helper()
-	ta, tb := readParquet(t, mem, a), readParquet(t, mem, b)
+	ta, tb := testutil.ReadParquet(t, mem, a), testutil.ReadParquet(t, mem, b)
 	defer ta.Release()
 	defer tb.Release()
 	// Exact but for NaNs, which the random batches hold and which never
@@ -222,7 +223,7 @@ func TestEncoderNullListWithValues(t *testing.T) {
 	defer wantList.Release()
 	for _, arrowGo := range []bool{false, true} {
 		buf := writeEncoder(t, mem, schema, []arrow.RecordBatch{rec}, 2, arrowGo)
-		back := readParquet(t, mem, buf)
+		back := testutil.ReadParquet(t, mem, buf)
 		got := back.Column(0).Data().Chunk(0)
 		ok, desc := array.Equal(got, wantList), fmt.Sprint(got)
 		back.Release()
@@ -297,24 +298,6 @@ func writeEncoder(t *testing.T, mem memory.Allocator, schema *arrow.Schema, batc
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-func readParquet(t *testing.T, mem memory.Allocator, b []byte) arrow.Table {
-	t.Helper()
-	rdr, err := file.NewParquetReader(bytes.NewReader(b), file.WithReadProps(parquet.NewReaderProperties(mem)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, mem)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = rdr.Close()
-	return tbl
 }
 
 // randomBatch returns n random rows of schema, each nullable value null

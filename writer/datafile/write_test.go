@@ -13,10 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // testSchema covers a primitive of each common kind, a struct, a list and
@@ -138,20 +138,7 @@ func readBack(t *testing.T, fio *fileio.Mem, loc string) ([]byte, arrow.Table) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf, err := file.NewParquetReader(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tbl, err := fr.ReadTable(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data, tbl
+	return data, testutil.ReadParquet(t, memory.DefaultAllocator, data)
 }
 
 func TestWriterRoundTrip(t *testing.T) {
