@@ -83,16 +83,15 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 	fields := map[*fieldPlan]map[int]bool{}
 	for _, p := range s.paged {
 		if p.src.kind != kindLeaf {
-			cols, err := s.openField(p, g)
+			sel, err := s.openField(p, g)
 			if err != nil {
 				return nil, err
 			}
-			if len(cols) > 0 {
-				fields[p] = make(map[int]bool, len(cols))
+			if sel != nil {
+				fields[p] = sel
 			}
-			for _, c := range cols {
+			for c := range sel {
 				decoded[c] = true
-				fields[p][c] = true
 			}
 			continue
 		}
@@ -148,19 +147,15 @@ func (s *parquetSource) openPageColumns(g int) ([]int, error) {
 
 // openField opens a pqcodec FieldReader of nested plan p in row group g
 // when it covers the field with the leaves the projection selects, and
-// returns the leaf columns it reads; none when pqarrow reads the field.
-func (s *parquetSource) openField(p *fieldPlan, g int) ([]int, error) {
-	var cols []int
-	p.selectLeaves(func(c int) { cols = append(cols, c) })
-	sel := make(map[int]bool, len(cols))
-	for _, c := range cols {
-		sel[c] = true
-	}
+// returns the leaf columns it reads; nil when pqarrow reads the field.
+func (s *parquetSource) openField(p *fieldPlan, g int) (map[int]bool, error) {
+	sel := map[int]bool{}
+	p.selectLeaves(func(c int) { sel[c] = true })
 	selected := func(c int) bool { return sel[c] }
 	sf := s.schemaField(p)
 	md := s.pf.MetaData()
 	if sf == nil || !pqcodec.FieldSupported(md, g, sf, selected) {
-		s.count(func(c *counters) { c.chunksFallback.Add(int64(len(cols))) })
+		s.count(func(c *counters) { c.chunksFallback.Add(int64(len(sel))) })
 		return nil, nil
 	}
 	// Unlike the flat readers', a FieldReader's list offsets and
@@ -171,8 +166,8 @@ func (s *parquetSource) openField(p *fieldPlan, g int) ([]int, error) {
 	}
 	fr.SetMaxBatchBytes(s.cfg.maxRead)
 	s.pages[p] = fr
-	s.count(func(c *counters) { c.chunksDecoded.Add(int64(len(cols))) })
-	return cols, nil
+	s.count(func(c *counters) { c.chunksDecoded.Add(int64(len(sel))) })
+	return sel, nil
 }
 
 // schemaField returns the node of pqarrow's schema manifest that top-level

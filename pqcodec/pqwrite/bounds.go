@@ -37,21 +37,26 @@ func (s *chunkStats) chunkBounds(k kind) Bounds {
 	case kindFloat32, kindFloat64:
 		b.NaNs, b.HasFloats = s.nans, true
 		b.FloatMin, b.FloatMax = s.fmin, s.fmax
-		// fmin and fmax compare zeros equal; the signs seen decide.
-		if b.FloatMin == 0 && !s.negZero {
-			b.FloatMin = 0
-		} else if b.FloatMin == 0 {
-			b.FloatMin = math.Copysign(0, -1)
+		// fmin and fmax compare zeros equal; the signs seen decide: -0 is
+		// the least when seen, +0 the greatest.
+		if b.FloatMin == 0 {
+			b.FloatMin = zero(s.negZero)
 		}
-		if b.FloatMax == 0 && s.posZero {
-			b.FloatMax = 0
-		} else if b.FloatMax == 0 {
-			b.FloatMax = math.Copysign(0, -1)
+		if b.FloatMax == 0 {
+			b.FloatMax = zero(!s.posZero)
 		}
 	case kindBytes:
 		b.Min, b.Max, b.HasBytes = bytes.Clone(s.min), bytes.Clone(s.max), true
 	}
 	return b
+}
+
+// zero returns -0 when negative, else +0.
+func zero(negative bool) float64 {
+	if negative {
+		return math.Copysign(0, -1)
+	}
+	return 0
 }
 
 // merge widens b to take o, of the same column.
