@@ -188,7 +188,7 @@ func (w *ColumnWriter) writeBatch(v *view, off, n int) {
 		present := gather(v, off, n, &w.scratch32)
 		vals := writeFixed(w, present, w.dict4)
 		if w.kind == kindInt32 {
-			w.stats.int32s(asInt32(vals))
+			intValues(&w.stats, asInt32(vals))
 		} else {
 			floatValues(&w.stats, asFloat32(present), asFloat32(vals))
 		}
@@ -196,7 +196,7 @@ func (w *ColumnWriter) writeBatch(v *view, off, n int) {
 		present := gather(v, off, n, &w.scratch64)
 		vals := writeFixed(w, present, w.dict8)
 		if w.kind == kindInt64 {
-			w.stats.int64s(asInt64(vals))
+			intValues(&w.stats, asInt64(vals))
 		} else {
 			floatValues(&w.stats, asFloat64(present), asFloat64(vals))
 		}

@@ -34,7 +34,8 @@ type chunkStats struct {
 	negZero, posZero bool
 }
 
-func (s *chunkStats) int32s(vals []int32) {
+// intValues widens the bounds to take vals, INT32 or INT64 values.
+func intValues[I int32 | int64](s *chunkStats, vals []I) {
 	if len(vals) == 0 {
 		return
 	}
@@ -44,18 +45,6 @@ func (s *chunkStats) int32s(vals []int32) {
 		hi = max(hi, v)
 	}
 	s.ints(int64(lo), int64(hi))
-}
-
-func (s *chunkStats) int64s(vals []int64) {
-	if len(vals) == 0 {
-		return
-	}
-	lo, hi := vals[0], vals[0]
-	for _, v := range vals[1:] {
-		lo = min(lo, v)
-		hi = max(hi, v)
-	}
-	s.ints(lo, hi)
 }
 
 func (s *chunkStats) ints(lo, hi int64) {
