@@ -71,24 +71,6 @@ func FuzzFieldReader(f *testing.F) {
 		defer fr.Release()
 		// Inputs of odd length step over every other batch with Skip,
 		// which walks the levels and values by other paths than Read.
-		skips := len(chunk)%2 == 1
-		for step, left := 0, int(b.md.RowGroup(0).NumRows()); left > 0; step++ {
-			k := min(left, 1+step*37%500)
-			left -= k
-			if skips && step%2 == 1 {
-				if fr.Skip(k) != nil {
-					return
-				}
-				continue
-			}
-			a, err := fr.Read(k)
-			if err != nil {
-				return
-			}
-			if a.Len() != k {
-				t.Fatalf("Read(%d) returned %d records", k, a.Len())
-			}
-			a.Release()
-		}
+		readOrSkip(t, fr, int(b.md.RowGroup(0).NumRows()), len(chunk)%2 == 1, func(step int) int { return 1 + step*37%500 })
 	})
 }

@@ -133,26 +133,36 @@ func FuzzColumnReader(f *testing.F) {
 			}
 			// Inputs of odd length step over every other run with Skip,
 			// which walks pages and values by other paths than Read.
-			skips := len(chunk)%2 == 1
-			for step, left := 0, b.rows; left > 0; step++ {
-				n := min(left, 700)
-				left -= n
-				if skips && step%2 == 1 {
-					if cr.Skip(n) != nil {
-						break
-					}
-					continue
-				}
-				a, err := cr.Read(n)
-				if err != nil {
-					break
-				}
-				if a.Len() != n {
-					t.Fatalf("Read(%d) returned %d values", n, a.Len())
-				}
-				a.Release()
-			}
+			readOrSkip(t, cr, b.rows, len(chunk)%2 == 1, func(int) int { return 700 })
 			cr.Release()
 		}
 	})
+}
+
+// readOrSkip reads rows from r in batches of size(step) rows, stepping
+// over every other batch with Skip when skips, until the rows run out or
+// a call fails; a Read that succeeds must return the rows asked for.
+func readOrSkip(t *testing.T, r interface {
+	Read(n int) (arrow.Array, error)
+	Skip(n int) error
+}, rows int, skips bool, size func(step int) int) {
+	t.Helper()
+	for step, left := 0, rows; left > 0; step++ {
+		k := min(left, size(step))
+		left -= k
+		if skips && step%2 == 1 {
+			if r.Skip(k) != nil {
+				return
+			}
+			continue
+		}
+		a, err := r.Read(k)
+		if err != nil {
+			return
+		}
+		if a.Len() != k {
+			t.Fatalf("Read(%d) returned %d rows", k, a.Len())
+		}
+		a.Release()
+	}
 }
