@@ -8,7 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	iceflight "github.com/iceflight/iceflight/flight"
+
+	"github.com/iceflight/iceflight/engine"
 )
 
 // TestDictionaryReadEqualsJavaOracle reads tables with their string columns
@@ -74,7 +75,7 @@ func TestDictionaryCommandIsWhatTheServerDecodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := iceflight.ParseDescriptor(desc)
+		got, err := engine.ParseDescriptor(desc)
 		if err != nil {
 			t.Fatalf("server refuses %s: %v", desc.Cmd, err)
 		}

@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	iceflight "github.com/iceflight/iceflight/flight"
 	"github.com/iceflight/iceflight/reader"
@@ -70,7 +71,7 @@ func startWorker(t *testing.T, key []byte, batchRows int, doGet doGetFunc) *work
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := iceflight.NewSigner(key, time.Minute)
+	signer, err := engine.NewSigner(key, time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,8 +81,8 @@ func startWorker(t *testing.T, key []byte, batchRows int, doGet doGetFunc) *work
 	// WaitForHandlers: Stop returns once every DoGet has returned, so the
 	// allocator check and goleak see the end of each stream.
 	w.srv = grpc.NewServer(grpc.WaitForHandlers(true))
-	flight.RegisterFlightServiceServer(w.srv, workerService{iceflight.NewService(cat, rd, signer,
-		iceflight.WithAllocator(mem), iceflight.WithLogger(slog.New(slog.DiscardHandler))), w})
+	flight.RegisterFlightServiceServer(w.srv, workerService{iceflight.NewService(engine.New(cat, rd, signer,
+		engine.WithAllocator(mem), engine.WithLogger(slog.New(slog.DiscardHandler)))), w})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	iceflight "github.com/iceflight/iceflight/flight"
 	"github.com/iceflight/iceflight/iceberg"
@@ -92,15 +93,15 @@ func serve(t *testing.T, batchRows int, delay time.Duration) *server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := iceflight.NewRandomSigner(time.Minute)
+	signer, err := engine.NewRandomSigner(time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := &server{mem: memory.NewCheckedAllocator(memory.NewGoAllocator()), delay: delay}
 	rd := reader.New(fileio.NewResolver(), reader.WithAllocator(s.mem), reader.WithBatchSize(batchRows))
 	srv := flight.NewServerWithMiddleware(nil)
-	srv.RegisterFlightService(countingService{iceflight.NewService(cat, rd, signer,
-		iceflight.WithAllocator(s.mem), iceflight.WithLogger(slog.New(slog.DiscardHandler))), s})
+	srv.RegisterFlightService(countingService{iceflight.NewService(engine.New(cat, rd, signer,
+		engine.WithAllocator(s.mem), engine.WithLogger(slog.New(slog.DiscardHandler)))), s})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	iceflight "github.com/iceflight/iceflight/flight"
+	"github.com/iceflight/iceflight/engine"
 )
 
 func TestReadEqualsJavaOracle(t *testing.T) {
@@ -269,7 +269,7 @@ func TestCommandJSONIsWhatTheServerDecodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := iceflight.ParseDescriptor(desc)
+	got, err := engine.ParseDescriptor(desc)
 	if err != nil {
 		t.Fatalf("server refuses %s: %v", desc.Cmd, err)
 	}
@@ -287,7 +287,7 @@ func TestCommandJSONIsWhatTheServerDecodes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := iceflight.ParseDescriptor(desc)
+		got, err := engine.ParseDescriptor(desc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	iceflight "github.com/iceflight/iceflight/flight"
 	"github.com/iceflight/iceflight/reader"
@@ -158,14 +159,14 @@ func serveWriter(t *testing.T, w *memWriter) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := iceflight.NewRandomSigner(time.Minute)
+	signer, err := engine.NewRandomSigner(time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	srv := flight.NewServerWithMiddleware(nil)
-	srv.RegisterFlightService(iceflight.NewService(cat, reader.New(fileio.NewResolver()), signer,
-		iceflight.WithAllocator(mem), iceflight.WithLogger(slog.New(slog.DiscardHandler)), iceflight.WithWriter(w, w)))
+	srv.RegisterFlightService(iceflight.NewService(engine.New(cat, reader.New(fileio.NewResolver()), signer,
+		engine.WithAllocator(mem), engine.WithLogger(slog.New(slog.DiscardHandler))), iceflight.WithWriter(w, w)))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/internal/strictjson"
 	"github.com/iceflight/iceflight/proto/actions"
 )
 
@@ -33,13 +35,15 @@ var actionTypes = []*flight.ActionType{
 	{Type: flight.CancelFlightInfoActionType, Description: "Cancel a FlightInfo: a CancelFlightInfoRequest -> CancelFlightInfoResult (tickets hold no server state, so this always succeeds for our tickets)"},
 }
 
+// actionTypes are the plain protocol's actions, the write API's among
+// them.
+func (s *Service) actionTypes() []*flight.ActionType {
+	return append(actionTypes[:len(actionTypes):len(actionTypes)], writeActionTypes...)
+}
+
 // ListActions lists the actions DoAction serves.
 func (s *Service) ListActions(_ *flight.Empty, stream flight.FlightService_ListActionsServer) error {
-	all := append(actionTypes[:len(actionTypes):len(actionTypes)], writeActionTypes...)
-	if s.frontEnd != nil {
-		all = append(all, s.frontEnd.Actions()...)
-	}
-	for _, a := range all {
+	for _, a := range s.actionTypes() {
 		if err := stream.Send(a); err != nil {
 			return err
 		}
@@ -51,14 +55,10 @@ func (s *Service) ListActions(_ *flight.Empty, stream flight.FlightService_ListA
 // a planning slot: an action may load a table's metadata.
 func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_DoActionServer) (err error) {
 	ctx := stream.Context()
-	defer s.endCall(ctx, &err)
+	defer s.eng.EndCall(ctx, &err)
 	defer panics.Recover(&err, "DoAction "+action.GetType())
-	if s.frontEnd != nil && s.frontEnd.ClaimsAction(action.GetType()) {
-		return s.frontEnd.DoAction(action, stream)
-	}
-	release, err := s.plans.acquire(ctx)
+	release, err := s.eng.PlanSlot(ctx)
 	if err != nil {
-		s.metrics.Rejected(ctx, RejectPlanLimit)
 		return err
 	}
 	defer release()
@@ -76,9 +76,9 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 	case flight.RenewFlightEndpointActionType:
 		var req flight.RenewFlightEndpointRequest
 		if err := proto.Unmarshal(action.GetBody(), &req); err != nil {
-			return fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
+			return fmt.Errorf("%w: %s body: %v", engine.ErrBadCommand, action.GetType(), err)
 		}
-		ep, err := s.renewEndpoint(ctx, &req)
+		ep, err := s.eng.RenewEndpoint(ctx, &req)
 		if err != nil {
 			return err
 		}
@@ -86,9 +86,9 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 	case flight.CancelFlightInfoActionType:
 		var req flight.CancelFlightInfoRequest
 		if err := proto.Unmarshal(action.GetBody(), &req); err != nil {
-			return fmt.Errorf("%w: %s body: %v", errBadCommand, action.GetType(), err)
+			return fmt.Errorf("%w: %s body: %v", engine.ErrBadCommand, action.GetType(), err)
 		}
-		res, err := s.cancelFlightInfo(&req)
+		res, err := s.eng.CancelFlightInfo(&req)
 		if err != nil {
 			return err
 		}
@@ -97,13 +97,13 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 	if isWriteAction(action.GetType()) {
 		return s.writeAction(ctx, action, send)
 	}
-	if err := s.needPlanner("DoAction " + action.GetType()); err != nil {
+	if err := s.eng.NeedPlanner("DoAction " + action.GetType()); err != nil {
 		return err
 	}
 	var req actionRequest
 	if len(action.GetBody()) > 0 {
-		if err := decodeStrict(action.GetBody(), &req); err != nil {
-			return fmt.Errorf("%w: action %s body: %v", errBadCommand, action.GetType(), err)
+		if err := strictjson.Decode(action.GetBody(), &req); err != nil {
+			return fmt.Errorf("%w: action %s body: %v", engine.ErrBadCommand, action.GetType(), err)
 		}
 	}
 	switch action.GetType() {
@@ -115,12 +115,12 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 		return send(body)
 	case ActionSnapshots, ActionRefs:
 	default:
-		return fmt.Errorf("%w: unknown action %q", errBadCommand, action.GetType())
+		return fmt.Errorf("%w: unknown action %q", engine.ErrBadCommand, action.GetType())
 	}
 	if req.Table == "" {
-		return fmt.Errorf("%w: action %s needs {\"table\": ...}", errBadCommand, action.GetType())
+		return fmt.Errorf("%w: action %s needs {\"table\": ...}", engine.ErrBadCommand, action.GetType())
 	}
-	tbl, err := s.loadTable(ctx, req.Table)
+	tbl, err := s.eng.LoadTable(ctx, req.Table)
 	if err != nil {
 		return err
 	}
@@ -207,7 +207,7 @@ type refresher interface {
 }
 
 func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
-	r, ok := s.catalog.(refresher)
+	r, ok := s.eng.Catalog().(refresher)
 	if !ok {
 		return []byte(`{"refreshed": false}`), nil
 	}
@@ -216,22 +216,19 @@ func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := s.auth.authorize(ctx, id); err != nil {
+		if err := s.eng.Authenticator().Authorize(ctx, id); err != nil {
 			return nil, err
 		}
 		r.Refresh(id)
 		return []byte(`{"refreshed": true}`), nil
 	}
-	if s.auth == nil {
+	if s.eng.Authenticator() == nil {
 		r.Refresh(nil) // every table
 		return []byte(`{"refreshed": true}`), nil
 	}
 	// A caller limited to some namespaces refreshes only their tables.
-	ids, _, err := s.listTables(ctx)
+	ids, _, err := s.eng.ReadableTables(ctx)
 	if err != nil {
-		return nil, err
-	}
-	if ids, err = s.auth.readable(ctx, ids); err != nil {
 		return nil, err
 	}
 	for _, id := range ids {

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
@@ -120,8 +121,8 @@ func TestActionsAndListingsTakeAPlanningSlot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), WithLimits(1, 1),
-		WithLogger(slog.New(slog.DiscardHandler)))
+	svc := newService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), engine.WithLimits(1, 1),
+		engine.WithLogger(slog.New(slog.DiscardHandler)))
 	ctx := context.Background()
 	calls := map[string]func() error{
 		"DoAction snapshots": func() error {
@@ -133,7 +134,7 @@ func TestActionsAndListingsTakeAPlanningSlot(t *testing.T) {
 		},
 	}
 	for name, call := range calls {
-		release, err := svc.plans.acquire(ctx)
+		release, err := svc.Engine().PlanSlot(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,7 +203,7 @@ func TestLongActionAnswersArePaged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), WithLogger(slog.New(slog.DiscardHandler)))
+	svc := newService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), engine.WithLogger(slog.New(slog.DiscardHandler)))
 	results := func(kind string) [][]byte {
 		stream := &fakeServerStream[*flight.Result]{ctx: context.Background()}
 		if err := svc.DoAction(&flight.Action{Type: kind, Body: []byte(`{"table": "db.many"}`)}, stream); err != nil {

@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
@@ -91,17 +92,17 @@ func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
 	t.Parallel()
 	root, aFolder := hostileWarehouse(t)
 	intoA := catalog.WithRules(fileio.Rule{From: tripsRecorded, To: aFolder})
-	onlyB := &Principal{Name: "b-reader", Namespaces: []string{"b"}}
-	both := &Principal{Name: "ab-reader", Namespaces: []string{"a", "b"}}
+	onlyB := &engine.Principal{Name: "b-reader", Namespaces: []string{"b"}}
+	both := &engine.Principal{Name: "ab-reader", Namespaces: []string{"a", "b"}}
 	// Mounted as catalog "lake", the tables are lake.a.trips and
 	// lake.b.trips, and grants name them so.
-	onlyLakeB := &Principal{Name: "lake-b-reader", Namespaces: []string{"lake.b", "a"}}
-	lake := &Principal{Name: "lake-reader", Namespaces: []string{"lake"}}
+	onlyLakeB := &engine.Principal{Name: "lake-b-reader", Namespaces: []string{"lake.b", "a"}}
+	lake := &engine.Principal{Name: "lake-reader", Namespaces: []string{"lake"}}
 	cases := []struct {
 		name      string
 		rules     []catalog.Option
-		principal *Principal // nil: authentication off
-		mounted   bool       // the warehouse mounted as catalog lake
+		principal *engine.Principal // nil: authentication off
+		mounted   bool              // the warehouse mounted as catalog lake
 		want      codes.Code
 		wantErr   string
 	}{
@@ -128,19 +129,19 @@ func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
 				}
 				path = append([]string{"lake"}, path...)
 			}
-			data := &countingIO{base: fileio.NewResolver()}
+			data := &testutil.CountingIO{Base: fileio.NewResolver()}
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			var opts []Option
+			var opts []engine.Option
 			ctx := context.Background()
 			if tc.principal != nil {
-				a, err := NewAuthenticator(newCredentials(t, authTokens, ""), sessionSecret)
+				a, err := engine.NewAuthenticator(newCredentials(t, "confine-token-0123456789 b\n", ""), sessionSecret)
 				if err != nil {
 					t.Fatal(err)
 				}
-				opts = append(opts, WithAuthenticator(a))
-				ctx = withPrincipal(ctx, tc.principal)
+				opts = append(opts, engine.WithAuthenticator(a))
+				ctx = engine.ContextWithPrincipal(ctx, tc.principal)
 			}
-			svc := NewService(cat, reader.New(data, reader.WithAllocator(mem)), testSigner(t, 7), append(opts, WithAllocator(mem))...)
+			svc := newService(cat, reader.New(data, reader.WithAllocator(mem)), testSigner(t, 7), append(opts, engine.WithAllocator(mem))...)
 			info, err := svc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: path})
 			if status.Code(err) != tc.want {
 				t.Fatalf("GetFlightInfo = %v, want %v", err, tc.want)
@@ -150,7 +151,7 @@ func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
 				if !strings.Contains(msg, tc.wantErr) || strings.Contains(msg, root) {
 					t.Errorf("error %q: want %q, and no server path", msg, tc.wantErr)
 				}
-				if n := data.opens.Load(); n != 0 {
+				if n := data.Opens.Load(); n != 0 {
 					t.Errorf("a refused plan opened %d data files", n)
 				}
 				return
@@ -159,7 +160,7 @@ func TestPlanRefusesFilesOfAnotherTable(t *testing.T) {
 				t.Errorf("TotalRecords = %d, want 20000", info.TotalRecords)
 			}
 			for _, ep := range info.Endpoint {
-				var md endpointMetadata
+				var md engine.EndpointMetadata
 				if err := json.Unmarshal(ep.AppMetadata, &md); err != nil {
 					t.Fatal(err)
 				}
@@ -186,7 +187,7 @@ func TestConfinementErrorCodes(t *testing.T) {
 		{"a FIFO or folder as a file is FailedPrecondition", fmt.Errorf("open x: %w", fileio.ErrNotRegular), codes.FailedPrecondition},
 	}
 	for _, tc := range cases {
-		if got := codeOf(tc.err); got != tc.want {
+		if got := engine.Code(tc.err); got != tc.want {
 			t.Errorf("%s: code %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -246,7 +247,7 @@ func TestPlanRefusesAFIFOManifestList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(cat, nil, testSigner(t, 7))
+	svc := newService(cat, nil, testSigner(t, 7))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err = svc.GetFlightInfo(ctx, &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: []string{"a", "trips"}})

@@ -10,6 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/engine"
 )
 
 // TestDictionaryCommand asks for string columns as dictionaries and checks
@@ -114,8 +116,8 @@ func TestIPCCompression(t *testing.T) {
 	cmd := map[string]any{"table": "samples.trips"}
 	var plainRows []string
 	var plainBytes int
-	for _, c := range []Compression{CompressionNone, CompressionLZ4, CompressionZstd} {
-		h := serve(t, 1000, WithCompression(c))
+	for _, c := range []engine.Compression{engine.CompressionNone, engine.CompressionLZ4, engine.CompressionZstd} {
+		h := serve(t, 1000, engine.WithCompression(c))
 		rows := h.rowsOf(ctx, t, cmd, nil)
 		info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
 		if err != nil {
@@ -135,7 +137,7 @@ func TestIPCCompression(t *testing.T) {
 				body += len(fd.DataBody)
 			}
 		}
-		if c == CompressionNone {
+		if c == engine.CompressionNone {
 			plainRows, plainBytes = rows, body
 			continue
 		}
@@ -147,11 +149,11 @@ func TestIPCCompression(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"none", "LZ4", "zstd"} {
-		if _, err := ParseCompression(s); err != nil {
+		if _, err := engine.ParseCompression(s); err != nil {
 			t.Error(err)
 		}
 	}
-	if _, err := ParseCompression("gzip"); err == nil {
+	if _, err := engine.ParseCompression("gzip"); err == nil {
 		t.Error("gzip parsed")
 	}
 }

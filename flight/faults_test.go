@@ -16,7 +16,9 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/testutil"
 )
 
 // TestStorageErrorsEndTheStreamWithAnActionableCode checks what a client
@@ -57,7 +59,7 @@ func TestStorageErrorsEndTheStreamWithAnActionableCode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h.data.fault.Store(&tt.fault)
+			h.data.Fault.Store(&tt.fault)
 			stream, err := h.client.DoGet(ctx, info.Endpoint[0].Ticket)
 			if err != nil {
 				t.Fatal(err)
@@ -80,15 +82,17 @@ func TestStorageErrorsEndTheStreamWithAnActionableCode(t *testing.T) {
 // a stream's server memory stays bounded however slow its client is.
 func TestSlowClientSlowsOnlyItsStream(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	m, err := NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
+	m, err := engine.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := serve(t, 10, WithMetrics(m)) // 10-row batches: thousands of messages
+	h := serve(t, 10, engine.WithMetrics(m)) // 10-row batches: thousands of messages
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	info, _ := startTripsStream(ctx, t, h)
-	served := func() int64 { return sumOf(t, collect(t, reader), "iceflight.rows_served") }
+	served := func() int64 {
+		return testutil.MetricSum(t, testutil.CollectMetrics(t, reader, engine.MeterName), "iceflight.rows_served")
+	}
 	// Let the server fill the flow-control window, then watch it stay put.
 	var before int64
 	for i := 0; ; i++ {
@@ -121,15 +125,15 @@ func TestSlowClientSlowsOnlyItsStream(t *testing.T) {
 // cancels mid-read ends Canceled in the call log, at INFO: it is no
 // server fault, and was once logged Internal at WARN.
 func TestAClientCancelIsLoggedAsCanceled(t *testing.T) {
-	var logs lockedBuffer
+	var logs testutil.LockedBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
-	h := serveWith(t, 10, []grpc.ServerOption{grpc.ChainStreamInterceptor(StreamCallLog(log, nil))})
+	h := serveWith(t, 10, []grpc.ServerOption{grpc.ChainStreamInterceptor(engine.StreamCallLog(log, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	startTripsStream(ctx, t, h)
 	cancel()
 	for i := 0; ; i++ {
-		for _, l := range logs.lines(t) {
+		for _, l := range logs.JSONLines(t) {
 			if l["method"] != "/arrow.flight.protocol.FlightService/DoGet" {
 				continue
 			}

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/iceflight/iceflight/engine"
 )
 
 // defaultClientLimit is the largest message a gRPC client receives unless
@@ -88,7 +90,7 @@ func TestFlightInfoFitsADefaultClient(t *testing.T) {
 					t.Fatalf("got %v, want InvalidArgument", err)
 				}
 				msg := status.Convert(err).Message()
-				if !strings.Contains(msg, "samples.trips") || !strings.Contains(msg, "bytes") || len(msg) > 2*maxMessageBytes {
+				if !strings.Contains(msg, "samples.trips") || !strings.Contains(msg, "bytes") || len(msg) > 2*engine.MaxStatusMessageBytes {
 					t.Fatalf("the refusal does not name the table and sizes briefly: %.300s", msg)
 				}
 				if _, err := h.client.PollFlightInfo(ctx, desc); status.Code(err) != codes.InvalidArgument {
@@ -99,8 +101,8 @@ func TestFlightInfoFitsADefaultClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if n := proto.Size(info); n > DefaultMaxFlightInfoBytes {
-				t.Fatalf("FlightInfo of %d bytes, over the %d budget", n, DefaultMaxFlightInfoBytes)
+			if n := proto.Size(info); n > engine.DefaultMaxFlightInfoBytes {
+				t.Fatalf("FlightInfo of %d bytes, over the %d budget", n, engine.DefaultMaxFlightInfoBytes)
 			}
 			poll, err := h.client.PollFlightInfo(ctx, desc)
 			if err != nil {
@@ -168,7 +170,7 @@ func TestABudgetGroupsTasksIntoFewerEndpoints(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := serve(t, 1000, WithMaxFlightInfoBytes(tc.budget))
+			h := serve(t, 1000, engine.WithMaxFlightInfoBytes(tc.budget))
 			info, err := h.client.GetFlightInfo(ctx, cmd(4))
 			if status.Code(err) != tc.want {
 				t.Fatalf("got %v, want %v", err, tc.want)

@@ -13,7 +13,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -31,7 +33,7 @@ func (downCatalog) LoadTable(context.Context, catalog.Identifier) (*catalog.Tabl
 // mountedHarness serves the bundled warehouse mounted as "lake" beside a
 // catalog "prod" that is down; lake's files are read by its own storage
 // profile's reader, whose FileIO is returned.
-func mountedHarness(t *testing.T) (*harness, *countingIO) {
+func mountedHarness(t *testing.T) (*harness, *testutil.CountingIO) {
 	t.Helper()
 	dir, err := catalog.NewDirectory(warehouse)
 	if err != nil {
@@ -41,11 +43,11 @@ func mountedHarness(t *testing.T) (*harness, *countingIO) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lakeIO := &countingIO{base: fileio.NewResolver()}
+	lakeIO := &testutil.CountingIO{Base: fileio.NewResolver()}
 	mem := memory.NewCheckedAllocator(reader.NewPoolAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
 	lake := reader.New(lakeIO, reader.WithAllocator(mem), reader.WithValidation(true))
-	return serveCatalog(t, reg, 1000, WithProfileReaders(map[string]*reader.Reader{"lake": lake})), lakeIO
+	return serveCatalog(t, reg, 1000, engine.WithProfileReaders(map[string]*reader.Reader{"lake": lake})), lakeIO
 }
 
 func TestMountedCatalogsListWhatTheyCanAndNameWhatFailed(t *testing.T) {
@@ -69,9 +71,9 @@ func TestMountedCatalogsListWhatTheyCanAndNameWhatFailed(t *testing.T) {
 	if len(names) < 6 || !strings.HasPrefix(names[0], "lake.samples.") {
 		t.Errorf("ListFlights = %v, want the tables of lake", names)
 	}
-	failed := stream.Trailer().Get(catalogErrorsKey)
+	failed := stream.Trailer().Get(engine.CatalogErrorsKey)
 	if len(failed) != 1 || !strings.HasPrefix(failed[0], "catalog prod: ") || !strings.Contains(failed[0], "500") {
-		t.Errorf("trailer %s = %q, want catalog prod's failure", catalogErrorsKey, failed)
+		t.Errorf("trailer %s = %q, want catalog prod's failure", engine.CatalogErrorsKey, failed)
 	}
 }
 
@@ -92,8 +94,8 @@ func TestAMountedTableReadsWithItsCatalogsStorage(t *testing.T) {
 	if rows := h.readAll(ctx, t, info); rows != info.TotalRecords || rows == 0 {
 		t.Errorf("read %d rows, planned %d", rows, info.TotalRecords)
 	}
-	if lakeIO.opens.Load() == 0 || h.data.opens.Load() != 0 {
-		t.Errorf("lake's reader opened %d files, the default reader %d: want all by lake's", lakeIO.opens.Load(), h.data.opens.Load())
+	if lakeIO.Opens.Load() == 0 || h.data.Opens.Load() != 0 {
+		t.Errorf("lake's reader opened %d files, the default reader %d: want all by lake's", lakeIO.Opens.Load(), h.data.Opens.Load())
 	}
 }
 
@@ -105,7 +107,7 @@ func TestATicketOfAStorageProfileTheServerLacksIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A worker with the same ticket key but started without the catalogs.
-	worker := serve(t, 1000, WithRole(RoleWorker))
+	worker := serve(t, 1000, engine.WithRole(engine.RoleWorker))
 	stream, err := worker.client.DoGet(ctx, info.Endpoint[0].Ticket)
 	if err == nil {
 		_, err = stream.Recv()
@@ -113,8 +115,8 @@ func TestATicketOfAStorageProfileTheServerLacksIsRefused(t *testing.T) {
 	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), `catalog "lake"`) {
 		t.Errorf("DoGet on a worker without lake's storage: %v, want FailedPrecondition naming the catalog", err)
 	}
-	if worker.data.opens.Load() != 0 {
-		t.Errorf("the worker opened %d files with storage the ticket did not name", worker.data.opens.Load())
+	if worker.data.Opens.Load() != 0 {
+		t.Errorf("the worker opened %d files with storage the ticket did not name", worker.data.Opens.Load())
 	}
 }
 

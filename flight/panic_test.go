@@ -14,7 +14,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -27,16 +29,16 @@ import (
 // at zero, and TestMain's goleak that no goroutine is left).
 func TestPanicInAStreamFailsOnlyThatCall(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
-	m, err := NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
+	m, err := engine.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs testutil.LockedBuffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	// With the call log interceptors, as flightd runs: the panic is still
 	// reported once, by the handler, not again by the interceptor.
-	h := serveWith(t, 100, []grpc.ServerOption{grpc.ChainStreamInterceptor(StreamCallLog(log, m))},
-		WithMetrics(m), WithLimits(1, 1), WithLogger(log))
+	h := serveWith(t, 100, []grpc.ServerOption{grpc.ChainStreamInterceptor(engine.StreamCallLog(log, m))},
+		engine.WithMetrics(m), engine.WithLimits(1, 1), engine.WithLogger(log))
 	ctx := context.Background()
 	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 	if err != nil {
@@ -48,7 +50,7 @@ func TestPanicInAStreamFailsOnlyThatCall(t *testing.T) {
 		}
 		return nil
 	}
-	h.data.fault.Store(&fault)
+	h.data.Fault.Store(&fault)
 	err = drainStream(ctx, h, info.Endpoint[0].Ticket.Ticket)
 	if status.Code(err) != codes.Internal {
 		t.Fatalf("stream ended with %v, want Internal", err)
@@ -58,11 +60,11 @@ func TestPanicInAStreamFailsOnlyThatCall(t *testing.T) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
 	}
-	if got := sumOf(t, collect(t, reader), "iceflight.panics"); got != 1 {
+	if got := testutil.MetricSum(t, testutil.CollectMetrics(t, reader, engine.MeterName), "iceflight.panics"); got != 1 {
 		t.Errorf("iceflight.panics = %d, want 1", got)
 	}
 	var stacks int
-	for _, l := range logs.lines(t) {
+	for _, l := range logs.JSONLines(t) {
 		if l["msg"] == "panic serving a call" {
 			stacks++
 			if s, _ := l["stack"].(string); !strings.Contains(s, "countingFile") {
@@ -73,12 +75,12 @@ func TestPanicInAStreamFailsOnlyThatCall(t *testing.T) {
 	if stacks != 1 {
 		t.Errorf("panic logged %d times, want once", stacks)
 	}
-	if n := h.data.inUse.Load(); n != 0 {
+	if n := h.data.InUse.Load(); n != 0 {
 		t.Errorf("%d files left open", n)
 	}
 	// With --max-streams 1, the next stream runs only if the panicking one
 	// gave its slot back.
-	h.data.fault.Store(nil)
+	h.data.Fault.Store(nil)
 	if err := drainStream(ctx, h, info.Endpoint[0].Ticket.Ticket); err != nil {
 		t.Fatalf("the stream after the panic: %v", err)
 	}
@@ -122,7 +124,7 @@ func TestPanicInAPlanningCallFailsOnlyThatCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	collected := sdkmetric.NewManualReader()
-	m, err := NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(collected)), nil)
+	m, err := engine.NewMetrics(sdkmetric.NewMeterProvider(sdkmetric.WithReader(collected)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,12 +144,12 @@ func TestPanicInAPlanningCallFailsOnlyThatCall(t *testing.T) {
 	}
 	for i, c := range calls {
 		cat := &panickyCatalog{Catalog: dir}
-		svc := NewService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), WithLimits(1, 1), WithMetrics(m), WithLogger(slog.New(slog.DiscardHandler)))
+		svc := newService(cat, reader.New(fileio.NewResolver()), testSigner(t, 7), engine.WithLimits(1, 1), engine.WithMetrics(m), engine.WithLogger(slog.New(slog.DiscardHandler)))
 		err := c.call(svc)
 		if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "injected fault loading samples.") {
 			t.Errorf("%s: %v, want Internal naming the table", c.name, err)
 		}
-		if got := sumOf(t, collect(t, collected), "iceflight.panics"); got != int64(i+1) {
+		if got := testutil.MetricSum(t, testutil.CollectMetrics(t, collected, engine.MeterName), "iceflight.panics"); got != int64(i+1) {
 			t.Errorf("%s: iceflight.panics = %d, want %d", c.name, got, i+1)
 		}
 		cat.fixed = true

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/planner"
 )
 
@@ -30,7 +31,7 @@ func benchmarkColdPlan(b *testing.B, filter string) {
 	if filter != "" {
 		cmd = `{"table":"bench.events","filter":"` + filter + `"}`
 	}
-	signer, err := NewRandomSigner(time.Hour)
+	signer, err := engine.NewRandomSigner(time.Hour)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func benchmarkColdPlan(b *testing.B, filter string) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		svc := NewService(dir, nil, signer, WithPlanner(planner.New()))
+		svc := newService(dir, nil, signer, engine.WithPlanner(planner.New()))
 		if _, err := svc.GetFlightInfo(context.Background(), desc); err != nil {
 			b.Fatal(err)
 		}

@@ -13,17 +13,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/internal/strictjson"
 	"github.com/iceflight/iceflight/writer"
 )
-
-// RejectPutLimit is the reason of a DoPut refused because the process
-// already runs its bound of DoPut streams.
-const RejectPutLimit = "put_limit"
-
-// errPutTooLarge is a DoPut stream past the server's byte bound; it maps
-// to InvalidArgument.
-var errPutTooLarge = errors.New("DoPut stream too large")
 
 // PutAbort is the app_metadata of a DoPut message, with no data, by which
 // a client that cannot cancel its call (pyarrow's DoPut writer has no
@@ -52,38 +46,38 @@ func parsePutDescriptor(d *flight.FlightDescriptor) (*putCommand, writer.WriteRe
 	var cmd putCommand
 	switch {
 	case d == nil:
-		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: the first message carries no descriptor", errBadCommand)
+		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: the first message carries no descriptor", engine.ErrBadCommand)
 	case d.Type == flight.DescriptorPATH:
 		if len(d.Path) == 0 {
-			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: empty path", errBadCommand)
+			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: empty path", engine.ErrBadCommand)
 		}
 		cmd.Table = strings.Join(d.Path, ".")
 	case d.Type == flight.DescriptorCMD:
 		b := bytes.TrimSpace(d.Cmd)
 		if len(b) == 0 || b[0] != '{' {
 			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut command is not a JSON object such as "+
-				`{"table": "db.t", "mode": "append"}`, errBadCommand)
+				`{"table": "db.t", "mode": "append"}`, engine.ErrBadCommand)
 		}
-		if err := decodeStrict(b, &cmd); err != nil {
-			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut command JSON: %v", errBadCommand, err)
+		if err := strictjson.Decode(b, &cmd); err != nil {
+			return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut command JSON: %v", engine.ErrBadCommand, err)
 		}
 	default:
-		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: descriptor type %v", errBadCommand, d.Type)
+		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: descriptor type %v", engine.ErrBadCommand, d.Type)
 	}
 	req := writer.WriteRequest{Filter: cmd.Filter, Branch: cmd.Branch, SnapshotProperties: cmd.SnapshotProperties}
 	switch cmd.Mode {
 	case "", "append":
 		req.Mode = writer.Append
 		if cmd.Filter != "" {
-			return nil, req, fmt.Errorf("%w: DoPut: a filter needs mode \"overwrite\"", errBadCommand)
+			return nil, req, fmt.Errorf("%w: DoPut: a filter needs mode \"overwrite\"", engine.ErrBadCommand)
 		}
 	case "overwrite":
 		req.Mode = writer.Overwrite
 	default:
-		return nil, req, fmt.Errorf("%w: DoPut: mode %q: want \"append\" or \"overwrite\"", errBadCommand, cmd.Mode)
+		return nil, req, fmt.Errorf("%w: DoPut: mode %q: want \"append\" or \"overwrite\"", engine.ErrBadCommand, cmd.Mode)
 	}
 	if strings.TrimSpace(cmd.Table) == "" {
-		return nil, req, fmt.Errorf("%w: DoPut command names no table", errBadCommand)
+		return nil, req, fmt.Errorf("%w: DoPut command names no table", engine.ErrBadCommand)
 	}
 	return &cmd, req, nil
 }
@@ -94,36 +88,20 @@ func parsePutDescriptor(d *flight.FlightDescriptor) (*putCommand, writer.WriteRe
 // end commits nothing.
 func (s *Service) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	ctx := stream.Context()
-	defer s.endCall(ctx, &err)
+	defer s.eng.EndCall(ctx, &err)
 	defer panics.Recover(&err, "DoPut")
 	return s.doPut(ctx, stream)
 }
 
 func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutServer) error {
-	if s.frontEnd != nil {
-		// A Flight SQL DoPut (parameters for a prepared statement) is a
-		// read: it is claimed by its first message's descriptor before the
-		// write checks, which workers and read-only servers would fail.
-		first, err := stream.Recv()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return fmt.Errorf("%w: DoPut: the stream ended before its schema", errBadCommand)
-			}
-			return err
-		}
-		stream = &peekedPut{FlightService_DoPutServer: stream, first: first}
-		if s.frontEnd.ClaimsDescriptor(first.GetFlightDescriptor()) {
-			return s.frontEnd.DoPut(stream)
-		}
-	}
 	// Refused before the stream is read further: a worker or a read-only
 	// server should not take in a stream it will throw away.
 	if err := s.checkWritable("DoPut"); err != nil {
 		return err
 	}
-	release, err := s.puts.acquire(ctx)
+	release, err := s.puts.Acquire(ctx)
 	if err != nil {
-		s.metrics.Rejected(ctx, RejectPutLimit)
+		s.eng.Metrics().Rejected(ctx, engine.RejectPutLimit)
 		return err
 	}
 	defer release()
@@ -132,15 +110,15 @@ func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutSe
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	in := &putStream{recv: stream.Recv, max: s.maxPutBytes, broken: cancel}
-	rdr, err := flight.NewRecordReader(in, ipc.WithAllocator(s.mem))
+	rdr, err := flight.NewRecordReader(in, ipc.WithAllocator(s.eng.Allocator()))
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: DoPut: the stream ended before its schema", errBadCommand)
+			return fmt.Errorf("%w: DoPut: the stream ended before its schema", engine.ErrBadCommand)
 		}
 		if in.err != nil {
 			return in.err
 		}
-		return fmt.Errorf("%w: DoPut: read the stream's schema: %v", errBadCommand, err)
+		return fmt.Errorf("%w: DoPut: read the stream's schema: %v", engine.ErrBadCommand, err)
 	}
 	defer rdr.Release()
 	cmd, req, err := parsePutDescriptor(rdr.LatestFlightDescriptor())
@@ -156,7 +134,7 @@ func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutSe
 	if err == nil && in.err != nil {
 		// Writers must not commit a broken stream; if one did, the
 		// client still learns that its stream failed.
-		s.log.ErrorContext(ctx, "DoPut: the writer committed a stream that broke", "table", id.String(), "err", in.err)
+		s.eng.Logger().ErrorContext(ctx, "DoPut: the writer committed a stream that broke", "table", id.String(), "err", in.err)
 		err = in.err
 	}
 	if err != nil {
@@ -166,11 +144,11 @@ func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutSe
 		return withTableName(id.String(), err)
 	}
 	s.committed(id)
-	call := CallInfoFrom(ctx)
+	call := engine.CallInfoFrom(ctx)
 	call.SetSnapshotID(res.SnapshotID)
 	call.SetFiles(int(res.AddedDataFiles))
 	call.AddServed(rows.rows, in.bytes)
-	s.metrics.Written(ctx, rows.rows, in.bytes)
+	s.eng.Metrics().Written(ctx, rows.rows, in.bytes)
 	body, err := json.Marshal(res)
 	if err != nil {
 		return fmt.Errorf("table %s: encode result: %w", id, err)
@@ -209,7 +187,7 @@ func (p *putStream) Recv() (*flight.FlightData, error) {
 	} else if err == nil {
 		p.bytes += int64(len(fd.DataHeader) + len(fd.DataBody))
 		if p.max > 0 && p.bytes > p.max {
-			err = fmt.Errorf("%w: it sent over %d bytes, the server's --max-put-bytes", errPutTooLarge, p.max)
+			err = fmt.Errorf("%w: it sent over %d bytes, the server's --max-put-bytes", engine.ErrPutTooLarge, p.max)
 		}
 	} else {
 		err = fmt.Errorf("DoPut: the stream broke: %w", err)

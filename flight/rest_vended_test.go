@@ -20,6 +20,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/iceflight/iceflight/catalog/rest"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/servers/restfixture"
 	"github.com/iceflight/iceflight/internal/testutil"
@@ -77,13 +78,13 @@ func TestRESTVendedCredentialsReachTheWorkerSealed(t *testing.T) {
 		"s3.session-token": "vended-session-token", "s3.session-token-expires-at-ms": strconv.FormatInt(expires, 10),
 	}
 	ctx := context.Background()
-	rec := &storageRecorder{io: &countingIO{base: fileio.NewResolver()}}
+	rec := &storageRecorder{io: &testutil.CountingIO{Base: fileio.NewResolver()}}
 	cat, err := rest.New(ctx, "lake", fileio.Properties{"uri": vendingProxy(t, srv.URI, creds), "token": "catalog-token-value"},
 		rest.WithFileIO(func(context.Context, fileio.Properties) (fileio.FileIO, error) { return fileio.NewResolver(), nil }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := serveCatalog(t, cat, 1000, WithStorage(rec.build))
+	h := serveCatalog(t, cat, 1000, engine.WithStorage(rec.build))
 
 	info, err := h.client.GetFlightInfo(ctx, pathDesc("demo", "trips"))
 	if err != nil {
@@ -123,7 +124,7 @@ func TestRESTVendedCredentialsReachTheWorkerSealed(t *testing.T) {
 			t.Errorf("worker's storage properties %v: want the vended credentials and no catalog setting", slices.Sorted(maps.Keys(p)))
 		}
 	}
-	if rec.io.opens.Load() == 0 || h.data.opens.Load() != 0 {
-		t.Errorf("data files opened %d times with the vended FileIO and %d with the worker's own", rec.io.opens.Load(), h.data.opens.Load())
+	if rec.io.Opens.Load() == 0 || h.data.Opens.Load() != 0 {
+		t.Errorf("data files opened %d times with the vended FileIO and %d with the worker's own", rec.io.Opens.Load(), h.data.Opens.Load())
 	}
 }

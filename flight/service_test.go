@@ -1,6 +1,7 @@
 package flight
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,62 +24,49 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/strictjson"
+	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
 )
-
-// countingIO counts opens, reads and files still open, to prove what a
-// request did or did not touch.
-type countingIO struct {
-	base                fileio.FileIO
-	opens, reads, inUse atomic.Int64
-	// fault, when set, may fail an open (read < 0) or the read-th ReadAt.
-	fault atomic.Pointer[func(loc string, read int64) error]
-}
-
-type countingFile struct {
-	fileio.File
-	io  *countingIO
-	loc string
-}
-
-func (c *countingIO) Open(ctx context.Context, loc string) (fileio.File, error) {
-	if fault := c.fault.Load(); fault != nil {
-		if err := (*fault)(loc, -1); err != nil {
-			return nil, err
-		}
-	}
-	f, err := c.base.Open(ctx, loc)
-	if err != nil {
-		return nil, err
-	}
-	c.opens.Add(1)
-	c.inUse.Add(1)
-	return &countingFile{File: f, io: c, loc: loc}, nil
-}
-
-func (f *countingFile) ReadAt(p []byte, off int64) (int, error) {
-	n := f.io.reads.Add(1)
-	if fault := f.io.fault.Load(); fault != nil {
-		if err := (*fault)(f.loc, n); err != nil {
-			return 0, err
-		}
-	}
-	return f.File.ReadAt(p, off)
-}
-
-func (f *countingFile) Close() error {
-	f.io.inUse.Add(-1)
-	return f.File.Close()
-}
 
 type harness struct {
 	addr   string
 	client flight.Client
 	reader *reader.Reader
-	data   *countingIO
+	data   *testutil.CountingIO
 	mem    *memory.CheckedAllocator
+}
+
+// newService is the Service over an engine of cat, rd and signer.
+func newService(cat catalog.Catalog, rd *reader.Reader, signer *engine.Signer, opts ...engine.Option) *Service {
+	return NewService(engine.New(cat, rd, signer, opts...))
+}
+
+// sessionSecret signs the session tokens of the tests' authenticators.
+var sessionSecret = []byte("0123456789abcdef0123456789abcdef")
+
+// newCredentials parses the texts of a tokens file and a users file.
+func newCredentials(t *testing.T, tokens, users string) *engine.Credentials {
+	t.Helper()
+	c, err := engine.ParseCredentials(tokens, users)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// testSigner signs with a key of 32 bytes of key: the harness's is 7.
+func testSigner(t testing.TB, key byte) *engine.Signer {
+	t.Helper()
+	k := bytes.Repeat([]byte{key}, 32)
+	s, err := engine.NewSigner(k, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 var warehouse = filepath.Join("..", "testdata", "warehouse")
@@ -87,36 +74,37 @@ var warehouse = filepath.Join("..", "testdata", "warehouse")
 // serve starts the service on a loopback port with a checked allocator and
 // a counting FileIO for data files. The allocator is over the reader's
 // recycling pool, flightd's own, and the reader validates every batch.
-func serve(t *testing.T, batchRows int, opts ...Option) *harness {
+func serve(t *testing.T, batchRows int, opts ...engine.Option) *harness {
 	t.Helper()
 	return serveWith(t, batchRows, nil, opts...)
 }
 
 // serveWith is serve with gRPC server options (interceptors, say).
-func serveWith(t *testing.T, batchRows int, grpcOpts []grpc.ServerOption, opts ...Option) *harness {
+func serveWith(t *testing.T, batchRows int, grpcOpts []grpc.ServerOption, opts ...engine.Option) *harness {
 	t.Helper()
 	cat, err := catalog.NewDirectory(warehouse)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveCatalogWith(t, cat, batchRows, grpcOpts, opts...)
+	return serveCatalogWith(t, cat, batchRows, grpcOpts, nil, opts...)
 }
 
 // serveCatalog is serve over the tables of cat.
-func serveCatalog(t *testing.T, cat catalog.Catalog, batchRows int, opts ...Option) *harness {
+func serveCatalog(t *testing.T, cat catalog.Catalog, batchRows int, opts ...engine.Option) *harness {
 	t.Helper()
-	return serveCatalogWith(t, cat, batchRows, nil, opts...)
+	return serveCatalogWith(t, cat, batchRows, nil, nil, opts...)
 }
 
-// serveCatalogWith is serveCatalog with gRPC server options.
-func serveCatalogWith(t *testing.T, cat catalog.Catalog, batchRows int, grpcOpts []grpc.ServerOption, opts ...Option) *harness {
+// serveCatalogWith is serveCatalog with gRPC server options and the
+// Service's own options.
+func serveCatalogWith(t *testing.T, cat catalog.Catalog, batchRows int, grpcOpts []grpc.ServerOption, svcOpts []Option, opts ...engine.Option) *harness {
 	t.Helper()
 	signer := testSigner(t, 7)
-	h := &harness{data: &countingIO{base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(reader.NewPoolAllocator())}
+	h := &harness{data: &testutil.CountingIO{Base: fileio.NewResolver()}, mem: memory.NewCheckedAllocator(reader.NewPoolAllocator())}
 	rd := reader.New(h.data, reader.WithAllocator(h.mem), reader.WithBatchSize(batchRows), reader.WithValidation(true))
 	h.reader = rd
 	srv := flight.NewServerWithMiddleware(nil, grpcOpts...)
-	srv.RegisterFlightService(NewService(cat, rd, signer, append([]Option{WithAllocator(h.mem)}, opts...)...))
+	srv.RegisterFlightService(NewService(engine.New(cat, rd, signer, append([]engine.Option{engine.WithAllocator(h.mem)}, opts...)...), svcOpts...))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -199,7 +187,7 @@ func TestDoGetStreamsEveryRowAndReleasesMemory(t *testing.T) {
 	if rows := h.readAll(ctx, t, info); rows != info.TotalRecords || rows == 0 {
 		t.Fatalf("read %d rows, FlightInfo promised %d", rows, info.TotalRecords)
 	}
-	if n := h.data.inUse.Load(); n != 0 {
+	if n := h.data.InUse.Load(); n != 0 {
 		t.Errorf("%d data files left open", n)
 	}
 }
@@ -229,19 +217,19 @@ func TestCancelledDoGetStopsReading(t *testing.T) {
 	// does not fail it, and logs what it took.
 	cancelled := time.Now()
 	deadline := cancelled.Add(5 * time.Second)
-	for h.data.inUse.Load() != 0 {
+	for h.data.InUse.Load() != 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the data file is still open 5s after the client went away")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Logf("data file closed %v after the client cancelled", time.Since(cancelled).Round(time.Millisecond))
-	reads := h.data.reads.Load()
+	reads := h.data.Reads.Load()
 	time.Sleep(100 * time.Millisecond)
-	if after := h.data.reads.Load(); after != reads {
+	if after := h.data.Reads.Load(); after != reads {
 		t.Fatalf("reads went on after the stream stopped: %d then %d", reads, after)
 	}
-	if total := info.TotalRecords; h.data.opens.Load() >= 4 {
+	if total := info.TotalRecords; h.data.Opens.Load() >= 4 {
 		t.Fatalf("the server opened every file of a %d-row table for a cancelled stream", total)
 	}
 }
@@ -262,7 +250,7 @@ func TestTamperedTicketOpensNoFile(t *testing.T) {
 	if status.Code(err) != codes.PermissionDenied {
 		t.Fatalf("tampered ticket: %v, want PermissionDenied", err)
 	}
-	if n := h.data.opens.Load(); n != 0 {
+	if n := h.data.Opens.Load(); n != 0 {
 		t.Fatalf("a tampered ticket opened %d data files", n)
 	}
 }
@@ -378,7 +366,7 @@ func TestActions(t *testing.T) {
 	}
 	// Decoded strictly: the answer has no key the shared definition lacks.
 	var snaps []actions.Snapshot
-	if err := decodeStrict(body, &snaps); err != nil || len(snaps) < 3 || !snaps[len(snaps)-1].Current || snaps[0].Summary["operation"] == "" {
+	if err := strictjson.Decode(body, &snaps); err != nil || len(snaps) < 3 || !snaps[len(snaps)-1].Current || snaps[0].Summary["operation"] == "" {
 		t.Fatalf("snapshots of a 3-snapshot table: %s (%v)", body, err)
 	}
 	// Every listed snapshot can be read by id.
@@ -389,7 +377,7 @@ func TestActions(t *testing.T) {
 	}
 	body, err = do(ActionRefs, `{"table": "samples.history"}`)
 	var refs map[string]actions.Ref
-	if err != nil || decodeStrict(body, &refs) != nil || refs["main"].SnapshotID != snaps[len(snaps)-1].SnapshotID {
+	if err != nil || strictjson.Decode(body, &refs) != nil || refs["main"].SnapshotID != snaps[len(snaps)-1].SnapshotID {
 		t.Fatalf("refs: %s (%v)", body, err)
 	}
 	if _, err := do(ActionRefresh, `{}`); err != nil {

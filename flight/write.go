@@ -2,12 +2,12 @@ package flight
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -51,7 +51,7 @@ func WithReadOnly(reason string) Option {
 // its byte bound fails InvalidArgument and commits nothing.
 func WithPutLimits(maxPuts int, maxPutBytes int64) Option {
 	return func(s *Service) {
-		s.puts, s.maxPutBytes = newLimiter("DoPut", maxPuts), maxPutBytes
+		s.puts, s.maxPutBytes = engine.NewLimiter("DoPut", maxPuts), maxPutBytes
 	}
 }
 
@@ -61,25 +61,17 @@ const (
 	DefaultMaxPuts = 8
 )
 
-// errWorkerWrite is a write sent to a worker process, which has no
-// catalog to commit to; it maps to FailedPrecondition.
-var errWorkerWrite = errors.New("writes are not served by a worker")
-
-// errReadOnly is a write refused by this server's configuration; it maps
-// to FailedPrecondition like catalog.ErrReadOnly, which it wraps.
-var errReadOnly = fmt.Errorf("server is read-only: %w", catalog.ErrReadOnly)
-
 // checkWritable refuses a write call this process cannot serve, before
 // anything of the call's body is looked at: a worker, a read-only server,
 // a service built without a writer.
 func (s *Service) checkWritable(call string) error {
 	switch {
-	case s.role == RoleWorker:
-		return fmt.Errorf("%w: %s: this is a worker; send writes to a coordinator (a process of role all or coordinator)", errWorkerWrite, call)
+	case s.eng.Role() == engine.RoleWorker:
+		return fmt.Errorf("%w: %s: this is a worker; send writes to a coordinator (a process of role all or coordinator)", engine.ErrWorkerWrite, call)
 	case s.readOnly != "":
-		return fmt.Errorf("%w: %s: %s", errReadOnly, call, s.readOnly)
+		return fmt.Errorf("%w: %s: %s", engine.ErrReadOnly, call, s.readOnly)
 	case s.writer == nil:
-		return fmt.Errorf("%w: %s: the catalog of this server cannot commit changes", errReadOnly, call)
+		return fmt.Errorf("%w: %s: the catalog of this server cannot commit changes", engine.ErrReadOnly, call)
 	}
 	return nil
 }
@@ -92,15 +84,15 @@ func (s *Service) authorizeWrite(ctx context.Context, call, table string) (catal
 		return nil, err
 	}
 	if table == "" {
-		return nil, fmt.Errorf("%w: %s needs {\"table\": ...}", errBadCommand, call)
+		return nil, fmt.Errorf("%w: %s needs {\"table\": ...}", engine.ErrBadCommand, call)
 	}
 	id, err := catalog.ParseIdentifier(table)
 	if err != nil {
 		return nil, err
 	}
-	CallInfoFrom(ctx).SetTable(id.String())
-	if err := s.auth.authorizeWrite(ctx, id.Namespace(), "table "+id.String()); err != nil {
-		s.metrics.Rejected(ctx, RejectPermissionDenied)
+	engine.CallInfoFrom(ctx).SetTable(id.String())
+	if err := s.eng.Authenticator().AuthorizeWrite(ctx, id.Namespace(), "table "+id.String()); err != nil {
+		s.eng.Metrics().Rejected(ctx, engine.RejectPermissionDenied)
 		return nil, err
 	}
 	return id, nil
@@ -110,7 +102,7 @@ func (s *Service) authorizeWrite(ctx context.Context, call, table string) (catal
 // caching catalog would otherwise serve the metadata it read before the
 // commit until its refresh interval passes.
 func (s *Service) committed(id catalog.Identifier) {
-	if r, ok := s.catalog.(refresher); ok {
+	if r, ok := s.eng.Catalog().(refresher); ok {
 		r.Refresh(id)
 	}
 }
@@ -121,6 +113,6 @@ type writeConfig struct {
 	writeCatalog WriteCatalog
 	// readOnly, when set, is why every write is refused.
 	readOnly    string
-	puts        *limiter
+	puts        *engine.Limiter
 	maxPutBytes int64
 }

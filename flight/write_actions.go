@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/internal/strictjson"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -141,7 +143,7 @@ func resultOf(t *catalog.Table) tableResult {
 func (s *Service) writeAction(ctx context.Context, action *flight.Action, send func([]byte) error) error {
 	typ := action.GetType()
 	if err := s.checkWritable("DoAction " + typ); err != nil {
-		if typ != ActionListNamespaces || s.role == RoleWorker {
+		if typ != ActionListNamespaces || s.eng.Role() == engine.RoleWorker {
 			return err
 		}
 	}
@@ -150,8 +152,8 @@ func (s *Service) writeAction(ctx context.Context, action *flight.Action, send f
 		if len(body) == 0 {
 			body = []byte("{}")
 		}
-		if err := decodeStrict(body, v); err != nil {
-			return fmt.Errorf("%w: action %s body: %v", errBadCommand, typ, err)
+		if err := strictjson.Decode(body, v); err != nil {
+			return fmt.Errorf("%w: action %s body: %v", engine.ErrBadCommand, typ, err)
 		}
 		return nil
 	}
@@ -215,7 +217,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return err
 		}
 		if strings.TrimSpace(b.Filter) == "" {
-			return fmt.Errorf("%w: delete needs a filter (\"true\" deletes every row)", errBadCommand)
+			return fmt.Errorf("%w: delete needs a filter (\"true\" deletes every row)", engine.ErrBadCommand)
 		}
 		table = b.Table
 		run = func(id catalog.Identifier) (any, error) {
@@ -244,7 +246,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return err
 		}
 		if b.RetainLast < 0 {
-			return fmt.Errorf("%w: retain_last %d is negative", errBadCommand, b.RetainLast)
+			return fmt.Errorf("%w: retain_last %d is negative", engine.ErrBadCommand, b.RetainLast)
 		}
 		table = b.Table
 		run = func(id catalog.Identifier) (any, error) {
@@ -269,7 +271,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return err
 		}
 		if b.TargetFileSize < 0 || b.MinInputFiles < 0 {
-			return fmt.Errorf("%w: target_file_size and min_input_files cannot be negative", errBadCommand)
+			return fmt.Errorf("%w: target_file_size and min_input_files cannot be negative", engine.ErrBadCommand)
 		}
 		table = b.Table
 		run = func(id catalog.Identifier) (any, error) {
@@ -281,14 +283,14 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return err
 		}
 		if b.TargetManifestSize < 0 {
-			return fmt.Errorf("%w: target_manifest_size cannot be negative", errBadCommand)
+			return fmt.Errorf("%w: target_manifest_size cannot be negative", engine.ErrBadCommand)
 		}
 		table = b.Table
 		run = func(id catalog.Identifier) (any, error) {
 			return s.writer.RewriteManifests(ctx, id, writer.RewriteManifestsRequest{TargetManifestSize: b.TargetManifestSize, DryRun: b.DryRun})
 		}
 	default:
-		return fmt.Errorf("%w: unknown action %q", errBadCommand, typ)
+		return fmt.Errorf("%w: unknown action %q", engine.ErrBadCommand, typ)
 	}
 	id, err := s.authorizeWrite(ctx, typ, table)
 	if err != nil {
@@ -301,7 +303,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 	s.committed(id)
 	switch r := res.(type) {
 	case *writer.Result:
-		CallInfoFrom(ctx).SetSnapshotID(r.SnapshotID)
+		engine.CallInfoFrom(ctx).SetSnapshotID(r.SnapshotID)
 	case *writer.MaintenanceResult:
 		return sendMaintenance(ctx, r, send)
 	}
@@ -356,13 +358,13 @@ func parseTime(key string, raw json.RawMessage) (time.Time, error) {
 		}
 		t, err := time.Parse(time.RFC3339Nano, s)
 		if err != nil {
-			return time.Time{}, fmt.Errorf("%w: %s %q: want RFC 3339 (2026-01-02T15:04:05Z) or Unix milliseconds", errBadCommand, key, s)
+			return time.Time{}, fmt.Errorf("%w: %s %q: want RFC 3339 (2026-01-02T15:04:05Z) or Unix milliseconds", engine.ErrBadCommand, key, s)
 		}
 		return t, nil
 	}
 	var ms int64
 	if err := json.Unmarshal(raw, &ms); err != nil {
-		return time.Time{}, fmt.Errorf("%w: %s %s: want RFC 3339 or Unix milliseconds", errBadCommand, key, abbreviate(raw, 60))
+		return time.Time{}, fmt.Errorf("%w: %s %s: want RFC 3339 or Unix milliseconds", engine.ErrBadCommand, key, strictjson.Abbreviate(raw, 60))
 	}
 	return time.UnixMilli(ms), nil
 }
@@ -371,21 +373,21 @@ func parseTime(key string, raw json.RawMessage) (time.Time, error) {
 func (s *Service) createRequest(b createTableBody) (writer.CreateTable, error) {
 	req := writer.CreateTable{Properties: b.Properties, FormatVersion: b.FormatVersion, Location: b.Location, IfNotExists: b.IfNotExists}
 	if b.Schema == "" {
-		return req, fmt.Errorf("%w: create_table needs \"schema\", a base64 Arrow IPC schema", errBadCommand)
+		return req, fmt.Errorf("%w: create_table needs \"schema\", a base64 Arrow IPC schema", engine.ErrBadCommand)
 	}
 	raw, err := base64.StdEncoding.DecodeString(b.Schema)
 	if err != nil {
 		if raw, err = base64.RawStdEncoding.DecodeString(b.Schema); err != nil {
-			return req, fmt.Errorf("%w: create_table schema is not base64: %v", errBadCommand, err)
+			return req, fmt.Errorf("%w: create_table schema is not base64: %v", engine.ErrBadCommand, err)
 		}
 	}
-	if req.Schema, err = flight.DeserializeSchema(raw, s.mem); err != nil {
-		return req, fmt.Errorf("%w: create_table schema is not an Arrow IPC schema: %v", errBadCommand, err)
+	if req.Schema, err = flight.DeserializeSchema(raw, s.eng.Allocator()); err != nil {
+		return req, fmt.Errorf("%w: create_table schema is not an Arrow IPC schema: %v", engine.ErrBadCommand, err)
 	}
 	switch b.FormatVersion {
 	case 0, 1, 2, 3:
 	default:
-		return req, fmt.Errorf("%w: format_version %d: want 1, 2 or 3", errBadCommand, b.FormatVersion)
+		return req, fmt.Errorf("%w: format_version %d: want 1, 2 or 3", engine.ErrBadCommand, b.FormatVersion)
 	}
 	for _, raw := range b.PartitionBy {
 		f, err := parsePartitionField(raw)

@@ -23,7 +23,7 @@ import (
 func TestCreateTableAction(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, cat := serveWriter(t, fw, nil)
+	h, cat := serveWriter(t, fw, nil, nil)
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
@@ -65,7 +65,7 @@ func TestCreateTableAction(t *testing.T) {
 func TestWriteActionsPassTheirBodies(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	ctx := context.Background()
 	run := func(typ, body string) [][]byte {
 		t.Helper()
@@ -127,7 +127,7 @@ func TestWriteActionsPassTheirBodies(t *testing.T) {
 func TestWriteActionsRefuseBadBodies(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	for _, tc := range []struct {
 		typ, body string
 		want      string
@@ -171,7 +171,7 @@ func TestWriteActionErrorCodes(t *testing.T) {
 	} {
 		fw := newFakeWriter()
 		fw.err = tc.err
-		h, _ := serveWriter(t, fw, nil)
+		h, _ := serveWriter(t, fw, nil, nil)
 		body := tc.body
 		if tc.typ == ActionCreateTable {
 			b, _ := json.Marshal(map[string]any{"table": "samples.trips", "schema": base64.StdEncoding.EncodeToString(flight.SerializeSchema(putSchema, memory.DefaultAllocator))})
@@ -185,7 +185,7 @@ func TestWriteActionErrorCodes(t *testing.T) {
 
 func TestListActionsNamesTheWriteActions(t *testing.T) {
 	t.Parallel()
-	h, _ := serveWriter(t, newFakeWriter(), nil)
+	h, _ := serveWriter(t, newFakeWriter(), nil, nil)
 	stream, err := h.client.ListActions(context.Background(), &flight.Empty{})
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +214,7 @@ func TestMaintenanceResultIsPaged(t *testing.T) {
 		removed[i] = writer.RemovedFile{Location: fmt.Sprintf("s3://bucket/warehouse/db/t/data/%08d-a-long-file-name.parquet", i), Kind: "data", Size: int64(i)}
 	}
 	fw.maint = &writer.MaintenanceResult{DryRun: true, Removed: removed, Counts: map[string]int{"data": len(removed)}}
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	res, err := doAction(context.Background(), h.client, ActionRemoveOrphanFiles, `{"table": "samples.trips", "dry_run": true}`)
 	if err != nil {
 		t.Fatal(err)
@@ -239,59 +239,5 @@ func TestMaintenanceResultIsPaged(t *testing.T) {
 	}
 	if len(all) != len(removed) || all[12345] != removed[12345] {
 		t.Errorf("joined %d files, want %d in order", len(all), len(removed))
-	}
-}
-
-func TestGrantFiles(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		line              string
-		read, write       string
-		canWrite, noWrite []string
-	}{
-		{"tok-0123456789abcdef db", "[db]", "[]", nil, []string{"db"}},
-		{"tok-0123456789abcdef rw:db, ro:other", "[db other]", "[db]", []string{"db", "db.sub"}, []string{"other", "dbx"}},
-		{"tok-0123456789abcdef rw:*", "[*]", "[*]", []string{"any", "a.b"}, nil},
-	} {
-		c := newCredentials(t, tc.line+"\n", "")
-		for _, p := range c.tokens {
-			if fmt.Sprint(p.Namespaces) != tc.read || fmt.Sprint(append([]string{}, p.Write...)) != tc.write {
-				t.Errorf("%q: read %v write %v, want %s %s", tc.line, p.Namespaces, p.Write, tc.read, tc.write)
-			}
-			for _, ns := range tc.canWrite {
-				if !p.CanWrite(strings.Split(ns, ".")) {
-					t.Errorf("%q cannot write %s", tc.line, ns)
-				}
-			}
-			for _, ns := range tc.noWrite {
-				if p.CanWrite(strings.Split(ns, ".")) {
-					t.Errorf("%q can write %s", tc.line, ns)
-				}
-			}
-		}
-	}
-	users := newCredentials(t, "", "dora pw rw:lake\n")
-	if u := users.users["dora"]; fmt.Sprint(u.write) != "[lake]" {
-		t.Errorf("users file write grants = %v", u.write)
-	}
-	for _, bad := range []string{"tok-0123456789abcdef rw:", "tok-0123456789abcdef rw:a b", "tok-0123456789abcdef wr:*x"} {
-		c := &Credentials{tokens: map[[32]byte]*Principal{}, users: map[string]user{}}
-		if err := c.parseTokens(strings.NewReader(bad), "tokens.txt"); err == nil {
-			t.Errorf("%q parsed", bad)
-		}
-	}
-	// A session keeps the write grants of the login, and one issued
-	// before grants existed is read-only.
-	a, err := NewAuthenticator(users, sessionSecret)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tok, err := a.issueSession(&Principal{Name: "dora", Namespaces: []string{"lake"}, Write: []string{"lake"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := a.verifySession(tok)
-	if err != nil || !p.CanWrite([]string{"lake"}) {
-		t.Errorf("session principal %+v, %v: want a write grant of lake", p, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/reader"
@@ -126,7 +127,7 @@ func serveRealWriter(t *testing.T) (flight.Client, *memTables) {
 	cat := newMemTables()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	w := writer.New(cat, writer.WithAllocator(mem))
-	svc := NewService(cat, reader.New(cat.io, reader.WithAllocator(mem)), testSigner(t, 7), WithAllocator(mem), WithWriter(w, nil))
+	svc := NewService(engine.New(cat, reader.New(cat.io, reader.WithAllocator(mem)), testSigner(t, 7), engine.WithAllocator(mem)), WithWriter(w, nil))
 	srv := flight.NewServerWithMiddleware(nil)
 	srv.RegisterFlightService(svc)
 	lis, err := net.Listen("tcp", "127.0.0.1:0")

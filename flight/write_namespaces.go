@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 )
 
 // namespaceAction serves create_namespace, drop_namespace and
@@ -19,7 +20,7 @@ func (s *Service) namespaceAction(ctx context.Context, typ string, b namespaceBo
 	}
 	if typ == ActionListNamespaces {
 		if b.Namespace != "" || b.Properties != nil {
-			return fmt.Errorf("%w: list_namespaces takes {\"parent\": ...} only", errBadCommand)
+			return fmt.Errorf("%w: list_namespaces takes {\"parent\": ...} only", engine.ErrBadCommand)
 		}
 		var parent []string
 		if b.Parent != "" {
@@ -29,7 +30,7 @@ func (s *Service) namespaceAction(ctx context.Context, typ string, b namespaceBo
 			}
 			parent = id
 		}
-		p, err := s.auth.principal(ctx)
+		p, err := s.eng.Authenticator().Principal(ctx)
 		if err != nil {
 			return err
 		}
@@ -39,25 +40,25 @@ func (s *Service) namespaceAction(ctx context.Context, typ string, b namespaceBo
 		}
 		names := []string{}
 		for _, ns := range all {
-			if s.auth.visibleNamespace(p, ns) {
+			if s.eng.Authenticator().VisibleNamespace(p, ns) {
 				names = append(names, strings.Join(ns, "."))
 			}
 		}
 		return sendPages(ctx, len(names), '[', ']', func(i int) ([]byte, error) { return json.Marshal(names[i]) }, send)
 	}
 	if b.Parent != "" || (typ == ActionDropNamespace && b.Properties != nil) {
-		return fmt.Errorf("%w: %s takes {\"namespace\": ...}", errBadCommand, typ)
+		return fmt.Errorf("%w: %s takes {\"namespace\": ...}", engine.ErrBadCommand, typ)
 	}
 	if b.Namespace == "" {
-		return fmt.Errorf("%w: %s needs {\"namespace\": ...}", errBadCommand, typ)
+		return fmt.Errorf("%w: %s needs {\"namespace\": ...}", engine.ErrBadCommand, typ)
 	}
 	ns, err := catalog.ParseIdentifier(b.Namespace)
 	if err != nil {
 		return err
 	}
-	CallInfoFrom(ctx).SetTable(ns.String())
-	if err := s.auth.authorizeWrite(ctx, ns, "namespace "+ns.String()); err != nil {
-		s.metrics.Rejected(ctx, RejectPermissionDenied)
+	engine.CallInfoFrom(ctx).SetTable(ns.String())
+	if err := s.eng.Authenticator().AuthorizeWrite(ctx, ns, "namespace "+ns.String()); err != nil {
+		s.eng.Metrics().Rejected(ctx, engine.RejectPermissionDenied)
 		return err
 	}
 	if typ == ActionCreateNamespace {

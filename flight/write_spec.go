@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/internal/strictjson"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -18,11 +20,11 @@ func parsePartitionField(raw json.RawMessage) (writer.PartitionField, error) {
 	var f writer.PartitionField
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
-		if err := decodeStrict(bytes.TrimSpace(raw), &f); err != nil {
-			return f, fmt.Errorf("%w: partition_by field %s: %v", errBadCommand, abbreviate(raw, 60), err)
+		if err := strictjson.Decode(bytes.TrimSpace(raw), &f); err != nil {
+			return f, fmt.Errorf("%w: partition_by field %s: %v", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60), err)
 		}
 		if f.Source == "" {
-			return f, fmt.Errorf("%w: partition_by field %s names no source column", errBadCommand, abbreviate(raw, 60))
+			return f, fmt.Errorf("%w: partition_by field %s names no source column", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60))
 		}
 		if f.Transform == "" {
 			f.Transform = "identity"
@@ -31,7 +33,7 @@ func parsePartitionField(raw json.RawMessage) (writer.PartitionField, error) {
 	}
 	transform, source, err := parseTransformCall(s)
 	if err != nil {
-		return f, fmt.Errorf("%w: partition_by %q: %v", errBadCommand, s, err)
+		return f, fmt.Errorf("%w: partition_by %q: %v", engine.ErrBadCommand, s, err)
 	}
 	return writer.PartitionField{Source: source, Transform: transform}, nil
 }
@@ -73,11 +75,11 @@ func parseSortField(raw json.RawMessage) (writer.SortField, error) {
 	var f writer.SortField
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
-		if err := decodeStrict(bytes.TrimSpace(raw), &f); err != nil {
-			return f, fmt.Errorf("%w: sort_by field %s: %v", errBadCommand, abbreviate(raw, 60), err)
+		if err := strictjson.Decode(bytes.TrimSpace(raw), &f); err != nil {
+			return f, fmt.Errorf("%w: sort_by field %s: %v", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60), err)
 		}
 		if f.Source == "" {
-			return f, fmt.Errorf("%w: sort_by field %s names no source column", errBadCommand, abbreviate(raw, 60))
+			return f, fmt.Errorf("%w: sort_by field %s names no source column", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60))
 		}
 		return f, nil
 	}
@@ -91,7 +93,7 @@ func parseSortField(raw json.RawMessage) (writer.SortField, error) {
 	}
 	transform, source, err := parseTransformCall(head)
 	if err != nil {
-		return f, fmt.Errorf("%w: sort_by %q: %v", errBadCommand, s, err)
+		return f, fmt.Errorf("%w: sort_by %q: %v", engine.ErrBadCommand, s, err)
 	}
 	f = writer.SortField{Source: source, Transform: transform}
 	for _, w := range strings.Fields(strings.ToLower(rest)) {
@@ -101,7 +103,7 @@ func parseSortField(raw json.RawMessage) (writer.SortField, error) {
 		case "nulls-first", "nulls-last":
 			f.NullOrder = w
 		default:
-			return f, fmt.Errorf("%w: sort_by %q: %q: want asc, desc, nulls-first or nulls-last", errBadCommand, s, w)
+			return f, fmt.Errorf("%w: sort_by %q: %q: want asc, desc, nulls-first or nulls-last", engine.ErrBadCommand, s, w)
 		}
 	}
 	return f, nil

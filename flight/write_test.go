@@ -23,6 +23,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/writer"
 	"github.com/iceflight/iceflight/writer/datafile"
 )
@@ -189,14 +191,14 @@ func (r *refreshCounter) Refresh(id catalog.Identifier) {
 }
 
 // serveWriter serves the sample warehouse with fw as the writer.
-func serveWriter(t *testing.T, fw *fakeWriter, grpcOpts []grpc.ServerOption, opts ...Option) (*harness, *refreshCounter) {
+func serveWriter(t *testing.T, fw *fakeWriter, grpcOpts []grpc.ServerOption, svcOpts []Option, opts ...engine.Option) (*harness, *refreshCounter) {
 	t.Helper()
 	dir, err := catalog.NewDirectory(warehouse)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cat := &refreshCounter{Catalog: dir}
-	return serveCatalogWith(t, cat, 0, grpcOpts, append([]Option{WithWriter(fw, fw)}, opts...)...), cat
+	return serveCatalogWith(t, cat, 0, grpcOpts, append([]Option{WithWriter(fw, fw)}, svcOpts...), opts...), cat
 }
 
 var putSchema = arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}}, nil)
@@ -261,7 +263,7 @@ func put(ctx context.Context, t *testing.T, client flight.Client, desc *flight.F
 func TestDoPutAppendsAndAnswersTheResult(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, cat := serveWriter(t, fw, nil)
+	h, cat := serveWriter(t, fw, nil, nil)
 	desc := cmdDesc(t, map[string]any{"table": "samples.trips", "mode": "append", "snapshot_properties": map[string]string{"job": "nightly"}})
 	body, err := put(context.Background(), t, h.client, desc, []int{3, 5, 0, 2}, 0)
 	if err != nil {
@@ -285,7 +287,7 @@ func TestDoPutAppendsAndAnswersTheResult(t *testing.T) {
 func TestDoPutOverwriteAndPathDescriptors(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	ctx := context.Background()
 	if _, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips", "mode": "overwrite", "filter": "id > 3", "branch": "dev"}), []int{4}, 0); err != nil {
 		t.Fatal(err)
@@ -304,7 +306,7 @@ func TestDoPutOverwriteAndPathDescriptors(t *testing.T) {
 func TestDoPutRefusesBadDescriptorsBeforeWriting(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	for _, tc := range []struct {
 		name string
 		desc *flight.FlightDescriptor
@@ -332,7 +334,7 @@ func TestDoPutRefusesBadDescriptorsBeforeWriting(t *testing.T) {
 func TestDoPutBrokenStreamCommitsNothing(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	desc := cmdDesc(t, map[string]any{"table": "samples.trips"})
 	_, err := put(context.Background(), t, h.client, desc, []int{5, 5, 5, 5}, 2)
 	if status.Code(err) != codes.Canceled {
@@ -353,7 +355,7 @@ func TestDoPutBrokenStreamCommitsNothing(t *testing.T) {
 func TestDoPutByteLimit(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil, WithPutLimits(0, 4096))
+	h, _ := serveWriter(t, fw, nil, []Option{WithPutLimits(0, 4096)})
 	_, err := put(context.Background(), t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{100, 1000, 1000}, 0)
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "4096") {
 		t.Errorf("DoPut over the limit = %v, want InvalidArgument naming the limit", err)
@@ -383,7 +385,7 @@ func TestDoPutErrorCodes(t *testing.T) {
 			t.Parallel()
 			fw := newFakeWriter()
 			fw.err = tc.err
-			h, cat := serveWriter(t, fw, nil)
+			h, cat := serveWriter(t, fw, nil, nil)
 			_, err := put(context.Background(), t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{2}, 0)
 			if status.Code(err) != tc.want || !strings.Contains(err.Error(), "samples.trips") {
 				t.Errorf("DoPut = %v, want %v naming the table", err, tc.want)
@@ -398,17 +400,18 @@ func TestDoPutErrorCodes(t *testing.T) {
 func TestWritesRefusedByWorkersAndReadOnlyServers(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name string
-		opts []Option
-		want string
+		name    string
+		svcOpts []Option
+		opts    []engine.Option
+		want    string
 	}{
-		{"worker", []Option{WithRole(RoleWorker)}, "coordinator"},
-		{"read-only", []Option{WithReadOnly("started with --read-only")}, "--read-only"},
+		{"worker", nil, []engine.Option{engine.WithRole(engine.RoleWorker)}, "coordinator"},
+		{"read-only", []Option{WithReadOnly("started with --read-only")}, nil, "--read-only"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			fw := newFakeWriter()
-			h, _ := serveWriter(t, fw, nil, tc.opts...)
+			h, _ := serveWriter(t, fw, nil, tc.svcOpts, tc.opts...)
 			ctx := context.Background()
 			_, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{2}, 0)
 			if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), tc.want) {
@@ -435,12 +438,12 @@ func TestWriteGrants(t *testing.T) {
 		otherToken = "other-write-token-001"
 	)
 	creds := newCredentials(t, roToken+" samples\n"+rwToken+" rw:samples\n"+otherToken+" samples,rw:other\n", "")
-	a, err := NewAuthenticator(creds, sessionSecret)
+	a, err := engine.NewAuthenticator(creds, sessionSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, []grpc.ServerOption{grpc.ChainUnaryInterceptor(a.UnaryInterceptor()), grpc.ChainStreamInterceptor(a.StreamInterceptor())}, WithAuthenticator(a))
+	h, _ := serveWriter(t, fw, []grpc.ServerOption{grpc.ChainUnaryInterceptor(a.UnaryInterceptor()), grpc.ChainStreamInterceptor(a.StreamInterceptor())}, nil, engine.WithAuthenticator(a))
 	as := func(token string) context.Context {
 		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
 	}
@@ -494,7 +497,7 @@ func doAction(ctx context.Context, client flight.Client, typ, body string) ([][]
 func TestDoPutAbortMessageCommitsNothing(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil)
+	h, _ := serveWriter(t, fw, nil, nil)
 	stream, err := h.client.DoPut(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -526,20 +529,20 @@ func TestDoPutMetrics(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { _ = mp.Shutdown(ctx) })
-	m, err := NewMetrics(mp, nil)
+	m, err := engine.NewMetrics(mp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	fw := newFakeWriter()
-	h, _ := serveWriter(t, fw, nil, WithMetrics(m), WithPutLimits(1, 0))
+	h, _ := serveWriter(t, fw, nil, []Option{WithPutLimits(1, 0)}, engine.WithMetrics(m))
 	if _, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{4, 6}, 0); err != nil {
 		t.Fatal(err)
 	}
-	data := collect(t, reader)
-	if got := sumOf(t, data, "iceflight.rows_written"); got != 10 {
+	data := testutil.CollectMetrics(t, reader, engine.MeterName)
+	if got := testutil.MetricSum(t, data, "iceflight.rows_written"); got != 10 {
 		t.Errorf("rows_written = %d, want 10", got)
 	}
-	if got := sumOf(t, data, "iceflight.received_bytes"); got < 10*8 {
+	if got := testutil.MetricSum(t, data, "iceflight.received_bytes"); got < 10*8 {
 		t.Errorf("received_bytes = %d, want at least the 80 bytes of ids", got)
 	}
 }

@@ -3,12 +3,12 @@
 // Flight service, so ADBC, JDBC and the BI tools built on them can query
 // iceflight while keeping its parallel endpoints and worker locations.
 //
-// It is served on the plain service's port: the service hands over the
-// descriptors, tickets and actions whose Any type URL or action type are
-// Flight SQL's (flight.FrontEnd). The front end plans through an Engine,
-// which the flight package's Service implements, so authentication,
-// grants, limits, metrics and the call log apply once, in the same place,
-// whichever protocol a call came in on.
+// It is served on the plain service's port: the port's router (package
+// flight's Mux) hands over the descriptors, tickets and actions whose Any
+// type URL or action type are Flight SQL's. The front end plans and
+// streams through the engine (package engine), so authentication,
+// grants, limits, metrics, the call log and the stream sink apply once,
+// in the same place, whichever protocol a call came in on.
 package flightsql
 
 import (
@@ -29,24 +29,9 @@ import (
 	"google.golang.org/protobuf/types/known/anypb"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
-
-// Engine is the transport-neutral core the front end plans and streams
-// through; package flight's Service is one. Each method applies the
-// caller's grants and the server's limits itself.
-type Engine interface {
-	// PlanCommand plans cmd into a FlightInfo of signed tickets.
-	PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc *flight.FlightDescriptor) (*flight.FlightInfo, error)
-	// CommandSchema is the schema a plan of cmd would stream.
-	CommandSchema(ctx context.Context, cmd *iceflightv1.Command) (*arrow.Schema, error)
-	// LoadTable loads a table the caller may read.
-	LoadTable(ctx context.Context, name string) (*catalog.Table, error)
-	// ReadableTables lists the tables the caller may read.
-	ReadableTables(ctx context.Context) (ids []catalog.Identifier, failedCatalogs []string, err error)
-	// StreamTicket verifies a ticket and streams its batches.
-	StreamTicket(ctx context.Context, ticket []byte, begin func(*arrow.Schema) error, write func(arrow.RecordBatch) error) error
-}
 
 // Option configures a FrontEnd.
 type Option func(*config)
@@ -80,20 +65,20 @@ func WithCatalogs() Option { return func(c *config) { c.catalogs = true } }
 // WithVersion sets the server version GetSqlInfo reports.
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 
-// FrontEnd serves Flight SQL over an Engine; it implements the plain
-// service's flight.FrontEnd seam.
+// FrontEnd serves Flight SQL over an engine; it is one of the front ends
+// package flight's Mux routes to.
 type FrontEnd struct {
 	flight.FlightServer // arrow-go's dispatcher over srv
 	srv                 *server
 }
 
 // New returns the Flight SQL front end over engine.
-func New(engine Engine, opts ...Option) (*FrontEnd, error) {
+func New(eng *engine.Engine, opts ...Option) (*FrontEnd, error) {
 	cfg := config{mem: memory.DefaultAllocator, version: "dev", maxEndpoints: DefaultMaxEndpoints}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	srv := &server{engine: engine, cfg: cfg}
+	srv := &server{engine: eng, cfg: cfg}
 	if err := srv.registerSqlInfo(); err != nil {
 		return nil, err
 	}
@@ -137,7 +122,7 @@ func (fe *FrontEnd) ClaimsAction(actionType string) bool {
 // Actions lists the Flight SQL action types for ListActions.
 func (fe *FrontEnd) Actions() []*flight.ActionType { return actions }
 
-// DoGet streams a statement's ticket itself, through the Engine (so that
+// DoGet streams a statement's ticket itself, through the engine (so that
 // a wrapped iceflight ticket is verified and limited as DoGet does), and
 // hands the metadata commands' tickets to arrow-go's dispatcher.
 func (fe *FrontEnd) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetServer) error {
@@ -149,10 +134,10 @@ func (fe *FrontEnd) DoGet(tkt *flight.Ticket, stream flight.FlightService_DoGetS
 	return fe.FlightServer.DoGet(tkt, stream)
 }
 
-// server implements arrow-go's flightsql.Server over the Engine.
+// server implements arrow-go's flightsql.Server over the engine.
 type server struct {
 	flightsql.BaseServer
-	engine Engine
+	engine *engine.Engine
 	cfg    config
 }
 
@@ -226,7 +211,7 @@ func (s *server) table(ctx context.Context, parts []Ident) (catalog.Identifier, 
 // handle is a statement or ticket handle. It is self-contained, so any
 // process of a deployment serves it; it needs no signature because every
 // part of it is checked again when used: a statement's SQL is parsed and
-// authorized anew, a wrapped ticket is verified by the Engine, and a
+// authorized anew, a wrapped ticket is verified by the engine, and a
 // count is only ever a number the holder could have computed itself.
 type handle struct {
 	// SQL and Params are a (prepared) statement.
@@ -284,24 +269,11 @@ func (s *server) schema(ctx context.Context, sql string) (*arrow.Schema, error) 
 	if err != nil {
 		return nil, err
 	}
-	return renamed(schema, q.names), nil
+	return engine.RenameColumns(schema, q.names), nil
 }
 
 func countSchema(name string) *arrow.Schema {
 	return arrow.NewSchema([]arrow.Field{{Name: name, Type: arrow.PrimitiveTypes.Int64}}, nil)
-}
-
-// renamed is schema with its fields named names (nil: as they are).
-func renamed(schema *arrow.Schema, names []string) *arrow.Schema {
-	if names == nil {
-		return schema
-	}
-	fields := schema.Fields()
-	for i := range fields {
-		fields[i].Name = names[i]
-	}
-	md := schema.Metadata()
-	return arrow.NewSchema(fields, &md)
 }
 
 // plan plans sql with params bound into a FlightInfo.
@@ -327,7 +299,7 @@ func (s *server) plan(ctx context.Context, sql string, params []string, desc *fl
 	if err != nil {
 		return nil, fmt.Errorf("flight sql: the plan's schema: %w", err)
 	}
-	info.Schema = flight.SerializeSchema(renamed(schema, q.names), s.cfg.mem)
+	info.Schema = flight.SerializeSchema(engine.RenameColumns(schema, q.names), s.cfg.mem)
 	for _, ep := range info.Endpoint {
 		t, err := flightsql.CreateStatementQueryTicket(handle{Ticket: ep.GetTicket().GetTicket(), Names: q.names}.encode())
 		if err != nil {
@@ -339,20 +311,10 @@ func (s *server) plan(ctx context.Context, sql string, params []string, desc *fl
 }
 
 // streamStatement streams the rows of a statement ticket's handle.
-func (s *server) streamStatement(ctx context.Context, b []byte, stream flight.DataStreamWriter) error {
+func (s *server) streamStatement(ctx context.Context, b []byte, stream engine.MessageSender) error {
 	h, err := decodeHandle(b)
 	if err != nil {
 		return err
-	}
-	var w *flight.Writer
-	defer func() {
-		if w != nil {
-			w.Close()
-		}
-	}()
-	begin := func(schema *arrow.Schema) error {
-		w = flight.NewRecordWriter(stream, ipcSchema(schema), ipcAllocator(s.cfg.mem))
-		return nil
 	}
 	switch {
 	case h.Count != nil:
@@ -361,23 +323,13 @@ func (s *server) streamStatement(ctx context.Context, b []byte, stream flight.Da
 			return err
 		}
 		defer rec.Release()
-		if err := begin(rec.Schema()); err != nil {
-			return err
-		}
-		return w.Write(rec)
+		return s.engine.StreamBatch(stream, rec)
 	case h.Ticket != nil:
-		var out *arrow.Schema
-		return s.engine.StreamTicket(ctx, h.Ticket, func(schema *arrow.Schema) error {
-			if len(h.Names) != len(schema.Fields()) {
-				return status.Errorf(codes.InvalidArgument, "flight sql: the ticket streams %d columns and the handle names %d", len(schema.Fields()), len(h.Names))
-			}
-			out = renamed(schema, h.Names)
-			return begin(out)
-		}, func(rec arrow.RecordBatch) error {
-			r := arrowRecord(out, rec)
-			defer r.Release()
-			return w.Write(r)
-		})
+		var opts []engine.StreamOption
+		if h.Names != nil {
+			opts = append(opts, engine.WithColumnNames(h.Names))
+		}
+		return s.engine.Stream(ctx, h.Ticket, stream, opts...)
 	}
 	return status.Error(codes.InvalidArgument, "flight sql: the statement handle holds neither a ticket nor a count")
 }

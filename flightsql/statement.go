@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/flight/flightsql"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -22,14 +21,6 @@ import (
 	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
-
-func ipcSchema(s *arrow.Schema) ipc.Option         { return ipc.WithSchema(s) }
-func ipcAllocator(mem memory.Allocator) ipc.Option { return ipc.WithAllocator(mem) }
-
-// arrowRecord is rec under schema (the same columns, renamed).
-func arrowRecord(schema *arrow.Schema, rec arrow.RecordBatch) arrow.RecordBatch {
-	return array.NewRecordBatch(schema, rec.Columns(), rec.NumRows())
-}
 
 // countBatch is the one-row answer of COUNT(*).
 func countBatch(mem memory.Allocator, names []string, n int64) (arrow.RecordBatch, error) {
@@ -94,8 +85,8 @@ func (s *server) count(ctx context.Context, q *query) (int64, error) {
 	}
 	var n int64
 	for _, ep := range info.Endpoint {
-		err := s.engine.StreamTicket(ctx, ep.GetTicket().GetTicket(), func(*arrow.Schema) error { return nil },
-			func(rec arrow.RecordBatch) error { n += rec.NumRows(); return nil })
+		rows, err := s.engine.Count(ctx, ep.GetTicket().GetTicket())
+		n += rows
 		if err != nil {
 			return 0, fmt.Errorf("count the rows of %s: %w", cmd.Table, err)
 		}

@@ -11,9 +11,9 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/catalog/catalogs"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/storage"
-	"github.com/iceflight/iceflight/flight"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -54,7 +54,7 @@ func (t *tables) readerStats() reader.Stats {
 // catalog of the configuration mounted under its name. A worker opens no
 // catalog but builds the same storage profiles, so that it reads a
 // ticket's files as the coordinator that planned it would.
-func openTables(ctx context.Context, cfg serveConfig, role flight.Role, log *slog.Logger, rdOpts []reader.Option) (*tables, error) {
+func openTables(ctx context.Context, cfg serveConfig, role engine.Role, log *slog.Logger, rdOpts []reader.Option) (*tables, error) {
 	reg, err := storageRegistry(cfg)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func openTables(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		}
 		out.profiles[name] = reader.New(fio, rdOpts...)
 	}
-	if role == flight.RoleWorker {
+	if role == engine.RoleWorker {
 		return out, nil
 	}
 	env := catalogs.Env{Storage: reg, RefreshInterval: cfg.refresh, MaxMetadataBytes: cfg.maxMetadata,

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/reflection"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/flight"
 	"github.com/iceflight/iceflight/flightsql"
@@ -66,7 +67,7 @@ type serveConfig struct {
 	// ipcCompression is --ipc-compression: none, lz4 or zstd; check parses
 	// it into compression.
 	ipcCompression string
-	compression    flight.Compression
+	compression    engine.Compression
 	writeFlags
 
 	// catalogs are the catalogs of --config and the environment, by name;
@@ -84,7 +85,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.advertise, "advertise", "", "`HOST:PORT` written into endpoint locations when this process serves them itself; default: clients reuse the connection they planned on")
 	fs.StringVar(&c.ticketKeys, "ticket-keys", "", "`FILE` of ticket signing keys, one ID=HEX a line (≥32 bytes): the first signs, all verify; default: a random key per process")
 	fs.StringVar(&c.ticketKeyFile, "ticket-key-file", "", "`FILE` holding a single ticket key (hex or raw, ≥32 bytes); superseded by --ticket-keys")
-	fs.DurationVar(&c.ticketTTL, "ticket-ttl", flight.DefaultTicketTTL, "how long a ticket stays redeemable (RenewFlightEndpoint extends it)")
+	fs.DurationVar(&c.ticketTTL, "ticket-ttl", engine.DefaultTicketTTL, "how long a ticket stays redeemable (RenewFlightEndpoint extends it)")
 	fs.StringVar(&c.tokens, "tokens", "", "`FILE` of bearer tokens, one \"TOKEN NAMESPACE[,NAMESPACE...]\" a line (* for all)")
 	fs.StringVar(&c.users, "users", "", "`FILE` of Basic users for Handshake, one \"USER PASSWORD NAMESPACE[,...]\" a line (PASSWORD plain or sha256:HEX)")
 	fs.BoolVar(&c.insecureListen, "insecure-listen", false, "allow serving without authentication on a non-loopback address")
@@ -92,8 +93,8 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.tls.key, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&c.tls.clientCA, "tls-client-ca", "", "PEM CA bundle `FILE`: require client certificates signed by it (mutual TLS)")
 	fs.StringVar(&c.tls.workerCA, "worker-ca", "", "PEM CA bundle `FILE` the coordinator verifies workers with; set it (or --tls-cert) when workers serve TLS")
-	fs.IntVar(&c.maxStreams, "max-streams", flight.DefaultMaxStreams, "concurrent DoGet streams; more are refused with ResourceExhausted (0: unbounded)")
-	fs.IntVar(&c.maxPlans, "max-plans", flight.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema, ListFlights, DoAction); more are refused with ResourceExhausted (0: unbounded)")
+	fs.IntVar(&c.maxStreams, "max-streams", engine.DefaultMaxStreams, "concurrent DoGet streams; more are refused with ResourceExhausted (0: unbounded)")
+	fs.IntVar(&c.maxPlans, "max-plans", engine.DefaultMaxPlans, "concurrent planning calls (GetFlightInfo, PollFlightInfo, GetSchema, ListFlights, DoAction); more are refused with ResourceExhausted (0: unbounded)")
 	fs.StringVar(&c.metricsListen, "metrics-listen", "", "`HOST:PORT` serving Prometheus /metrics; empty: no metrics endpoint")
 	fs.BoolVar(&c.pprof, "pprof", false, "also serve Go's profiles at /debug/pprof/ on --metrics-listen; a non-loopback --metrics-listen needs --insecure-pprof")
 	fs.BoolVar(&c.insecurePprof, "insecure-pprof", false, "allow --pprof on a non-loopback --metrics-listen, whose profiles anyone reaching the port can take")
@@ -113,22 +114,22 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 }
 
 // check validates the flags that do not need I/O.
-func (c *serveConfig) check() (flight.Role, error) {
-	role, err := flight.ParseRole(c.role)
+func (c *serveConfig) check() (engine.Role, error) {
+	role, err := engine.ParseRole(c.role)
 	if err != nil {
 		return 0, usageError{"--role: " + err.Error()}
 	}
-	if c.compression, err = flight.ParseCompression(c.ipcCompression); err != nil {
+	if c.compression, err = engine.ParseCompression(c.ipcCompression); err != nil {
 		return 0, usageError{"--ipc-compression: " + err.Error()}
 	}
 	switch {
-	case role != flight.RoleWorker && c.warehouse == "" && len(c.catalogs) == 0:
+	case role != engine.RoleWorker && c.warehouse == "" && len(c.catalogs) == 0:
 		return 0, usageError{"--warehouse (or --config with catalogs) is required"}
 	case c.warehouse != "" && len(c.catalogs) > 0:
 		return 0, usageError{fmt.Sprintf("give --warehouse or catalogs (%s) in --config or the environment, not both", strings.Join(slices.Sorted(maps.Keys(c.catalogs)), ", "))}
-	case role == flight.RoleCoordinator && c.workers == "":
+	case role == engine.RoleCoordinator && c.workers == "":
 		return 0, usageError{"--role coordinator needs --workers"}
-	case role == flight.RoleWorker && c.workers != "":
+	case role == engine.RoleWorker && c.workers != "":
 		return 0, usageError{"--workers is for a coordinator; a worker only redeems tickets"}
 	case c.ticketKeys != "" && c.ticketKeyFile != "":
 		return 0, usageError{"give --ticket-keys or --ticket-key-file, not both"}
@@ -242,14 +243,14 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The collection leaves start-up's garbage (table listing, telemetry
 	// set-up) behind, so the first request's allocations do not trigger a
 	// collection on top of it.
-	flight.WarmUp()
+	engine.WarmUp()
 	runtime.GC()
 	lis, err := net.Listen("tcp", cfg.listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	scheme := cfg.tls.scheme()
-	if role == flight.RoleWorker {
+	if role == engine.RoleWorker {
 		fmt.Fprintf(stdout, "iceflight %s worker on %s://%s\n", buildVersion(), scheme, lis.Addr())
 	} else {
 		fmt.Fprintf(stdout, "iceflight %s serving %d tables from %s on %s://%s\n", buildVersion(), p.tables, cfg.source(), scheme, lis.Addr())
@@ -302,7 +303,7 @@ type process struct {
 }
 
 // newProcess builds the services for a configuration.
-func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slog.Logger) (_ *process, err error) {
+func newProcess(ctx context.Context, cfg serveConfig, role engine.Role, log *slog.Logger) (_ *process, err error) {
 	p := &process{}
 	defer func() {
 		if err != nil {
@@ -339,7 +340,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		}
 	})
 	pl := planner.New(planner.WithCacheBytes(cfg.cacheBytes), planner.WithMaxManifestBytes(cfg.maxManifest))
-	metrics, err := flight.NewMetrics(mp, func() (int64, int64) {
+	metrics, err := engine.NewMetrics(mp, func() (int64, int64) {
 		st := pl.CacheStats()
 		return st.Hits, st.Misses
 	})
@@ -349,68 +350,67 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 	if err := metrics.ObserveReader(mp, src.readerStats); err != nil {
 		return nil, err
 	}
-	opts := []flight.Option{
-		flight.WithLogger(log),
-		flight.WithRole(role),
-		flight.WithLimits(cfg.maxStreams, cfg.maxPlans),
-		flight.WithPlanner(pl),
-		flight.WithMetrics(metrics),
-		flight.WithCompression(cfg.compression),
+	opts := []engine.Option{
+		engine.WithLogger(log),
+		engine.WithRole(role),
+		engine.WithLimits(cfg.maxStreams, cfg.maxPlans),
+		engine.WithPlanner(pl),
+		engine.WithMetrics(metrics),
+		engine.WithCompression(cfg.compression),
 	}
 	if cfg.workers != "" {
-		wopts := []flight.WorkersOption{flight.WithWorkersLogger(log)}
+		wopts := []engine.WorkersOption{engine.WithWorkersLogger(log)}
 		if wc, err := cfg.tls.workerClient(); err != nil {
 			return nil, err
 		} else if wc != nil {
-			wopts = append(wopts, flight.WithWorkerTLS(wc))
+			wopts = append(wopts, engine.WithWorkerTLS(wc))
 		}
-		ws, err := flight.NewWorkers(cfg.workers, wopts...)
+		ws, err := engine.NewWorkers(cfg.workers, wopts...)
 		if err != nil {
 			return nil, usageError{"--workers: " + err.Error()}
 		}
 		// Know the members before the first plan; Run keeps them current.
 		ws.Refresh(ctx)
 		p.workers.Go(func() { ws.Run(ctx) })
-		opts = append(opts, flight.WithWorkers(ws))
+		opts = append(opts, engine.WithWorkers(ws))
 	} else if cfg.advertise != "" {
-		opts = append(opts, flight.WithAdvertise(cfg.tls.scheme()+"://"+cfg.advertise))
+		opts = append(opts, engine.WithAdvertise(cfg.tls.scheme()+"://"+cfg.advertise))
 	}
 	// The call log comes first so that refused calls are logged too.
-	unary := []grpc.UnaryServerInterceptor{flight.UnaryCallLog(log, metrics)}
-	stream := []grpc.StreamServerInterceptor{flight.StreamCallLog(log, metrics), p.endWatchesOnDrain}
+	unary := []grpc.UnaryServerInterceptor{engine.UnaryCallLog(log, metrics)}
+	stream := []grpc.StreamServerInterceptor{engine.StreamCallLog(log, metrics), p.endWatchesOnDrain}
 	if cfg.tokens != "" || cfg.users != "" {
-		creds, err := flight.LoadCredentials(cfg.tokens, cfg.users)
+		creds, err := engine.LoadCredentials(cfg.tokens, cfg.users)
 		if err != nil {
 			return nil, err
 		}
 		// Sessions are signed with the ticket keys, so every process of a
 		// deployment accepts the others' and they rotate together.
 		sign, verify := signer.SessionSecrets()
-		auth, err := flight.NewAuthenticator(creds, sign, flight.WithSessionVerifySecrets(verify...))
+		auth, err := engine.NewAuthenticator(creds, sign, engine.WithSessionVerifySecrets(verify...))
 		if err != nil {
 			return nil, err
 		}
 		unary = append(unary, auth.UnaryInterceptor())
 		stream = append(stream, auth.StreamInterceptor())
-		opts = append(opts, flight.WithAuthenticator(auth))
+		opts = append(opts, engine.WithAuthenticator(auth))
 	}
 	if len(src.profiles) > 0 {
-		opts = append(opts, flight.WithProfileReaders(src.profiles))
+		opts = append(opts, engine.WithProfileReaders(src.profiles))
 	}
 	// A worker opens the credentials sealed in a ticket with the same
 	// registry, which keeps one FileIO per credential set.
-	opts = append(opts, flight.WithStorage(src.storage.ForProperties))
-	opts = append(opts, writeOptions(cfg, src.catalog, pl, log)...)
-	svc := flight.NewService(src.catalog, src.reader, signer, opts...)
+	opts = append(opts, engine.WithStorage(src.storage.ForProperties))
+	eng := engine.New(src.catalog, src.reader, signer, opts...)
+	svc := flight.NewService(eng, writeOptions(cfg, src.catalog, pl, log)...)
 	sqlOpts := []flightsql.Option{flightsql.WithVersion(buildVersion()), flightsql.WithMaxEndpoints(cfg.sqlMaxEndpoints)}
 	if len(cfg.catalogs) > 0 {
 		sqlOpts = append(sqlOpts, flightsql.WithCatalogs())
 	}
-	fe, err := flightsql.New(svc, sqlOpts...)
+	fe, err := flightsql.New(eng, sqlOpts...)
 	if err != nil {
 		return nil, err
 	}
-	svc.SetFrontEnd(fe)
 
 	p.draining = make(chan struct{})
 	serverOpts := []grpc.ServerOption{grpc.ChainUnaryInterceptor(unary...), grpc.ChainStreamInterceptor(stream...),
@@ -422,7 +422,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role flight.Role, log *slo
 		serverOpts = append(serverOpts, grpc.Creds(creds))
 	}
 	p.grpc = grpc.NewServer(serverOpts...)
-	arrowflight.RegisterFlightServiceServer(p.grpc, svc)
+	arrowflight.RegisterFlightServiceServer(p.grpc, flight.NewMux(svc, fe))
 	p.health = health.NewServer()
 	healthpb.RegisterHealthServer(p.grpc, p.health)
 	p.health.SetServingStatus(flightServiceName, healthpb.HealthCheckResponse_SERVING)
@@ -452,14 +452,14 @@ const flightServiceName = "arrow.flight.protocol.FlightService"
 // case (1.4 GB over loopback), for 224 KiB more per open connection.
 const writeBufferBytes = 256 << 10
 
-func loadSigner(cfg serveConfig) (*flight.Signer, error) {
+func loadSigner(cfg serveConfig) (*engine.Signer, error) {
 	switch {
 	case cfg.ticketKeys != "":
-		return flight.LoadKeyring(cfg.ticketKeys, cfg.ticketTTL)
+		return engine.LoadKeyring(cfg.ticketKeys, cfg.ticketTTL)
 	case cfg.ticketKeyFile != "":
-		return flight.LoadSigner(cfg.ticketKeyFile, cfg.ticketTTL)
+		return engine.LoadSigner(cfg.ticketKeyFile, cfg.ticketTTL)
 	}
-	return flight.NewRandomSigner(cfg.ticketTTL)
+	return engine.NewRandomSigner(cfg.ticketTTL)
 }
 
 // drain stops a process the way a rolling update wants: health turns

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
 	iceflight "github.com/iceflight/iceflight/flight"
@@ -32,7 +33,7 @@ func stuckServer(t *testing.T, meta, data fileio.FileIO) flight.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, err := iceflight.NewRandomSigner(time.Hour)
+	signer, err := engine.NewRandomSigner(time.Hour)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +43,8 @@ func stuckServer(t *testing.T, meta, data fileio.FileIO) flight.Client {
 	// No manifest cache: a second plan would join the first one's stuck
 	// load instead of reaching storage itself.
 	pl := planner.New(planner.WithCacheBytes(0))
-	flight.RegisterFlightServiceServer(srv, iceflight.NewService(cat, rd, signer,
-		iceflight.WithLimits(1, 1), iceflight.WithAllocator(mem), iceflight.WithPlanner(pl)))
+	flight.RegisterFlightServiceServer(srv, iceflight.NewService(engine.New(cat, rd, signer,
+		engine.WithLimits(1, 1), engine.WithAllocator(mem), engine.WithPlanner(pl))))
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -19,7 +19,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/grpc"
 
-	"github.com/iceflight/iceflight/flight"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -60,7 +60,7 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 	}
 	url := metricsURL(t, &logs)
 
-	m, err := flight.NewMetrics(mp, func() (int64, int64) { return 11, 2 })
+	m, err := engine.NewMetrics(mp, func() (int64, int64) { return 11, 2 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestTelemetryServesPrometheusMetrics(t *testing.T) {
 	done := m.StreamStarted(ctx)
 	m.Served(ctx, 7, 700)
 	m.Planned(ctx, 4*time.Millisecond)
-	m.Rejected(ctx, flight.RejectStreamLimit)
+	m.Rejected(ctx, engine.RejectStreamLimit)
 
 	code, body := get(t, url)
 	if code != http.StatusOK {
@@ -124,7 +124,7 @@ func TestTelemetryWithoutMetricsListen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := flight.NewMetrics(mp, nil)
+	m, err := engine.NewMetrics(mp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

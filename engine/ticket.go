@@ -1,0 +1,367 @@
+package engine
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
+	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
+)
+
+// Ticket verification errors. ErrTicketExpired maps to Unauthenticated (the
+// client should plan again); the others to PermissionDenied.
+var (
+	ErrTicketInvalid = errors.New("invalid ticket")
+	ErrTicketExpired = errors.New("ticket expired")
+)
+
+// TicketVersion is the ticket format this release signs and redeems. A
+// ticket of another version (one of an older release, before the schemas
+// were typed messages, has none) is refused, never read as if it were
+// this one; its client plans again.
+const TicketVersion = 2
+
+// DefaultTicketTTL is how long a ticket stays redeemable.
+const DefaultTicketTTL = time.Hour
+
+// minKeyBytes is the shortest HMAC key accepted.
+const minKeyBytes = 32
+
+// Signer signs and verifies tickets with HMAC-SHA256. Every worker that
+// shares its keys can redeem any ticket, with no coordinator state. A
+// Signer holds a ring of keys: the first signs and every one verifies, so a
+// new key can be rolled out to all processes before it starts signing and
+// an old one kept until the tickets it signed have expired.
+type Signer struct {
+	keys  map[string][]byte
+	keyID string // the signing key
+	ttl   time.Duration
+	now   func() time.Time
+}
+
+// TicketKey is one named key of a Signer's ring.
+type TicketKey struct {
+	ID  string
+	Key []byte
+}
+
+// NewSigner returns a Signer for a single key. The key id, sent in clear
+// inside each ticket, is derived from the key so rotated keys can be told
+// apart.
+func NewSigner(key []byte, ttl time.Duration) (*Signer, error) {
+	sum := sha256.Sum256(key)
+	return NewKeyring([]TicketKey{{ID: hex.EncodeToString(sum[:4]), Key: key}}, ttl)
+}
+
+// NewKeyring returns a Signer that signs with keys[0] and verifies with
+// every key.
+func NewKeyring(keys []TicketKey, ttl time.Duration) (*Signer, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("no ticket keys")
+	}
+	if ttl <= 0 {
+		ttl = DefaultTicketTTL
+	}
+	s := &Signer{keys: make(map[string][]byte, len(keys)), keyID: keys[0].ID, ttl: ttl, now: time.Now}
+	for _, k := range keys {
+		if k.ID == "" {
+			return nil, errors.New("ticket key without an id")
+		}
+		if len(k.Key) < minKeyBytes {
+			return nil, fmt.Errorf("ticket key %q has %d bytes, need at least %d", k.ID, len(k.Key), minKeyBytes)
+		}
+		if _, dup := s.keys[k.ID]; dup {
+			return nil, fmt.Errorf("ticket key id %q appears twice", k.ID)
+		}
+		s.keys[k.ID] = append([]byte(nil), k.Key...)
+	}
+	return s, nil
+}
+
+// NewRandomSigner returns a Signer with a fresh random key: tickets are then
+// valid only on this process.
+func NewRandomSigner(ttl time.Duration) (*Signer, error) {
+	key := make([]byte, minKeyBytes)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("ticket key: %w", err)
+	}
+	return NewSigner(key, ttl)
+}
+
+// LoadSigner reads a single-key file. The file holds the key as hex (64 or
+// more hex digits) or as raw bytes; surrounding whitespace is ignored.
+func LoadSigner(path string, ttl time.Duration) (*Signer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ticket key file: %w", err)
+	}
+	text := strings.TrimSpace(string(data))
+	key := []byte(text)
+	if b, err := hex.DecodeString(text); err == nil && len(b) >= minKeyBytes {
+		key = b
+	}
+	s, err := NewSigner(key, ttl)
+	if err != nil {
+		return nil, fmt.Errorf("ticket key file %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// LoadKeyring reads a key ring file: one key a line as ID=HEX, at least 32
+// bytes each, blank lines and # comments ignored. The first key signs.
+func LoadKeyring(path string, ttl time.Duration) (*Signer, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ticket keys: %w", err)
+	}
+	var keys []TicketKey
+	for n, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		id, hexKey, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("ticket keys %s:%d: want ID=HEX", path, n+1)
+		}
+		key, err := hex.DecodeString(strings.TrimSpace(hexKey))
+		if err != nil {
+			return nil, fmt.Errorf("ticket keys %s:%d: key is not hex: %v", path, n+1, err)
+		}
+		keys = append(keys, TicketKey{ID: strings.TrimSpace(id), Key: key})
+	}
+	s, err := NewKeyring(keys, ttl)
+	if err != nil {
+		return nil, fmt.Errorf("ticket keys %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// KeyID identifies the signing key.
+func (s *Signer) KeyID() string { return s.keyID }
+
+// SessionSecrets returns the signing key and the other keys of the ring,
+// for an Authenticator whose session tokens should rotate with the ticket
+// keys (it derives its own MAC keys from them under a separate label).
+func (s *Signer) SessionSecrets() (sign []byte, verify [][]byte) {
+	for id, k := range s.keys {
+		if id != s.keyID {
+			verify = append(verify, k)
+		}
+	}
+	return s.keys[s.keyID], verify
+}
+
+// TTL is how long the tickets it signs stay redeemable.
+func (s *Signer) TTL() time.Duration { return s.ttl }
+
+// Sign stamps the ticket's issue and expiry times and returns the bytes a
+// client presents to DoGet.
+func (s *Signer) Sign(t *iceflightv1.Ticket) ([]byte, error) {
+	now := s.now()
+	t.Version = TicketVersion
+	t.IssuedAtUnixMs = now.UnixMilli()
+	t.ExpiresAtUnixMs = now.Add(s.ttl).UnixMilli()
+	if c := t.CredentialsExpireAtUnixMs; c > 0 && c < t.ExpiresAtUnixMs {
+		// A ticket whose sealed credentials expire is no use after them.
+		t.ExpiresAtUnixMs = c
+	}
+	payload, err := proto.MarshalOptions{Deterministic: true}.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("encode ticket: %w", err)
+	}
+	signed := &iceflightv1.SignedTicket{Payload: payload, KeyId: s.keyID, Mac: s.mac(s.keys[s.keyID], s.keyID, payload)}
+	return proto.Marshal(signed)
+}
+
+// Verify checks a ticket's signature and expiry and decodes it. Nothing in
+// the payload is trusted, or even decoded, before the MAC matches.
+func (s *Signer) Verify(b []byte) (*iceflightv1.Ticket, error) {
+	var signed iceflightv1.SignedTicket
+	if err := proto.Unmarshal(b, &signed); err != nil {
+		return nil, fmt.Errorf("%w: not an iceflight ticket", ErrTicketInvalid)
+	}
+	key, ok := s.keys[signed.KeyId]
+	if !ok {
+		return nil, fmt.Errorf("%w: signed with unknown key %q", ErrTicketInvalid, signed.KeyId)
+	}
+	if !hmac.Equal(signed.Mac, s.mac(key, signed.KeyId, signed.Payload)) {
+		return nil, fmt.Errorf("%w: signature does not match", ErrTicketInvalid)
+	}
+	t := new(iceflightv1.Ticket)
+	if err := proto.Unmarshal(signed.Payload, t); err != nil {
+		return nil, fmt.Errorf("%w: payload: %v", ErrTicketInvalid, err)
+	}
+	if t.Version != TicketVersion {
+		return nil, fmt.Errorf("%w: table %s: ticket format %d, this server reads format %d: it was issued by another release of iceflight; plan the scan again",
+			ErrTicketInvalid, t.Table, t.Version, TicketVersion)
+	}
+	if now := s.now().UnixMilli(); now > t.ExpiresAtUnixMs {
+		return nil, fmt.Errorf("%w: expired %s ago; plan the scan again", ErrTicketExpired,
+			time.Duration(now-t.ExpiresAtUnixMs)*time.Millisecond)
+	}
+	return t, nil
+}
+
+// mac covers the key id as well as the payload so a ticket cannot be
+// replayed under another key's id.
+func (s *Signer) mac(key []byte, keyID string, payload []byte) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(keyID))
+	h.Write([]byte{0})
+	h.Write(payload)
+	return h.Sum(nil)
+}
+
+// compactTicket moves what the tasks of a ticket share out of them: the
+// folder of their paths and their residual filters, so a ticket of
+// thousands of files, or of a filter of megabytes, does not repeat them for
+// each task. It edits the tasks, which belong to the plan, in place; the
+// returned func puts them back, so the plan can be grouped and built again.
+func compactTicket(t *iceflightv1.Ticket) (restore func()) {
+	paths := make([]string, len(t.Tasks))
+	residuals := make([]string, len(t.Tasks))
+	for i, task := range t.Tasks {
+		paths[i], residuals[i] = task.Path, task.ResidualJson
+	}
+	compactPaths(t)
+	compactResiduals(t)
+	return func() {
+		for i, task := range t.Tasks {
+			task.Path, task.ResidualJson, task.ResidualIndex = paths[i], residuals[i], 0
+		}
+	}
+}
+
+// expandTicket restores the full task paths of a verified ticket; its
+// residuals stay shared (decodeScan decodes each once).
+func expandTicket(t *iceflightv1.Ticket) {
+	expandPaths(t)
+}
+
+// compactPaths moves the folder that every task path shares into the
+// ticket's path prefix.
+func compactPaths(t *iceflightv1.Ticket) {
+	if len(t.Tasks) == 0 {
+		return
+	}
+	prefix := t.Tasks[0].Path
+	for _, task := range t.Tasks[1:] {
+		prefix = commonPrefix(prefix, task.Path)
+	}
+	// Cut back to a folder boundary so no task path becomes empty.
+	prefix = prefix[:strings.LastIndexByte(prefix, '/')+1]
+	if prefix == "" {
+		return
+	}
+	t.PathPrefix = prefix
+	for _, task := range t.Tasks {
+		task.Path = task.Path[len(prefix):]
+	}
+}
+
+// expandPaths restores the full task paths of a verified ticket.
+func expandPaths(t *iceflightv1.Ticket) {
+	if t.PathPrefix == "" {
+		return
+	}
+	for _, task := range t.Tasks {
+		task.Path = t.PathPrefix + task.Path
+	}
+	t.PathPrefix = ""
+}
+
+// compactResiduals sends each distinct residual of the tasks once, in the
+// ticket's residuals, which the tasks name by index. Tasks of one file
+// split in parts, and of an unpartitioned table, all share one; a worker
+// decodes each once.
+func compactResiduals(t *iceflightv1.Ticket) {
+	index := make(map[string]int32)
+	for _, task := range t.Tasks {
+		r := task.ResidualJson
+		if r == "" {
+			continue
+		}
+		i, ok := index[r]
+		if !ok {
+			t.Residuals = append(t.Residuals, r)
+			i = int32(len(t.Residuals))
+			index[r] = i
+		}
+		task.ResidualIndex, task.ResidualJson = i, ""
+	}
+}
+
+// decodeResiduals decodes each residual of a verified ticket once and
+// checks that every task names one it has.
+func decodeResiduals(t *iceflightv1.Ticket) ([]expr.Expr, error) {
+	out := make([]expr.Expr, len(t.Residuals))
+	for i, r := range t.Residuals {
+		e, err := expr.ParseJSON([]byte(r))
+		if err != nil {
+			return nil, fmt.Errorf("%w: table %s: residual filter %d: %v", ErrTicketInvalid, t.Table, i+1, err)
+		}
+		out[i] = e
+	}
+	for _, task := range t.Tasks {
+		if task.ResidualJson != "" {
+			return nil, fmt.Errorf("%w: table %s: task %s carries its own residual", ErrTicketInvalid, t.Table, task.Path)
+		}
+		if i := task.ResidualIndex; i < 0 || int(i) > len(out) {
+			return nil, fmt.Errorf("%w: table %s: task %s names residual %d of %d", ErrTicketInvalid, t.Table, task.Path, i, len(out))
+		}
+	}
+	return out, nil
+}
+
+func commonPrefix(a, b string) string {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return a[:i]
+		}
+	}
+	return a[:n]
+}
+
+// decodeScan expands a verified ticket and decodes what its tasks share
+// into the reader's scan: the schemas, the name mapping and the residual
+// filters, each once per ticket.
+func decodeScan(t *iceflightv1.Ticket) (reader.Scan, error) {
+	expandTicket(t)
+	var scan reader.Scan
+	for _, s := range []struct {
+		src *iceflightv1.Schema
+		dst **iceberg.Schema
+	}{{t.Schema, &scan.Schema}, {t.EqualitySchema, &scan.EqualitySchema}, {t.FilterSchema, &scan.FilterSchema}} {
+		var err error
+		if *s.dst, err = decodeSchema(s.src); err != nil {
+			return reader.Scan{}, fmt.Errorf("%w: table %s: schema: %v", ErrTicketInvalid, t.Table, err)
+		}
+	}
+	if scan.Schema == nil {
+		return reader.Scan{}, fmt.Errorf("%w: table %s: no schema", ErrTicketInvalid, t.Table)
+	}
+	var err error
+	if scan.NameMapping, err = decodeNameMapping(t.NameMapping); err != nil {
+		return reader.Scan{}, fmt.Errorf("%w: table %s: name mapping: %v", ErrTicketInvalid, t.Table, err)
+	}
+	if scan.Residuals, err = decodeResiduals(t); err != nil {
+		return reader.Scan{}, err
+	}
+	for _, id := range t.DictionaryFieldIds {
+		scan.Dictionary = append(scan.Dictionary, int(id))
+	}
+	return scan, nil
+}
