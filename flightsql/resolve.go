@@ -1,9 +1,7 @@
 package flightsql
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,7 +11,6 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -206,8 +203,8 @@ func resolveColumn(path []Ident, paths []string, table []Ident, alias *Ident) (s
 
 // bind resolves sel against table id and the schema its snapshot
 // selection streams (schemaOf, asked with the command's time travel), with
-// params (literals in the filter grammar, see literal) for its ?
-// placeholders, into a query. With params nil the filter is left out: the
+// params (values written as literals of the filter grammar, see literal)
+// for its ? placeholders, into a query. With params nil the filter is left out: the
 // statement is being prepared, and only its schema is needed.
 func bind(sel *Select, id catalog.Identifier, schemaOf func(*iceflightv1.Command) (*arrow.Schema, error), params []string) (*query, error) {
 	exact := true
@@ -260,7 +257,7 @@ func bind(sel *Select, id catalog.Identifier, schemaOf func(*iceflightv1.Command
 	if sel.Limit != nil {
 		q.cmd.Limit = sel.Limit
 	}
-	if sel.Where != "" && params != nil {
+	if len(sel.Where) > 0 && params != nil {
 		f, err := bindFilter(sel, paths, params)
 		if err != nil {
 			return nil, err
@@ -271,102 +268,6 @@ func bind(sel *Select, id catalog.Identifier, schemaOf func(*iceflightv1.Command
 	}
 	return q, nil
 }
-
-var errBadParams = errors.New("bad parameters")
-
-// bindFilter puts params in the filter's placeholders, parses it with the
-// filter grammar and resolves its column names, returning the filter as
-// the command carries it.
-func bindFilter(sel *Select, paths []string, params []string) (string, error) {
-	if len(params) != len(sel.Params) {
-		return "", fmt.Errorf("%w: the statement has %d placeholders and %d parameters were bound", errBadParams, len(sel.Params), len(params))
-	}
-	text := sel.Where
-	// shifts maps offsets in the substituted text back to the statement's.
-	type shift struct{ at, by int }
-	var shifts []shift
-	for i := len(params) - 1; i >= 0; i-- {
-		lit := params[i]
-		at := sel.Params[i]
-		text = text[:at] + lit + text[at+1:]
-		shifts = append(shifts, shift{at: at, by: len(lit) - 1})
-	}
-	e, err := expr.Parse(text)
-	if err != nil {
-		var se *expr.SyntaxError
-		if errors.As(err, &se) {
-			pos := se.Pos
-			for _, s := range shifts {
-				if pos > s.at+s.by {
-					pos -= s.by
-				} else if pos > s.at {
-					pos = s.at
-				}
-			}
-			return "", &SyntaxError{Pos: sel.WherePos + pos, Msg: "in WHERE: " + se.Msg}
-		}
-		return "", err
-	}
-	e, err = expr.MapPredicates(e, func(p expr.Predicate) (expr.Predicate, error) {
-		parts := strings.Split(p.Ref.Name, ".")
-		path := make([]Ident, len(parts))
-		for i, s := range parts {
-			path[i] = Ident{Name: s, Pos: sel.WherePos + strings.Index(sel.Where, p.Ref.Name)}
-		}
-		name, err := resolveColumn(path, paths, sel.Table, sel.TableAlias)
-		if err != nil {
-			return p, err
-		}
-		p.Ref.Name = name
-		return p, nil
-	})
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprint(e), nil
-}
-
-// literal writes a parameter value in the filter grammar.
-func literal(v any) (string, error) {
-	switch v := v.(type) {
-	case nil:
-		return "", errors.New("NULL is not a value to compare with; write IS NULL in the statement")
-	case bool:
-		if v {
-			return "TRUE", nil
-		}
-		return "FALSE", nil
-	case int64:
-		return strconv.FormatInt(v, 10), nil
-	case uint64:
-		return strconv.FormatUint(v, 10), nil
-	case float64:
-		switch {
-		case math.IsNaN(v):
-			return "NaN", nil
-		case math.IsInf(v, 1):
-			return "Infinity", nil
-		case math.IsInf(v, -1):
-			return "-Infinity", nil
-		}
-		return strconv.FormatFloat(v, 'f', -1, 64), nil
-	case string:
-		return "'" + strings.ReplaceAll(v, "'", "''") + "'", nil
-	case []byte:
-		return fmt.Sprintf("X'%x'", v), nil
-	case typedLiteral:
-		return v.kind + " '" + v.text + "'", nil
-	case decimalLiteral:
-		return string(v), nil
-	}
-	return "", fmt.Errorf("a %T parameter is not supported", v)
-}
-
-// typedLiteral is a DATE, TIME or TIMESTAMP[TZ] parameter.
-type typedLiteral struct{ kind, text string }
-
-// decimalLiteral is a decimal parameter's exact text.
-type decimalLiteral string
 
 // asOfLayouts are the timestamp spellings FOR SYSTEM_TIME AS OF takes;
 // those without a zone are UTC.

@@ -1,11 +1,12 @@
 package flightsql
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/iceflight/iceflight/iceberg/expr"
 )
 
 // Select is one parsed statement of the SQL subset Flight SQL clients may
@@ -30,10 +31,9 @@ type Select struct {
 	VersionRef string
 	// AsOf is the text of FOR SYSTEM_TIME AS OF / FOR TIMESTAMP AS OF.
 	AsOf string
-	// Where is the filter's text, in the filter grammar; WherePos is its
-	// byte offset in the statement (errors in it are reported there).
-	Where    string
-	WherePos int
+	// Where is the filter's tokens, in the filter grammar, read when the
+	// statement is bound (see parseWhere); nil without WHERE.
+	Where []expr.Token
 	// Params are the byte offsets of the ? placeholders in Where.
 	Params []int
 	// Limit is LIMIT n.
@@ -89,123 +89,44 @@ func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("%s is not supported (position %d); %s", e.Construct, e.Pos+1, Supported)
 }
 
-type tokKind int
-
-const (
-	tokEOF tokKind = iota
-	tokWord
-	tokQuoted // "identifier" or `identifier`
-	tokString // 'text'
-	tokNumber
-	tokPunct
-)
-
-type token struct {
-	kind tokKind
-	text string // for quoted and string tokens, the unescaped value
-	pos  int
-	end  int
+// sqlSyntax is a lexer's error as a statement's SyntaxError.
+func sqlSyntax(err error) error {
+	var se *expr.SyntaxError
+	if errors.As(err, &se) {
+		return &SyntaxError{Pos: se.Pos, Msg: se.Msg}
+	}
+	return err
 }
 
-func (t token) is(word string) bool { return t.kind == tokWord && strings.EqualFold(t.text, word) }
+// token is a lexeme of a statement, read by package expr's lexer (one
+// lexer for the statement and the filter in its WHERE clause).
+type token = expr.Token
 
-func (t token) describe() string {
-	switch t.kind {
-	case tokEOF:
+// describe names t in a message.
+func describe(t token) string {
+	switch t.Kind {
+	case expr.TokEOF:
 		return "end of statement"
-	case tokString:
-		return "string '" + t.text + "'"
-	case tokQuoted:
-		return `"` + t.text + `"`
+	case expr.TokString:
+		return "string '" + t.Text + "'"
+	case expr.TokQuoted:
+		return `"` + t.Text + `"`
+	case expr.TokHex:
+		return "binary literal X'" + t.Text + "'"
 	}
-	return strconv.Quote(t.text)
+	return strconv.Quote(t.Text)
 }
 
-// lex splits a statement into tokens. Comments (-- to the end of the
-// line, /* */) are dropped; their ranges are returned so that the filter
-// text can blank them.
-func lex(s string) (toks []token, comments [][2]int, err error) {
-	i := 0
-	for i < len(s) {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
-			i++
-		case strings.HasPrefix(s[i:], "--"):
-			end := strings.IndexByte(s[i:], '\n')
-			if end < 0 {
-				end = len(s) - i
-			}
-			comments = append(comments, [2]int{i, i + end})
-			i += end
-		case strings.HasPrefix(s[i:], "/*"):
-			end := strings.Index(s[i+2:], "*/")
-			if end < 0 {
-				return nil, nil, &SyntaxError{Pos: i, Msg: "unterminated /* comment"}
-			}
-			comments = append(comments, [2]int{i, i + end + 4})
-			i += end + 4
-		case c == '\'' || c == '"' || c == '`':
-			text, n, ok := quoted(s[i:], c)
-			if !ok {
-				return nil, nil, &SyntaxError{Pos: i, Msg: "unterminated " + map[byte]string{'\'': "string", '"': "quoted identifier", '`': "quoted identifier"}[c]}
-			}
-			kind := tokQuoted
-			if c == '\'' {
-				kind = tokString
-			}
-			toks = append(toks, token{kind: kind, text: text, pos: i, end: i + n})
-			i += n
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
-			j := i
-			for j < len(s) && (isDigit(s[j]) || s[j] == '.' || s[j] == 'e' || s[j] == 'E' ||
-				(s[j] == '-' || s[j] == '+') && (s[j-1] == 'e' || s[j-1] == 'E')) {
-				j++
-			}
-			toks = append(toks, token{kind: tokNumber, text: s[i:j], pos: i, end: j})
-			i = j
-		default:
-			r, n := utf8.DecodeRuneInString(s[i:])
-			if r == '_' || unicode.IsLetter(r) {
-				j := i + n
-				for j < len(s) {
-					r, n := utf8.DecodeRuneInString(s[j:])
-					if r != '_' && r != '$' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-						break
-					}
-					j += n
-				}
-				toks = append(toks, token{kind: tokWord, text: s[i:j], pos: i, end: j})
-				i = j
-				continue
-			}
-			toks = append(toks, token{kind: tokPunct, text: s[i : i+n], pos: i, end: i + n})
-			i += n
-		}
-	}
-	toks = append(toks, token{kind: tokEOF, pos: len(s), end: len(s)})
-	return toks, comments, nil
-}
+// is reports whether t is the keyword word, ignoring case.
+func is(t token, word string) bool { return t.Kind == expr.TokWord && strings.EqualFold(t.Text, word) }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// quoted reads a token quoted by q, where a doubled q stands for itself,
-// and returns its value and length.
-func quoted(s string, q byte) (string, int, bool) {
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		if s[i] != q {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == q {
-			b.WriteByte(q)
-			i++
-			continue
-		}
-		return b.String(), i + 1, true
+// isPunct reports whether t is the punctuation s, such as "," or "*".
+func isPunct(t token, s string) bool {
+	switch t.Kind {
+	case expr.TokEOF, expr.TokWord, expr.TokQuoted, expr.TokString, expr.TokHex, expr.TokNumber:
+		return false
 	}
-	return "", 0, false
+	return t.Text == s
 }
 
 // clauses that end a WHERE, and the constructs outside the subset that a
@@ -220,9 +141,9 @@ var unsupportedClauses = map[string]string{
 // Parse reads one statement of the subset (Supported). Errors are
 // *SyntaxError or *UnsupportedError.
 func Parse(sql string) (*Select, error) {
-	toks, comments, err := lex(sql)
+	toks, err := expr.LexSQL(sql)
 	if err != nil {
-		return nil, err
+		return nil, sqlSyntax(err)
 	}
 	if err := firstUnsupported(toks); err != nil {
 		return nil, err
@@ -230,15 +151,15 @@ func Parse(sql string) (*Select, error) {
 	p := &parser{sql: sql, toks: toks}
 	first := p.peek()
 	switch {
-	case first.kind == tokEOF:
+	case first.Kind == expr.TokEOF:
 		return nil, &SyntaxError{Pos: 0, Msg: "empty statement"}
-	case first.is("WITH"):
-		return nil, &UnsupportedError{Pos: first.pos, Construct: "WITH (common table expressions)"}
-	case !first.is("SELECT"):
-		if first.kind == tokWord {
-			return nil, &UnsupportedError{Pos: first.pos, Construct: strings.ToUpper(first.text) + " statements"}
+	case is(first, "WITH"):
+		return nil, &UnsupportedError{Pos: first.Pos, Construct: "WITH (common table expressions)"}
+	case !is(first, "SELECT"):
+		if first.Kind == expr.TokWord {
+			return nil, &UnsupportedError{Pos: first.Pos, Construct: strings.ToUpper(first.Text) + " statements"}
 		}
-		return nil, &SyntaxError{Pos: first.pos, Msg: "expected SELECT, found " + first.describe()}
+		return nil, &SyntaxError{Pos: first.Pos, Msg: "expected SELECT, found " + describe(first)}
 	}
 	p.next()
 	sel := &Select{}
@@ -251,14 +172,14 @@ func Parse(sql string) (*Select, error) {
 	if sel.Table, err = p.path("a table name"); err != nil {
 		return nil, err
 	}
-	if t := p.peek(); t.kind == tokPunct && (t.text == "," || t.text == "(") {
+	if t := p.peek(); isPunct(t, ",") || isPunct(t, "(") {
 		what := "more than one table (a comma join)"
-		if t.text == "(" {
+		if t.Text == "(" {
 			what = "table functions"
 		}
-		return nil, &UnsupportedError{Pos: t.pos, Construct: what}
+		return nil, &UnsupportedError{Pos: t.Pos, Construct: what}
 	}
-	if t := p.peek(); t.is("FOR") {
+	if t := p.peek(); is(t, "FOR") {
 		if err := p.timeTravel(sel); err != nil {
 			return nil, err
 		}
@@ -268,30 +189,30 @@ func Parse(sql string) (*Select, error) {
 	} else if ok {
 		sel.TableAlias = &alias
 	}
-	if t := p.peek(); t.is("FOR") && sel.VersionID == nil && sel.VersionRef == "" && sel.AsOf == "" {
+	if t := p.peek(); is(t, "FOR") && sel.VersionID == nil && sel.VersionRef == "" && sel.AsOf == "" {
 		if err := p.timeTravel(sel); err != nil {
 			return nil, err
 		}
 	}
-	if p.peek().is("WHERE") {
+	if is(p.peek(), "WHERE") {
 		p.next()
-		if err := p.where(sel, comments); err != nil {
+		if err := p.where(sel); err != nil {
 			return nil, err
 		}
 	}
-	if p.peek().is("LIMIT") {
+	if is(p.peek(), "LIMIT") {
 		p.next()
 		t := p.next()
-		n, err := strconv.ParseInt(t.text, 10, 64)
-		if t.kind != tokNumber || err != nil || n < 0 {
-			return nil, &SyntaxError{Pos: t.pos, Msg: "LIMIT takes a non-negative whole number, found " + t.describe()}
+		n, err := strconv.ParseInt(t.Text, 10, 64)
+		if t.Kind != expr.TokNumber || err != nil || n < 0 {
+			return nil, &SyntaxError{Pos: t.Pos, Msg: "LIMIT takes a non-negative whole number, found " + describe(t)}
 		}
 		sel.Limit = &n
 	}
-	if t := p.peek(); t.kind == tokPunct && t.text == ";" {
+	if t := p.peek(); isPunct(t, ";") {
 		p.next()
 	}
-	if t := p.peek(); t.kind != tokEOF {
+	if t := p.peek(); t.Kind != expr.TokEOF {
 		return nil, p.unexpected(t, "the end of the statement")
 	}
 	return sel, nil
@@ -307,14 +228,14 @@ func (p *parser) peek() token { return p.toks[p.i] }
 
 func (p *parser) next() token {
 	t := p.toks[p.i]
-	if t.kind != tokEOF {
+	if t.Kind != expr.TokEOF {
 		p.i++
 	}
 	return t
 }
 
 func (p *parser) expectWord(word, context string) error {
-	if t := p.peek(); !t.is(word) {
+	if t := p.peek(); !is(t, word) {
 		return p.unexpected(t, word+" "+context)
 	}
 	p.next()
@@ -322,7 +243,7 @@ func (p *parser) expectWord(word, context string) error {
 }
 
 func (p *parser) expectPunct(s, context string) error {
-	if t := p.peek(); t.kind != tokPunct || t.text != s {
+	if t := p.peek(); !isPunct(t, s) {
 		return p.unexpected(t, "'"+s+"' "+context)
 	}
 	p.next()
@@ -332,12 +253,12 @@ func (p *parser) expectPunct(s, context string) error {
 // unexpected is the error for t where want was expected, naming the
 // unsupported construct t starts when it starts one.
 func (p *parser) unexpected(t token, want string) error {
-	if t.kind == tokWord {
-		if c, ok := unsupportedClauses[strings.ToUpper(t.text)]; ok {
-			return &UnsupportedError{Pos: t.pos, Construct: c}
+	if t.Kind == expr.TokWord {
+		if c, ok := unsupportedClauses[strings.ToUpper(t.Text)]; ok {
+			return &UnsupportedError{Pos: t.Pos, Construct: c}
 		}
 	}
-	return &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf("expected %s, found %s", want, t.describe())}
+	return &SyntaxError{Pos: t.Pos, Msg: fmt.Sprintf("expected %s, found %s", want, describe(t))}
 }
 
 // keywords a bare identifier cannot be, so that "FROM t WHERE" does not
@@ -348,10 +269,10 @@ var keywords = map[string]bool{
 }
 
 func isKeyword(t token) bool {
-	if t.kind != tokWord {
+	if t.Kind != expr.TokWord {
 		return false
 	}
-	u := strings.ToUpper(t.text)
+	u := strings.ToUpper(t.Text)
 	_, clause := unsupportedClauses[u]
 	return keywords[u] || clause
 }
@@ -359,15 +280,15 @@ func isKeyword(t token) bool {
 func (p *parser) ident(what string) (Ident, error) {
 	t := p.peek()
 	switch {
-	case t.kind == tokQuoted:
-		if t.text == "" {
-			return Ident{}, &SyntaxError{Pos: t.pos, Msg: "empty quoted identifier"}
+	case t.Kind == expr.TokQuoted:
+		if t.Text == "" {
+			return Ident{}, &SyntaxError{Pos: t.Pos, Msg: "empty quoted identifier"}
 		}
 		p.next()
-		return Ident{Name: t.text, Quoted: true, Pos: t.pos}, nil
-	case t.kind == tokWord && !isKeyword(t):
+		return Ident{Name: t.Text, Quoted: true, Pos: t.Pos}, nil
+	case t.Kind == expr.TokWord && !isKeyword(t):
 		p.next()
-		return Ident{Name: t.text, Pos: t.pos}, nil
+		return Ident{Name: t.Text, Pos: t.Pos}, nil
 	}
 	return Ident{}, p.unexpected(t, what)
 }
@@ -380,7 +301,7 @@ func (p *parser) path(what string) ([]Ident, error) {
 	}
 	out := []Ident{id}
 	for {
-		if t := p.peek(); t.kind != tokPunct || t.text != "." {
+		if t := p.peek(); !isPunct(t, ".") {
 			return out, nil
 		}
 		p.next()
@@ -394,12 +315,12 @@ func (p *parser) path(what string) ([]Ident, error) {
 
 // alias reads [AS] ident.
 func (p *parser) alias() (Ident, bool, error) {
-	if p.peek().is("AS") {
+	if is(p.peek(), "AS") {
 		p.next()
 		id, err := p.ident("an alias after AS")
 		return id, err == nil, err
 	}
-	if t := p.peek(); (t.kind == tokWord && !isKeyword(t)) || t.kind == tokQuoted {
+	if t := p.peek(); (t.Kind == expr.TokWord && !isKeyword(t)) || t.Kind == expr.TokQuoted {
 		id, err := p.ident("an alias")
 		return id, err == nil, err
 	}
@@ -407,28 +328,28 @@ func (p *parser) alias() (Ident, bool, error) {
 }
 
 func (p *parser) selectList(sel *Select) error {
-	if t := p.peek(); t.is("DISTINCT") {
-		return &UnsupportedError{Pos: t.pos, Construct: "SELECT DISTINCT"}
+	if t := p.peek(); is(t, "DISTINCT") {
+		return &UnsupportedError{Pos: t.Pos, Construct: "SELECT DISTINCT"}
 	}
-	if t := p.peek(); t.is("ALL") {
+	if t := p.peek(); is(t, "ALL") {
 		p.next()
 	}
-	if t := p.peek(); t.kind == tokPunct && t.text == "*" {
+	if t := p.peek(); isPunct(t, "*") {
 		p.next()
 		sel.Star = true
-		if t := p.peek(); t.kind == tokPunct && t.text == "," {
-			return &UnsupportedError{Pos: t.pos, Construct: "* with other columns"}
+		if t := p.peek(); isPunct(t, ",") {
+			return &UnsupportedError{Pos: t.Pos, Construct: "* with other columns"}
 		}
 		return nil
 	}
-	if t := p.peek(); t.is("COUNT") && p.toks[p.i+1].kind == tokPunct && p.toks[p.i+1].text == "(" {
+	if t := p.peek(); is(t, "COUNT") && isPunct(p.toks[p.i+1], "(") {
 		p.next()
 		p.next()
-		if t := p.peek(); t.kind != tokPunct || t.text != "*" {
-			if t.kind == tokNumber && t.text == "1" {
+		if t := p.peek(); !isPunct(t, "*") {
+			if t.Kind == expr.TokNumber && t.Text == "1" {
 				p.next()
 			} else {
-				return &UnsupportedError{Pos: t.pos, Construct: "COUNT of an expression (only COUNT(*))"}
+				return &UnsupportedError{Pos: t.Pos, Construct: "COUNT of an expression (only COUNT(*))"}
 			}
 		} else {
 			p.next()
@@ -443,8 +364,8 @@ func (p *parser) selectList(sel *Select) error {
 		} else if ok {
 			sel.CountAlias = alias.Name
 		}
-		if t := p.peek(); t.kind == tokPunct && t.text == "," {
-			return &UnsupportedError{Pos: t.pos, Construct: "COUNT(*) with other columns (GROUP BY)"}
+		if t := p.peek(); isPunct(t, ",") {
+			return &UnsupportedError{Pos: t.Pos, Construct: "COUNT(*) with other columns (GROUP BY)"}
 		}
 		return nil
 	}
@@ -454,23 +375,23 @@ func (p *parser) selectList(sel *Select) error {
 		if err != nil {
 			return err
 		}
-		if n := p.peek(); n.kind == tokPunct && n.text == "(" {
-			return &UnsupportedError{Pos: t.pos, Construct: "function " + strings.ToUpper(t.text) + "()"}
+		if n := p.peek(); isPunct(n, "(") {
+			return &UnsupportedError{Pos: t.Pos, Construct: "function " + strings.ToUpper(t.Text) + "()"}
 		}
-		if n := p.peek(); n.kind == tokPunct && n.text == "." {
-			return &UnsupportedError{Pos: n.pos, Construct: "table.* and other wildcards"}
+		if n := p.peek(); isPunct(n, ".") {
+			return &UnsupportedError{Pos: n.Pos, Construct: "table.* and other wildcards"}
 		}
-		if n := p.peek(); n.kind == tokPunct && strings.Contains("+-*/|%", n.text) {
-			return &UnsupportedError{Pos: n.pos, Construct: "expressions in the select list (only column names and aliases)"}
+		if n := p.peek(); len(n.Text) == 1 && strings.Contains("+-*/|%", n.Text) && isPunct(n, n.Text) {
+			return &UnsupportedError{Pos: n.Pos, Construct: "expressions in the select list (only column names and aliases)"}
 		}
-		col := Column{Path: path, Pos: t.pos}
+		col := Column{Path: path, Pos: t.Pos}
 		if alias, ok, err := p.alias(); err != nil {
 			return err
 		} else if ok {
 			col.Alias = &alias
 		}
 		sel.Columns = append(sel.Columns, col)
-		if n := p.peek(); n.kind != tokPunct || n.text != "," {
+		if n := p.peek(); !isPunct(n, ",") {
 			return nil
 		}
 		p.next()
@@ -481,90 +402,81 @@ func (p *parser) selectList(sel *Select) error {
 func (p *parser) timeTravel(sel *Select) error {
 	p.next() // FOR
 	kind := p.next()
-	if !kind.is("SYSTEM_VERSION") && !kind.is("VERSION") && !kind.is("SYSTEM_TIME") && !kind.is("TIMESTAMP") {
-		return &SyntaxError{Pos: kind.pos, Msg: "expected SYSTEM_VERSION, VERSION, SYSTEM_TIME or TIMESTAMP after FOR, found " + kind.describe()}
+	if !is(kind, "SYSTEM_VERSION") && !is(kind, "VERSION") && !is(kind, "SYSTEM_TIME") && !is(kind, "TIMESTAMP") {
+		return &SyntaxError{Pos: kind.Pos, Msg: "expected SYSTEM_VERSION, VERSION, SYSTEM_TIME or TIMESTAMP after FOR, found " + describe(kind)}
 	}
-	if err := p.expectWord("AS", "in FOR "+strings.ToUpper(kind.text)+" AS OF"); err != nil {
+	if err := p.expectWord("AS", "in FOR "+strings.ToUpper(kind.Text)+" AS OF"); err != nil {
 		return err
 	}
-	if err := p.expectWord("OF", "in FOR "+strings.ToUpper(kind.text)+" AS OF"); err != nil {
+	if err := p.expectWord("OF", "in FOR "+strings.ToUpper(kind.Text)+" AS OF"); err != nil {
 		return err
 	}
-	if kind.is("SYSTEM_TIME") || kind.is("TIMESTAMP") {
-		if p.peek().is("TIMESTAMP") {
+	if is(kind, "SYSTEM_TIME") || is(kind, "TIMESTAMP") {
+		if is(p.peek(), "TIMESTAMP") {
 			p.next()
 		}
 		t := p.next()
-		if t.kind != tokString && t.kind != tokNumber {
-			return &SyntaxError{Pos: t.pos, Msg: "FOR SYSTEM_TIME AS OF takes a timestamp string such as '2024-05-01 12:00:00' (or Unix milliseconds), found " + t.describe()}
+		if t.Kind != expr.TokString && t.Kind != expr.TokNumber {
+			return &SyntaxError{Pos: t.Pos, Msg: "FOR SYSTEM_TIME AS OF takes a timestamp string such as '2024-05-01 12:00:00' (or Unix milliseconds), found " + describe(t)}
 		}
-		sel.AsOf = t.text
+		sel.AsOf = t.Text
 		return nil
 	}
 	t := p.next()
-	switch t.kind {
-	case tokNumber:
-		id, err := strconv.ParseInt(t.text, 10, 64)
+	switch t.Kind {
+	case expr.TokNumber:
+		id, err := strconv.ParseInt(t.Text, 10, 64)
 		if err != nil {
-			return &SyntaxError{Pos: t.pos, Msg: "a snapshot id is a whole number, found " + t.describe()}
+			return &SyntaxError{Pos: t.Pos, Msg: "a snapshot id is a whole number, found " + describe(t)}
 		}
 		sel.VersionID = &id
 		return nil
-	case tokString, tokQuoted:
-		if kind.is("SYSTEM_VERSION") {
-			return &SyntaxError{Pos: t.pos, Msg: "FOR SYSTEM_VERSION AS OF takes a snapshot id; use FOR VERSION AS OF 'branch' for a branch or tag"}
+	case expr.TokString, expr.TokQuoted:
+		if is(kind, "SYSTEM_VERSION") {
+			return &SyntaxError{Pos: t.Pos, Msg: "FOR SYSTEM_VERSION AS OF takes a snapshot id; use FOR VERSION AS OF 'branch' for a branch or tag"}
 		}
-		sel.VersionRef = t.text
+		sel.VersionRef = t.Text
 		return nil
-	case tokWord:
-		sel.VersionRef = t.text
+	case expr.TokWord:
+		sel.VersionRef = t.Text
 		return nil
 	}
-	return &SyntaxError{Pos: t.pos, Msg: "expected a snapshot id or a branch or tag name, found " + t.describe()}
+	return &SyntaxError{Pos: t.Pos, Msg: "expected a snapshot id or a branch or tag name, found " + describe(t)}
 }
 
-// where takes the filter's text up to a top-level LIMIT, ';' or the end,
-// with comments blanked, for the filter grammar to read.
-func (p *parser) where(sel *Select, comments [][2]int) error {
+// where takes the filter's tokens up to a top-level LIMIT, ';' or the
+// end, for the filter grammar to read (see parseWhere).
+func (p *parser) where(sel *Select) error {
 	start := p.peek()
-	if start.kind == tokEOF || start.is("LIMIT") {
-		return &SyntaxError{Pos: start.pos, Msg: "expected a filter after WHERE"}
+	if start.Kind == expr.TokEOF || is(start, "LIMIT") {
+		return &SyntaxError{Pos: start.Pos, Msg: "expected a filter after WHERE"}
 	}
 	depth := 0
-	end := start.pos
+	from := p.i
 	for {
 		t := p.peek()
-		if t.kind == tokEOF || depth == 0 && (t.is("LIMIT") || t.kind == tokPunct && t.text == ";") {
+		if t.Kind == expr.TokEOF || depth == 0 && (is(t, "LIMIT") || isPunct(t, ";")) {
 			break
 		}
-		if depth == 0 && t.kind == tokWord {
-			if c, ok := unsupportedClauses[strings.ToUpper(t.text)]; ok && c != "JOIN" {
-				return &UnsupportedError{Pos: t.pos, Construct: c}
+		if depth == 0 && t.Kind == expr.TokWord {
+			if c, ok := unsupportedClauses[strings.ToUpper(t.Text)]; ok && c != "JOIN" {
+				return &UnsupportedError{Pos: t.Pos, Construct: c}
 			}
 		}
-		if t.kind == tokWord && (t.is("SELECT") || t.is("EXISTS")) {
-			return &UnsupportedError{Pos: t.pos, Construct: "subqueries"}
+		if t.Kind == expr.TokWord && (is(t, "SELECT") || is(t, "EXISTS")) {
+			return &UnsupportedError{Pos: t.Pos, Construct: "subqueries"}
 		}
-		if t.kind == tokPunct {
-			switch t.text {
-			case "(":
-				depth++
-			case ")":
-				depth--
-			case "?":
-				sel.Params = append(sel.Params, t.pos-start.pos)
-			}
+		switch t.Kind {
+		case expr.TokLParen:
+			depth++
+		case expr.TokRParen:
+			depth--
+		case expr.TokParam:
+			sel.Params = append(sel.Params, t.Pos)
 		}
-		end = t.end
 		p.next()
 	}
-	text := []byte(p.sql[start.pos:end])
-	for _, c := range comments {
-		for i := max(c[0], start.pos); i < min(c[1], end); i++ {
-			text[i-start.pos] = ' '
-		}
-	}
-	sel.Where, sel.WherePos = string(text), start.pos
+	sel.Where = p.toks[from:p.i]
 	return nil
 }
 
@@ -573,15 +485,15 @@ func (p *parser) where(sel *Select, comments [][2]int) error {
 // its GROUP BY rather than for the aggregate the GROUP BY explains.
 func firstUnsupported(toks []token) error {
 	for i, t := range toks {
-		if t.kind != tokWord {
+		if t.Kind != expr.TokWord {
 			continue
 		}
 		next := toks[min(i+1, len(toks)-1)]
-		switch u := strings.ToUpper(t.text); {
-		case (u == "GROUP" || u == "ORDER" || u == "PARTITION") && next.is("BY"):
-			return &UnsupportedError{Pos: t.pos, Construct: u + " BY"}
+		switch u := strings.ToUpper(t.Text); {
+		case (u == "GROUP" || u == "ORDER" || u == "PARTITION") && is(next, "BY"):
+			return &UnsupportedError{Pos: t.Pos, Construct: u + " BY"}
 		case u == "JOIN" || u == "HAVING" || u == "UNION" || u == "INTERSECT" || u == "EXCEPT" || u == "OVER":
-			return &UnsupportedError{Pos: t.pos, Construct: u}
+			return &UnsupportedError{Pos: t.Pos, Construct: u}
 		}
 	}
 	return nil

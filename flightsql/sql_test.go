@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/iceflight/iceflight/iceberg/expr"
 )
 
 func TestParse(t *testing.T) {
@@ -36,14 +38,17 @@ func TestParse(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := summary(sel); got != tc.want {
+			if got := summary(tc.sql, sel); got != tc.want {
 				t.Errorf("got  %s\nwant %s", got, tc.want)
 			}
 		})
 	}
 }
 
-func summary(s *Select) string {
+// summary writes a parsed Select as a short line: the WHERE clause is the
+// statement's text from its first token to its last with everything but
+// its tokens (comments) blanked, and params are offsets in it.
+func summary(sql string, s *Select) string {
 	var parts []string
 	switch {
 	case s.Star:
@@ -74,16 +79,39 @@ func summary(s *Select) string {
 	if s.AsOf != "" {
 		parts = append(parts, "asof="+s.AsOf)
 	}
-	if s.Where != "" {
-		parts = append(parts, "where=["+s.Where+"]")
+	if len(s.Where) > 0 {
+		parts = append(parts, "where=["+whereText(sql, s.Where)+"]")
 	}
 	if len(s.Params) > 0 {
-		parts = append(parts, fmt.Sprint("params=", s.Params))
+		params := make([]int, len(s.Params))
+		for i, p := range s.Params {
+			params[i] = p - s.Where[0].Pos
+		}
+		parts = append(parts, fmt.Sprint("params=", params))
 	}
 	if s.Limit != nil {
 		parts = append(parts, fmt.Sprint("limit=", *s.Limit))
 	}
 	return strings.Join(parts, " ")
+}
+
+// whereText is sql from the first of where's tokens to the end of its
+// last, with the bytes between tokens that are not spaces blanked.
+func whereText(sql string, where []expr.Token) string {
+	from, to := where[0].Pos, where[len(where)-1].End
+	text := []byte(sql[from:to])
+	covered := make([]bool, len(text))
+	for _, t := range where {
+		for i := t.Pos; i < t.End; i++ {
+			covered[i-from] = true
+		}
+	}
+	for i, c := range text {
+		if !covered[i] && !strings.ContainsRune(" \t\n\r", rune(c)) {
+			text[i] = ' '
+		}
+	}
+	return string(text)
 }
 
 func TestParseErrors(t *testing.T) {
@@ -157,8 +185,11 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("%q: parsed into %+v", sql, sel)
 			}
 			for _, p := range sel.Params {
-				if p < 0 || p >= len(sel.Where) || sel.Where[p] != '?' {
-					t.Fatalf("%q: placeholder offset %d is not a ? of %q", sql, p, sel.Where)
+				if p < 0 || p >= len(sql) || sql[p] != '?' {
+					t.Fatalf("%q: placeholder offset %d is not a ? of the statement", sql, p)
+				}
+				if len(sel.Where) == 0 || p < sel.Where[0].Pos || p >= sel.Where[len(sel.Where)-1].End {
+					t.Fatalf("%q: placeholder offset %d is outside the WHERE clause", sql, p)
 				}
 			}
 		case errors.As(err, &se):

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,7 +17,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -139,49 +137,6 @@ func (s *server) CreatePreparedStatement(ctx context.Context, req flightsql.Acti
 	}, nil
 }
 
-// parameterSchema types each ? by the column it is compared with in
-// schema: the filter is bound with a marker string in every placeholder,
-// and the predicates holding a marker name the column. A placeholder it
-// cannot type is a string.
-func parameterSchema(sel *Select, schema *arrow.Schema) (*arrow.Schema, error) {
-	fields := make([]arrow.Field, len(sel.Params))
-	for i := range fields {
-		fields[i] = arrow.Field{Name: "parameter_" + strconv.Itoa(i+1), Type: arrow.BinaryTypes.String, Nullable: true}
-	}
-	if len(sel.Params) == 0 {
-		return arrow.NewSchema(fields, nil), nil
-	}
-	const marker = "iceflight-parameter-\u2063"
-	markers := make([]string, len(sel.Params))
-	for i := range markers {
-		markers[i] = "'" + marker + strconv.Itoa(i) + "'"
-	}
-	f, err := bindFilter(sel, columnPaths(schema), markers)
-	if err != nil {
-		return nil, sqlError(err)
-	}
-	e, err := expr.Parse(f)
-	if err != nil {
-		return nil, err
-	}
-	expr.Walk(e, func(p expr.Predicate) {
-		for _, v := range p.Values {
-			str, ok := v.(string)
-			if !ok || !strings.HasPrefix(str, marker) {
-				continue
-			}
-			i, err := strconv.Atoi(strings.TrimPrefix(str, marker))
-			if err != nil || i >= len(fields) {
-				continue
-			}
-			if t, ok := fieldType(schema, p.Ref.Name); ok {
-				fields[i].Type = t
-			}
-		}
-	})
-	return arrow.NewSchema(fields, nil), nil
-}
-
 // ClosePreparedStatement has nothing to free: handles hold no state.
 func (s *server) ClosePreparedStatement(context.Context, flightsql.ActionClosePreparedStatementRequest) error {
 	return nil
@@ -253,45 +208,4 @@ func (s *server) GetSchemaPreparedStatement(ctx context.Context, cmd flightsql.P
 		return nil, err
 	}
 	return &flight.SchemaResult{Schema: flight.SerializeSchema(schema, s.cfg.mem)}, nil
-}
-
-// parameterLiteral writes row i of col as a literal of the filter grammar.
-func parameterLiteral(col arrow.Array, i int) (string, error) {
-	if col.IsNull(i) {
-		return literal(nil)
-	}
-	switch a := col.(type) {
-	case *array.Boolean:
-		return literal(a.Value(i))
-	case *array.Int8, *array.Int16, *array.Int32, *array.Int64, *array.Uint8, *array.Uint16, *array.Uint32, *array.Uint64:
-		return col.ValueStr(i), nil
-	case *array.Float32:
-		return literal(float64(a.Value(i)))
-	case *array.Float64:
-		return literal(a.Value(i))
-	case *array.String:
-		return literal(a.Value(i))
-	case *array.LargeString:
-		return literal(a.Value(i))
-	case *array.StringView:
-		return literal(a.Value(i))
-	case *array.Binary:
-		return literal(a.Value(i))
-	case *array.LargeBinary:
-		return literal(a.Value(i))
-	case *array.Decimal128, *array.Decimal256:
-		return literal(decimalLiteral(col.ValueStr(i)))
-	case *array.Date32:
-		return literal(typedLiteral{"DATE", a.Value(i).FormattedString()})
-	case *array.Date64:
-		return literal(typedLiteral{"DATE", a.Value(i).FormattedString()})
-	case *array.Timestamp:
-		dt := a.DataType().(*arrow.TimestampType)
-		t := a.Value(i).ToTime(dt.Unit)
-		if dt.TimeZone != "" {
-			return literal(typedLiteral{"TIMESTAMPTZ", t.UTC().Format("2006-01-02T15:04:05.999999999+00:00")})
-		}
-		return literal(typedLiteral{"TIMESTAMP", t.Format("2006-01-02T15:04:05.999999999")})
-	}
-	return "", fmt.Errorf("a parameter of type %s is not supported", col.DataType())
 }

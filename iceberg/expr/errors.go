@@ -95,3 +95,20 @@ func clip(s string) string {
 func Summary(e Expr) string {
 	return clip(exprString(e, maxQuote+1))
 }
+
+// ParamError is a value that BindParams cannot put in place of a
+// parameter. It matches ErrInvalidFilter.
+type ParamError struct {
+	// N is the parameter's number, from 1.
+	N int
+	// Pos is the byte offset of its ?.
+	Pos int
+	// Msg says why the value does not fit.
+	Msg string
+}
+
+// Error names the parameter and says what is wrong.
+func (e *ParamError) Error() string { return fmt.Sprintf("parameter %d: %s", e.N, e.Msg) }
+
+// Unwrap lets errors.Is match ErrInvalidFilter.
+func (e *ParamError) Unwrap() error { return ErrInvalidFilter }

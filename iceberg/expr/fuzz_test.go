@@ -15,16 +15,20 @@ const maxMessage = 1000
 // input, it must not crash or overflow the stack, its errors must be
 // short ErrInvalidFilter, and what it accepts must print to a filter that
 // parses back to the same text, bind without panicking and, bound, travel
-// through JSON unchanged. The seed corpus is in testdata/fuzz/FuzzParse.
+// through JSON unchanged. The text is also read as a statement's WHERE
+// clause, with ? parameters (see checkParams). The seed corpus is in
+// testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {
 	for _, seed := range []string{
 		"id = 5", "a.b IN (1, 2.5, 'x') OR NOT c IS NULL", `"q""x" LIKE 'a\%%'`,
 		"ts >= TIMESTAMPTZ '2017-11-16 14:31:08-08:00'", "d != -Infinity AND b = X'00'",
 		"5 < id", "(a = 1 OR b = 2) AND (c = 3 AND d = 4)", "s NOT STARTS WITH 'it''s'",
+		"id = ?", "? < l AND s IN (?, 'x', ?)", "NOT (s LIKE ? OR s NOT STARTS WITH ?)", "1 < ?", "dt = DATE ?",
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		checkParams(t, s)
 		e, err := Parse(s)
 		if err != nil {
 			checkFilterError(t, err)
@@ -39,6 +43,60 @@ func FuzzParse(f *testing.F) {
 		}
 		checkBound(t, e)
 	})
+}
+
+// checkParams reads s as the tokens of a statement's WHERE clause, with ?
+// parameters: errors are syntax errors inside s; an accepted filter
+// numbers its parameters in order at the ? they stand for, prints to a
+// filter that reads back the same, and, its parameters bound to strings,
+// prints to a filter Parse reads back the same and that binds (or not)
+// without panicking.
+func checkParams(t *testing.T, s string) {
+	t.Helper()
+	toks, err := LexSQL(s)
+	var e Expr
+	n := 0
+	if err == nil {
+		e, n, err = ParseTokens(toks)
+	}
+	if err != nil {
+		checkFilterError(t, err)
+		var se *SyntaxError
+		if !errors.As(err, &se) || se.Pos < 0 || se.Pos > len(s) {
+			t.Fatalf("%q: error %v is not a syntax error inside the text", s, err)
+		}
+		return
+	}
+	var values []any
+	Walk(e, func(p Predicate) {
+		for _, v := range p.Values {
+			if pm, ok := v.(Param); ok {
+				if values = append(values, "x%"); pm.N != len(values) || s[pm.Pos] != '?' {
+					t.Fatalf("%q: parameter %d is numbered %d at %d", s, len(values), pm.N, pm.Pos)
+				}
+			}
+		}
+	})
+	if len(values) != n {
+		t.Fatalf("%q: %d parameters counted, %d in the filter", s, n, len(values))
+	}
+	printed, err := LexSQL(e.String())
+	if err != nil {
+		t.Fatalf("%q prints as %q, which does not lex: %v", s, e.String(), err)
+	}
+	if again, _, err := ParseTokens(printed); err != nil || again.String() != e.String() {
+		t.Fatalf("%q prints as %q, which reads back as %v, %v", s, e.String(), again, err)
+	}
+	bound, err := BindParams(e, values)
+	if err != nil {
+		checkFilterError(t, err)
+		return
+	}
+	again, err := Parse(bound.String())
+	if err != nil || again.String() != bound.String() {
+		t.Fatalf("%q bound prints as %q, which parses as %v, %v", s, bound.String(), again, err)
+	}
+	checkBound(t, again)
 }
 
 // FuzzParseJSON feeds the REST Expression JSON parser arbitrary bytes,

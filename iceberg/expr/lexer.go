@@ -3,132 +3,221 @@ package expr
 import (
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
-type tokenKind int
+// TokenKind is the kind of a Token.
+type TokenKind int
 
+// Token kinds. The filter syntax is made of every kind but TokParam and
+// TokOther, which LexSQL reads for the statement around a filter and which
+// ParseTokens accepts (TokParam) or refuses (TokOther) in one.
 const (
-	tokEOF    tokenKind = iota
-	tokWord             // bare identifier or keyword
-	tokQuoted           // "double-quoted identifier"
-	tokString           // 'string'
-	tokHex              // X'00ff'
-	tokNumber           // 12, 1.5, 1e20 (unsigned)
-	tokOp               // = != <> < <= > >=
-	tokLParen           // (
-	tokRParen           // )
-	tokComma            // ,
-	tokDot              // .
-	tokMinus            // -
+	TokEOF    TokenKind = iota
+	TokWord             // bare identifier or keyword
+	TokQuoted           // "double-quoted name" (or `backquoted`, from LexSQL)
+	TokString           // 'string'
+	TokHex              // X'00ff'
+	TokNumber           // 12, 1.5, 1e20 (unsigned)
+	TokOp               // = != <> < <= > >=
+	TokLParen           // (
+	TokRParen           // )
+	TokComma            // ,
+	TokDot              // .
+	TokMinus            // -
+	TokParam            // ?, a parameter placeholder
+	TokOther            // any other character, such as * or ;
 )
 
-// token is one lexeme; text is unescaped for strings and quoted names.
-type token struct {
-	kind tokenKind
-	text string
-	pos  int
+// Token is one lexeme of a filter or a SQL statement: Text is unescaped
+// for strings and quoted names, the hex digits of a binary literal and the
+// source text otherwise; Pos and End are the byte offsets of its first
+// byte and of the byte after it.
+type Token struct {
+	Kind     TokenKind
+	Text     string
+	Pos, End int
 }
 
-func (t token) describe() string {
-	switch t.kind {
-	case tokEOF:
+func (t Token) describe() string {
+	switch t.Kind {
+	case TokEOF:
 		return "end of filter"
-	case tokString:
-		return fmt.Sprintf("string '%s'", clip(t.text))
-	case tokQuoted:
-		return fmt.Sprintf("name %q", clip(t.text))
-	case tokHex:
+	case TokString:
+		return fmt.Sprintf("string '%s'", clip(t.Text))
+	case TokQuoted:
+		return fmt.Sprintf("name %q", clip(t.Text))
+	case TokHex:
 		return "binary literal"
 	}
-	return fmt.Sprintf("%q", clip(t.text))
+	return fmt.Sprintf("%q", clip(t.Text))
 }
 
 // is reports whether the token is the keyword kw, compared case-insensitively.
-func (t token) is(kw string) bool { return t.kind == tokWord && strings.EqualFold(t.text, kw) }
+func (t Token) is(kw string) bool { return t.Kind == TokWord && strings.EqualFold(t.Text, kw) }
 
-// lexer reads a filter one token at a time, so that the parser can refuse
-// a hostile filter (a megabyte of parentheses) after its first few hundred
-// tokens instead of holding a token for every byte.
-type lexer struct {
-	s string
-	i int
+// LexSQL splits a SQL statement into tokens, ending with a TokEOF at
+// len(s), for a SQL parser that hands the tokens of its WHERE clause to
+// ParseTokens: the filter is then read from the statement's own tokens,
+// and its errors carry offsets in the statement. On top of the filter
+// syntax's tokens it drops comments (-- to the end of the line, /* */),
+// reads `backquoted` names, words with Unicode letters, form feeds as
+// space, and any other character as a TokOther. Errors are *SyntaxError.
+func LexSQL(s string) ([]Token, error) {
+	l := lexer{s: s, sql: true}
+	var toks []Token
+	for {
+		t, err := l.next()
+		if err != nil {
+			return nil, err
+		}
+		toks = append(toks, t)
+		if t.Kind == TokEOF {
+			return toks, nil
+		}
+	}
 }
 
-// next returns the next token, tokEOF at the end.
-func (l *lexer) next() (token, error) {
-	s, i := l.s, l.i
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
-		i++
+// lexer reads a filter (or, with sql, a statement) one token at a time, so
+// that the parser can refuse a hostile filter (a megabyte of parentheses)
+// after its first few hundred tokens instead of holding a token for every
+// byte. Characters outside the syntax are TokOther tokens, which the
+// parser refuses when it reads them, as it refuses a ? outside a statement.
+type lexer struct {
+	s   string
+	i   int
+	sql bool
+}
+
+// next returns the next token, TokEOF at the end.
+func (l *lexer) next() (Token, error) {
+	if err := l.skipSpace(); err != nil {
+		return Token{}, err
 	}
-	l.i = i
-	if i == len(s) {
-		return token{tokEOF, "", len(s)}, nil
+	if l.i == len(l.s) {
+		return Token{TokEOF, "", len(l.s), len(l.s)}, nil
 	}
-	tok, end, err := lexToken(s, i)
+	tok, err := l.token(l.i)
 	if err != nil {
-		return token{}, err
+		return Token{}, err
 	}
-	l.i = end
+	l.i = tok.End
 	return tok, nil
 }
 
-// lexToken reads the token starting at s[i], which is not a space, and
-// returns it with the offset after it.
-func lexToken(s string, i int) (token, int, error) {
+// skipSpace moves past spaces and, in a statement, comments.
+func (l *lexer) skipSpace() error {
+	s := l.s
+	for l.i < len(s) {
+		switch c := s[l.i]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || (l.sql && c == '\f'):
+			l.i++
+		case l.sql && strings.HasPrefix(s[l.i:], "--"):
+			end := strings.IndexByte(s[l.i:], '\n')
+			if end < 0 {
+				end = len(s) - l.i
+			}
+			l.i += end
+		case l.sql && strings.HasPrefix(s[l.i:], "/*"):
+			end := strings.Index(s[l.i+2:], "*/")
+			if end < 0 {
+				return &SyntaxError{Pos: l.i, Msg: "unterminated /* comment"}
+			}
+			l.i += end + 4
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// token reads the token starting at s[i], which is not a space.
+func (l *lexer) token(i int) (Token, error) {
+	s := l.s
 	c := s[i]
 	start := i
-	one := func(kind tokenKind) (token, int, error) { return token{kind, s[i : i+1], start}, i + 1, nil }
+	tok := func(kind TokenKind, end int) (Token, error) { return Token{kind, s[start:end], start, end}, nil }
 	switch {
 	case (c == 'x' || c == 'X') && i+1 < len(s) && s[i+1] == '\'':
-		text, end, err := lexQuoted(s, i+1, '\'')
-		return token{tokHex, text, start}, end, err
+		text, end, err := l.quoted(i + 1)
+		return Token{TokHex, text, start, end}, err
 	case isWordStart(c):
 		for i < len(s) && isWordPart(s[i]) {
 			i++
 		}
-		return token{tokWord, s[start:i], start}, i, nil
+		if l.sql {
+			i = l.unicodeWord(i)
+		}
+		return tok(TokWord, i)
 	case c >= '0' && c <= '9':
 		end, err := lexNumber(s, i)
 		if err != nil {
-			return token{}, 0, err
+			return Token{}, err
 		}
-		return token{tokNumber, s[start:end], start}, end, nil
+		return tok(TokNumber, end)
 	case c == '\'':
-		text, end, err := lexQuoted(s, i, '\'')
-		return token{tokString, text, start}, end, err
-	case c == '"':
-		text, end, err := lexQuoted(s, i, '"')
-		if err == nil && text == "" {
-			err = &SyntaxError{Pos: start, Msg: "empty quoted name"}
-		}
-		return token{tokQuoted, text, start}, end, err
+		text, end, err := l.quoted(i)
+		return Token{TokString, text, start, end}, err
+	case c == '"' || (l.sql && c == '`'):
+		text, end, err := l.quoted(i)
+		return Token{TokQuoted, text, start, end}, err
 	case c == '=':
-		return token{tokOp, "=", start}, i + 1, nil
+		return tok(TokOp, i+1)
 	case c == '!':
 		if i+1 < len(s) && s[i+1] == '=' {
-			return token{tokOp, "!=", start}, i + 2, nil
+			return tok(TokOp, i+2)
 		}
-		return token{}, 0, &SyntaxError{Pos: start, Msg: "unexpected '!' (did you mean '!='?)"}
+		return Token{}, &SyntaxError{Pos: start, Msg: "unexpected '!' (did you mean '!='?)"}
 	case c == '<' || c == '>':
-		op := s[i : i+1]
 		if i+1 < len(s) && (s[i+1] == '=' || (c == '<' && s[i+1] == '>')) {
-			op = s[i : i+2]
+			return tok(TokOp, i+2)
 		}
-		return token{tokOp, op, start}, i + len(op), nil
+		return tok(TokOp, i+1)
 	case c == '(':
-		return one(tokLParen)
+		return tok(TokLParen, i+1)
 	case c == ')':
-		return one(tokRParen)
+		return tok(TokRParen, i+1)
 	case c == ',':
-		return one(tokComma)
+		return tok(TokComma, i+1)
 	case c == '.':
-		return one(tokDot)
+		return tok(TokDot, i+1)
 	case c == '-':
-		return one(tokMinus)
+		return tok(TokMinus, i+1)
+	case c == '?':
+		return tok(TokParam, i+1)
 	}
-	r, _ := utf8.DecodeRuneInString(s[i:])
-	return token{}, 0, &SyntaxError{Pos: start, Msg: fmt.Sprintf("unexpected character %q", r)}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	if l.sql && unicode.IsLetter(r) {
+		return tok(TokWord, l.unicodeWord(i+n))
+	}
+	return tok(TokOther, i+n)
+}
+
+// unicodeWord extends a statement's word from s[i] over Unicode letters
+// and digits, which SQL names may hold and filters may not.
+func (l *lexer) unicodeWord(i int) int {
+	for i < len(l.s) {
+		r, n := utf8.DecodeRuneInString(l.s[i:])
+		if r != '_' && r != '$' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// unexpected is the error for a token outside the filter syntax, nil for
+// the tokens of the syntax. A ? is outside it unless params.
+func (t Token) unexpected(params bool) error {
+	switch {
+	case t.Kind == TokOther, t.Kind == TokParam && !params:
+		r, _ := utf8.DecodeRuneInString(t.Text)
+		return &SyntaxError{Pos: t.Pos, Msg: fmt.Sprintf("unexpected character %q", r)}
+	case t.Kind == TokQuoted && t.Text == "":
+		return &SyntaxError{Pos: t.Pos, Msg: "empty quoted name"}
+	}
+	return nil
 }
 
 func isWordStart(c byte) bool {
@@ -137,9 +226,10 @@ func isWordStart(c byte) bool {
 
 func isWordPart(c byte) bool { return isWordStart(c) || (c >= '0' && c <= '9') || c == '$' }
 
-// lexQuoted reads a literal quoted with q starting at s[i] == q, where a
-// doubled quote stands for one quote character.
-func lexQuoted(s string, i int, q byte) (string, int, error) {
+// quoted reads a literal quoted with s[i], where a doubled quote stands
+// for one quote character.
+func (l *lexer) quoted(i int) (string, int, error) {
+	s, q := l.s, l.s[i]
 	var b strings.Builder
 	for j := i + 1; j < len(s); j++ {
 		if s[j] != q {
@@ -154,18 +244,23 @@ func lexQuoted(s string, i int, q byte) (string, int, error) {
 		// Iceberg strings are UTF-8, and JSON (the residual in a ticket)
 		// would turn stray bytes into U+FFFD, matching other rows.
 		if text := b.String(); !utf8.ValidString(text) {
-			return "", 0, &SyntaxError{Pos: i, Msg: fmt.Sprintf("%s is not valid UTF-8", quotedWhat(q))}
+			return "", 0, &SyntaxError{Pos: i, Msg: fmt.Sprintf("%s is not valid UTF-8", l.quotedWhat(q))}
 		}
 		return b.String(), j + 1, nil
 	}
-	return "", 0, &SyntaxError{Pos: i, Msg: "unterminated " + quotedWhat(q)}
+	return "", 0, &SyntaxError{Pos: i, Msg: "unterminated " + l.quotedWhat(q)}
 }
 
-func quotedWhat(q byte) string {
-	if q == '"' {
-		return "quoted name"
+// quotedWhat names what a quote q starts: a statement calls a quoted name
+// an identifier, as SQL does.
+func (l *lexer) quotedWhat(q byte) string {
+	switch {
+	case q == '\'':
+		return "string"
+	case l.sql:
+		return "quoted identifier"
 	}
-	return "string"
+	return "quoted name"
 }
 
 // lexNumber reads digits [. digits] [e [+-] digits] from s[i].

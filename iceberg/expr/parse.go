@@ -24,42 +24,60 @@ func isReserved(word string) bool { return reserved[strings.ToUpper(word)] }
 // error that also matches ErrTooDeep, as soon as the parser reaches that
 // depth. Chains of AND or OR are read into flat AndExpr and OrExpr.
 func Parse(s string) (Expr, error) {
-	p := &parser{lex: lexer{s: s}}
-	if p.peek().kind == tokEOF && p.err == nil {
+	p := &parser{src: &lexer{s: s}}
+	return p.parse()
+}
+
+// parse reads the whole filter.
+func (p *parser) parse() (Expr, error) {
+	if t := p.peek(); t.Kind == TokEOF && p.err == nil {
 		return nil, &SyntaxError{Pos: 0, Msg: "empty filter"}
 	}
 	e, err := p.parseOr()
 	if p.err != nil {
-		// A token the lexer could not read is the first thing wrong.
+		// A Token the lexer could not read is the first thing wrong.
 		return nil, p.err
 	}
 	if err != nil {
 		return nil, err
 	}
-	if t := p.peek(); t.kind != tokEOF {
-		return nil, &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf("unexpected %s (expected AND, OR or end of filter)", t.describe())}
+	if t := p.peek(); t.Kind != TokEOF {
+		return nil, &SyntaxError{Pos: t.Pos, Msg: fmt.Sprintf("unexpected %s (expected AND, OR or end of filter)", t.describe())}
 	}
 	return e, nil
 }
 
-// parser reads tokens from lex with a lookahead of a few tokens.
+// tokenSource hands the parser its tokens: a lexer reading a filter, or
+// the tokens of a statement's WHERE clause (see ParseTokens).
+type tokenSource interface {
+	next() (Token, error)
+}
+
+// parser reads tokens from src with a lookahead of a few tokens.
 type parser struct {
-	lex   lexer
-	ahead []token
-	// err is the lexer's error; from then on the parser sees tokEOF at
-	// the failing offset, and Parse returns err.
+	src   tokenSource
+	ahead []Token
+	// err is the first token the parser could not take: one the lexer
+	// could not read, or one outside the syntax; from then on the parser
+	// sees TokEOF there, and Parse returns err.
 	err   error
 	depth int
+	// params allows ? placeholders; nparams counts those read.
+	params  bool
+	nparams int
 }
 
 // fill reads tokens until n are ahead.
 func (p *parser) fill(n int) {
 	for len(p.ahead) < n {
 		if p.err != nil {
-			p.ahead = append(p.ahead, token{kind: tokEOF, pos: p.lex.i})
+			p.ahead = append(p.ahead, Token{Kind: TokEOF})
 			continue
 		}
-		t, err := p.lex.next()
+		t, err := p.src.next()
+		if err == nil {
+			err = t.unexpected(p.params)
+		}
 		if err != nil {
 			p.err = err
 			continue
@@ -68,16 +86,16 @@ func (p *parser) fill(n int) {
 	}
 }
 
-func (p *parser) peek() token { return p.peekN(0) }
+func (p *parser) peek() Token { return p.peekN(0) }
 
-func (p *parser) peekN(n int) token {
+func (p *parser) peekN(n int) Token {
 	p.fill(n + 1)
 	return p.ahead[n]
 }
 
-func (p *parser) next() token {
+func (p *parser) next() Token {
 	t := p.peek()
-	if t.kind != tokEOF {
+	if t.Kind != TokEOF {
 		p.ahead = p.ahead[:copy(p.ahead, p.ahead[1:])]
 	}
 	return t
@@ -85,9 +103,9 @@ func (p *parser) next() token {
 
 // enter counts one more level of parentheses or NOT at t, refusing more
 // than MaxDepth; leave counts one less.
-func (p *parser) enter(t token) error {
+func (p *parser) enter(t Token) error {
 	if p.depth >= MaxDepth {
-		return &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf("more than %d levels of parentheses and NOT", MaxDepth), err: ErrTooDeep}
+		return &SyntaxError{Pos: t.Pos, Msg: fmt.Sprintf("more than %d levels of parentheses and NOT", MaxDepth), err: ErrTooDeep}
 	}
 	p.depth++
 	return nil
@@ -95,8 +113,8 @@ func (p *parser) enter(t token) error {
 
 func (p *parser) leave() { p.depth-- }
 
-func (p *parser) errorf(t token, format string, args ...any) error {
-	return &SyntaxError{Pos: t.pos, Msg: fmt.Sprintf(format, args...)}
+func (p *parser) errorf(t Token, format string, args ...any) error {
+	return &SyntaxError{Pos: t.Pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *parser) expectWord(kw, context string) error {
@@ -163,7 +181,7 @@ func (p *parser) parseNot() (Expr, error) {
 func (p *parser) parsePrimary() (Expr, error) {
 	t := p.peek()
 	switch {
-	case t.kind == tokLParen:
+	case t.Kind == TokLParen:
 		if err := p.enter(t); err != nil {
 			return nil, err
 		}
@@ -173,8 +191,8 @@ func (p *parser) parsePrimary() (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c := p.peek(); c.kind != tokRParen {
-			return nil, p.errorf(c, "expected ')' to close '(' at byte %d, found %s", t.pos, c.describe())
+		if c := p.peek(); c.Kind != TokRParen {
+			return nil, p.errorf(c, "expected ')' to close '(' at byte %d, found %s", t.Pos, c.describe())
 		}
 		p.next()
 		return e, nil
@@ -184,7 +202,7 @@ func (p *parser) parsePrimary() (Expr, error) {
 	case t.is("FALSE") && !p.startsComparison(1):
 		p.next()
 		return FalseExpr{}, nil
-	case t.kind == tokEOF:
+	case t.Kind == TokEOF:
 		return nil, p.errorf(t, "expected a predicate, found end of filter")
 	}
 	if p.startsLiteral() {
@@ -193,25 +211,25 @@ func (p *parser) parsePrimary() (Expr, error) {
 	return p.parsePredicate()
 }
 
-func (p *parser) startsComparison(n int) bool { return p.peekN(n).kind == tokOp }
+func (p *parser) startsComparison(n int) bool { return p.peekN(n).Kind == TokOp }
 
 // startsLiteral reports whether the next tokens are a literal rather than a
 // column, for comparisons written value-first ("5 < x").
 func (p *parser) startsLiteral() bool {
 	t := p.peek()
-	switch t.kind {
-	case tokNumber, tokString, tokMinus, tokHex:
+	switch t.Kind {
+	case TokNumber, TokString, TokMinus, TokHex, TokParam:
 		return true
-	case tokWord:
+	case TokWord:
 		if t.is("TRUE") || t.is("FALSE") {
 			return true
 		}
-		return isTypeKeyword(t) && p.peekN(1).kind == tokString
+		return isTypeKeyword(t) && p.peekN(1).Kind == TokString
 	}
 	return false
 }
 
-func isTypeKeyword(t token) bool {
+func isTypeKeyword(t Token) bool {
 	return t.is("DATE") || t.is("TIME") || t.is("TIMESTAMP") || t.is("TIMESTAMPTZ")
 }
 
@@ -222,14 +240,14 @@ func (p *parser) parseFlipped() (Expr, error) {
 		return nil, err
 	}
 	opTok := p.next()
-	if opTok.kind != tokOp {
+	if opTok.Kind != TokOp {
 		return nil, p.errorf(opTok, "expected a comparison after the literal, found %s", opTok.describe())
 	}
 	ref, err := p.parseRef()
 	if err != nil {
 		return nil, err
 	}
-	return Predicate{Op: comparisonOp(opTok.text).flip(), Ref: ref, Values: []any{v}}, nil
+	return Predicate{Op: comparisonOp(opTok.Text).flip(), Ref: ref, Values: []any{v}}, nil
 }
 
 func comparisonOp(s string) Op {
@@ -254,16 +272,18 @@ func (p *parser) parseRef() (Ref, error) {
 	for {
 		t := p.next()
 		switch {
-		case t.kind == tokQuoted:
-			parts = append(parts, t.text)
-		case t.kind == tokWord && !isReserved(t.text):
-			parts = append(parts, t.text)
-		case t.kind == tokWord:
-			return Ref{}, p.errorf(t, "expected a column, found keyword %s (quote it as \"%s\" to use it as a name)", strings.ToUpper(t.text), clip(t.text))
+		case t.Kind == TokQuoted:
+			parts = append(parts, t.Text)
+		case t.Kind == TokWord && !isReserved(t.Text):
+			parts = append(parts, t.Text)
+		case t.Kind == TokWord:
+			return Ref{}, p.errorf(t, "expected a column, found keyword %s (quote it as \"%s\" to use it as a name)", strings.ToUpper(t.Text), clip(t.Text))
+		case t.Kind == TokParam:
+			return Ref{}, p.errorf(t, "expected a column, found parameter ? (a parameter stands for a value, not a column)")
 		default:
 			return Ref{}, p.errorf(t, "expected a column, found %s", t.describe())
 		}
-		if p.peek().kind != tokDot {
+		if p.peek().Kind != TokDot {
 			return Ref{Name: strings.Join(parts, ".")}, nil
 		}
 		p.next()
@@ -277,12 +297,12 @@ func (p *parser) parsePredicate() (Expr, error) {
 	}
 	t := p.next()
 	switch {
-	case t.kind == tokOp:
+	case t.Kind == TokOp:
 		v, err := p.parseValue()
 		if err != nil {
 			return nil, err
 		}
-		return Predicate{Op: comparisonOp(t.text), Ref: ref, Values: []any{v}}, nil
+		return Predicate{Op: comparisonOp(t.Text), Ref: ref, Values: []any{v}}, nil
 	case t.is("IS"):
 		negated := false
 		if p.peek().is("NOT") {
@@ -326,10 +346,10 @@ func pick(cond bool, yes, no Op) Op {
 }
 
 func (p *parser) parseIn(op Op, ref Ref) (Expr, error) {
-	if t := p.next(); t.kind != tokLParen {
+	if t := p.next(); t.Kind != TokLParen {
 		return nil, p.errorf(t, "expected '(' after IN, found %s", t.describe())
 	}
-	if t := p.peek(); t.kind == tokRParen {
+	if t := p.peek(); t.Kind == TokRParen {
 		return nil, p.errorf(t, "IN needs at least one value")
 	}
 	var vals []any
@@ -340,10 +360,10 @@ func (p *parser) parseIn(op Op, ref Ref) (Expr, error) {
 		}
 		vals = append(vals, v)
 		t := p.next()
-		if t.kind == tokRParen {
+		if t.Kind == TokRParen {
 			return Predicate{Op: op, Ref: ref, Values: vals}, nil
 		}
-		if t.kind != tokComma {
+		if t.Kind != TokComma {
 			return nil, p.errorf(t, "expected ',' or ')' in the IN list, found %s", t.describe())
 		}
 	}
@@ -354,10 +374,13 @@ func (p *parser) parseStartsWith(op Op, ref Ref) (Expr, error) {
 		return nil, err
 	}
 	t := p.next()
-	if t.kind != tokString {
+	if t.Kind == TokParam {
+		return Predicate{Op: op, Ref: ref, Values: []any{p.param(t, formPrefix)}}, nil
+	}
+	if t.Kind != TokString {
 		return nil, p.errorf(t, "expected a string after STARTS WITH, found %s", t.describe())
 	}
-	return Predicate{Op: op, Ref: ref, Values: []any{t.text}}, nil
+	return Predicate{Op: op, Ref: ref, Values: []any{t.Text}}, nil
 }
 
 // parseLike accepts the LIKE patterns that are prefixes: literal text and
@@ -365,57 +388,73 @@ func (p *parser) parseStartsWith(op Op, ref Ref) (Expr, error) {
 // wildcards is an equality.
 func (p *parser) parseLike(negated bool, ref Ref) (Expr, error) {
 	t := p.next()
-	if t.kind != tokString {
+	if t.Kind == TokParam {
+		// The pattern decides between STARTS WITH and =, so the
+		// predicate takes its operation when the parameter is bound.
+		return Predicate{Op: pick(negated, OpNotStartsWith, OpStartsWith), Ref: ref, Values: []any{p.param(t, formPattern)}}, nil
+	}
+	if t.Kind != TokString {
 		return nil, p.errorf(t, "expected a pattern string after LIKE, found %s", t.describe())
 	}
+	pred, msg := likePredicate(negated, ref, t.Text)
+	if msg != "" {
+		return nil, p.errorf(t, "%s", msg)
+	}
+	return pred, nil
+}
+
+// likePredicate is the predicate "ref [NOT] LIKE pattern", or a message
+// saying why the pattern is not one the syntax supports.
+func likePredicate(negated bool, ref Ref, pat string) (Predicate, string) {
 	var prefix strings.Builder
-	pat := t.text
 	for i := 0; i < len(pat); i++ {
 		switch c := pat[i]; c {
 		case '\\':
 			if i+1 == len(pat) || !strings.ContainsRune(`%_\`, rune(pat[i+1])) {
-				return nil, p.errorf(t, `LIKE escape \ must precede %%, _ or \`)
+				return Predicate{}, `LIKE escape \ must precede %, _ or \`
 			}
 			prefix.WriteByte(pat[i+1])
 			i++
 		case '%':
 			if i != len(pat)-1 {
-				return nil, p.errorf(t, "LIKE supports only prefix patterns ending in a single %% ('abc%%')")
+				return Predicate{}, "LIKE supports only prefix patterns ending in a single % ('abc%')"
 			}
-			return Predicate{Op: pick(negated, OpNotStartsWith, OpStartsWith), Ref: ref, Values: []any{prefix.String()}}, nil
+			return Predicate{Op: pick(negated, OpNotStartsWith, OpStartsWith), Ref: ref, Values: []any{prefix.String()}}, ""
 		case '_':
-			return nil, p.errorf(t, "LIKE supports only prefix patterns; _ is not supported (escape it as \\_)")
+			return Predicate{}, "LIKE supports only prefix patterns; _ is not supported (escape it as \\_)"
 		default:
 			prefix.WriteByte(c)
 		}
 	}
-	return Predicate{Op: pick(negated, OpNotEq, OpEq), Ref: ref, Values: []any{prefix.String()}}, nil
+	return Predicate{Op: pick(negated, OpNotEq, OpEq), Ref: ref, Values: []any{prefix.String()}}, ""
 }
 
 // parseValue reads one literal.
 func (p *parser) parseValue() (any, error) {
 	t := p.next()
-	switch t.kind {
-	case tokMinus:
+	switch t.Kind {
+	case TokMinus:
 		n := p.next()
 		switch {
-		case n.kind == tokNumber:
-			return numberLiteral("-" + n.text), nil
+		case n.Kind == TokNumber:
+			return numberLiteral("-" + n.Text), nil
 		case n.is("INFINITY"):
 			return math.Inf(-1), nil
 		}
 		return nil, p.errorf(n, "expected a number after '-', found %s", n.describe())
-	case tokNumber:
-		return numberLiteral(t.text), nil
-	case tokString:
-		return t.text, nil
-	case tokHex:
-		b, err := hex.DecodeString(t.text)
+	case TokNumber:
+		return numberLiteral(t.Text), nil
+	case TokParam:
+		return p.param(t, formValue), nil
+	case TokString:
+		return t.Text, nil
+	case TokHex:
+		b, err := hex.DecodeString(t.Text)
 		if err != nil {
-			return nil, p.errorf(t, "invalid hex in binary literal X'%s'", clip(t.text))
+			return nil, p.errorf(t, "invalid hex in binary literal X'%s'", clip(t.Text))
 		}
 		return Typed{Type: iceberg.BinaryType{}, Value: b}, nil
-	case tokWord:
+	case TokWord:
 		switch {
 		case t.is("TRUE"):
 			return true, nil
@@ -427,17 +466,20 @@ func (p *parser) parseValue() (any, error) {
 			return math.Inf(1), nil
 		case t.is("NULL"):
 			return nil, p.errorf(t, "NULL is not a value; use IS NULL or IS NOT NULL")
-		case isTypeKeyword(t) && p.peek().kind == tokString:
+		case isTypeKeyword(t) && p.peek().Kind == TokString:
 			return p.parseTyped(t, p.next())
+		case isTypeKeyword(t) && p.peek().Kind == TokParam:
+			return nil, p.errorf(p.peek(), "a parameter stands for a whole value: bind a %s value to ? instead of writing %s ?",
+				strings.ToLower(t.Text), strings.ToUpper(t.Text))
 		}
 		// A bare word here is most often a string literal left unquoted
 		// (vendor = NYC), so the message shows the quoted form first.
 		return nil, p.errorf(t, "expected a literal value, found %s (string literals take single quotes: %s; comparing two columns is not supported)",
-			t.describe(), stringLiteral(clip(t.text)))
-	case tokQuoted:
+			t.describe(), stringLiteral(clip(t.Text)))
+	case TokQuoted:
 		// Double quotes name a column, as in SQL; a string needs single ones.
 		return nil, p.errorf(t, "expected a literal value, found %s (double quotes name a column; string literals take single quotes: %s)",
-			t.describe(), stringLiteral(clip(t.text)))
+			t.describe(), stringLiteral(clip(t.Text)))
 	}
 	return nil, p.errorf(t, "expected a literal value, found %s", t.describe())
 }
@@ -458,13 +500,13 @@ func numberLiteral(text string) any {
 
 // parseTyped reads DATE, TIME, TIMESTAMP and TIMESTAMPTZ literals. TIMESTAMP
 // with more than six fractional digits is a nanosecond timestamp.
-func (p *parser) parseTyped(kw, str token) (any, error) {
+func (p *parser) parseTyped(kw, str Token) (any, error) {
 	bad := func(err error) (any, error) {
-		return nil, p.errorf(str, "invalid %s literal: %v", strings.ToUpper(kw.text), err)
+		return nil, p.errorf(str, "invalid %s literal: %v", strings.ToUpper(kw.Text), err)
 	}
 	switch {
 	case kw.is("TIME"):
-		ns, err := parseTimeOfDay(str.text)
+		ns, err := parseTimeOfDay(str.Text)
 		if err != nil {
 			return bad(err)
 		}
@@ -473,23 +515,23 @@ func (p *parser) parseTyped(kw, str token) (any, error) {
 		}
 		return Typed{Type: iceberg.TimeType{}, Value: ns / 1000}, nil
 	case kw.is("DATE"):
-		in, err := parseDateTime(str.text)
+		in, err := parseDateTime(str.Text)
 		if err != nil {
 			return bad(err)
 		}
 		d, exact := in.days()
-		if !exact || strings.ContainsAny(str.text, ":") {
-			return bad(fmt.Errorf("%q has a time of day", clip(str.text)))
+		if !exact || strings.ContainsAny(str.Text, ":") {
+			return bad(fmt.Errorf("%q has a time of day", clip(str.Text)))
 		}
 		return Typed{Type: iceberg.DateType{}, Value: int32(d)}, nil
 	}
-	in, err := parseDateTime(str.text)
+	in, err := parseDateTime(str.Text)
 	if err != nil {
 		return bad(err)
 	}
 	zoned := kw.is("TIMESTAMPTZ")
 	if in.hasZone && !zoned {
-		return bad(fmt.Errorf("TIMESTAMP has no zone; write TIMESTAMPTZ '%s'", clip(str.text)))
+		return bad(fmt.Errorf("TIMESTAMP has no zone; write TIMESTAMPTZ '%s'", clip(str.Text)))
 	}
 	if in.nsec%1000 != 0 {
 		ns, rng := in.nanos()

@@ -105,6 +105,10 @@ func TestParseErrors(t *testing.T) {
 		{"dangling AND", "id = 1 AND", 10, "expected a predicate, found end of filter"},
 		{"a string that is not UTF-8", "s = 'a\xffb'", 4, "string is not valid UTF-8"},
 		{"a quoted name that is not UTF-8", "\"\xfc\" = 1", 0, "quoted name is not valid UTF-8"},
+		{"an empty quoted name", `"" = 1`, 0, "empty quoted name"},
+		{"a backquoted name is SQL's, not the filter syntax's", "`id` = 1", 0, "unexpected character '`'"},
+		{"a parameter outside a prepared statement", "id = ?", 5, "unexpected character '?'"},
+		{"a comment is SQL's, not the filter syntax's", "id = 1 -- x", 7, `unexpected "-" (expected AND, OR or end of filter)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -113,6 +113,14 @@ func (p Predicate) String() string {
 		}
 		return "(" + strings.Join(parts, ", ") + ")"
 	}
+	if len(p.Values) == 1 {
+		if pm, ok := p.Values[0].(Param); ok && pm.form == formPattern {
+			if p.Op == OpNotStartsWith {
+				return name + " NOT LIKE ?"
+			}
+			return name + " LIKE ?"
+		}
+	}
 	switch p.Op {
 	case OpIsNull:
 		return name + " IS NULL"
@@ -194,6 +202,8 @@ func formatLiteral(t iceberg.Type, v any) string {
 		if s, ok := formatTyped(v.Type, v.Value); ok {
 			return s
 		}
+	case Param:
+		return "?"
 	}
 	return quoteString(fmt.Sprint(v))
 }
