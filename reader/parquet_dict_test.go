@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/pqcodec"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // dictArray builds a dictionary array of the given string values and
