@@ -11,7 +11,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/catalog/committest"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // TestDirectoryCommitReadByJava checks that Iceberg Java (the javaref

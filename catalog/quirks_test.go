@@ -14,9 +14,9 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // historyDir is a Java-written table with five metadata files: v1 has no

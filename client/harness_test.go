@@ -26,8 +26,8 @@ import (
 	"github.com/iceflight/iceflight/fileio"
 	iceflight "github.com/iceflight/iceflight/flight"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 func TestMain(m *testing.M) {

@@ -16,9 +16,9 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // engineService is a Engine that is not served: the front end a test

@@ -10,8 +10,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc/codes"
 
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 func TestMetricsRecordWhatTheServiceReports(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestStorageErrorsEndTheStreamWithAnActionableCode checks what a client

@@ -15,8 +15,8 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // downCatalog is a mounted catalog whose server is down.

@@ -16,8 +16,8 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestPanicInAStreamFailsOnlyThatCall forces a panic inside a DoGet's read

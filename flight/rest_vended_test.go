@@ -22,8 +22,8 @@ import (
 	"github.com/iceflight/iceflight/catalog/rest"
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers/restfixture"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/servers/restfixture"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // vendingProxy stands in front of the REST fixture and adds storage

@@ -27,9 +27,9 @@ import (
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/strictjson"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 type harness struct {

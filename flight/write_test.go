@@ -24,7 +24,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/engine"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 	"github.com/iceflight/iceflight/writer"
 	"github.com/iceflight/iceflight/writer/datafile"
 )

@@ -1,5 +1,5 @@
 # mk/azure.mk: Azurite, Microsoft's Azure Storage emulator, from npm; the
-# tests of fileio/azure start its Blob service (internal/servers/azurite).
+# tests of fileio/azure start its Blob service (testkit/servers/azurite).
 AZURITE_VERSION := 3.35.0
 AZURITE_DIR     := $(TOOLS)/azurite-$(AZURITE_VERSION)
 AZURITE_BIN     := $(AZURITE_DIR)/node_modules/.bin/azurite-blob

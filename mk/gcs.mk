@@ -1,5 +1,5 @@
 # mk/gcs.mk: fake-gcs-server, the GCS JSON API emulator fileio/gcs's tests
-# start (internal/servers/fakegcs), built from its Go module.
+# start (testkit/servers/fakegcs), built from its Go module.
 FAKEGCS_VERSION := v1.56.1
 FAKEGCS_BIN     := $(TOOLS)/fake-gcs-server-$(FAKEGCS_VERSION)/fake-gcs-server
 

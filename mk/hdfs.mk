@@ -22,7 +22,7 @@ $(MINIDFS_BIN): $(MINIDFS_SRC)
 
 ## test-hdfs: the HDFS suite (fileio/hdfs) against MiniDFSCluster clusters it starts itself.
 test-hdfs: servers-hdfs
-	HDFS_BIN=$(MINIDFS_BIN) $(GO) test -race -count=1 -v ./fileio/hdfs/... ./internal/servers/minidfs/...
+	HDFS_BIN=$(MINIDFS_BIN) $(GO) test -race -count=1 -v ./fileio/hdfs/... ./testkit/servers/minidfs/...
 
 TEST_DEPS += servers-hdfs
 TEST_ENV  += HDFS_BIN=$(MINIDFS_BIN)

@@ -1,5 +1,5 @@
 # mk/s3.mk: versitygw, the S3 gateway (posix back end) that fileio/s3's tests
-# start (internal/servers/versitygw), built from its Go module with the
+# start (testkit/servers/versitygw), built from its Go module with the
 # toolchain that builds iceflight, so no prebuilt binary is fetched.
 VERSITYGW_VERSION := v1.8.0
 VERSITYGW_BIN     := $(TOOLS)/versitygw-$(VERSITYGW_VERSION)/versitygw

@@ -1,5 +1,5 @@
 # mk/sql.mk: what the SQL catalog's tests (catalog/sql) need. PostgreSQL
-# from Debian: internal/servers/postgres runs initdb and postgres from the
+# from Debian: testkit/servers/postgres runs initdb and postgres from the
 # bin folder linked as .tools/postgres-bin. The writers of the tables the
 # tests read, run at test time: PyIceberg 0.12 with SqlCatalog's SQLite and
 # PostgreSQL drivers, in its own venv, and Iceberg Java's JdbcCatalog

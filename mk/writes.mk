@@ -1,5 +1,5 @@
 # mk/writes.mk: the write path's outside checks (issue 13). cmd/flightd's
-# writes_*_test.go and internal/servers/writecheck run Iceberg Java's
+# writes_*_test.go and testkit/writecheck run Iceberg Java's
 # tablecheck (tools/javaref, in the jar the Makefile builds) and
 # tools/pycheck/check.py under the PyIceberg 0.12 venv of mk/sql.mk, whose
 # TEST_DEPS/TEST_ENV (servers-sql, the jar, JAVAREF_JAR, PYICEBERG_PYTHON)
@@ -12,7 +12,7 @@ CRASH_COMMITS ?= 1000
 ## test-writes: only the write path's end-to-end tests, verbose (Iceberg Java and PyIceberg check every table).
 .PHONY: test-writes test-writes-crash bench-write
 test-writes: $(TEST_DEPS)
-	$(TEST_ENV) $(GO) test -race -count=1 -v -run 'Writes' ./cmd/flightd ./internal/servers/writecheck
+	$(TEST_ENV) $(GO) test -race -count=1 -v -run 'Writes' ./cmd/flightd ./testkit/writecheck
 
 ## test-writes-crash: the SIGKILL test with CRASH_COMMITS commits (default 1000).
 test-writes-crash: $(TEST_DEPS)

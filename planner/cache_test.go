@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/catalog"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 func TestCacheEvictsLeastRecentlyUsed(t *testing.T) {

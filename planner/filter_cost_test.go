@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/iceberg/expr"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // benchPlan plans table with filter once per iteration.

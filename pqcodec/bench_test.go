@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // BenchmarkDecode decodes one column chunk of 1M rows per physical type and

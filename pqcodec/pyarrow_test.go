@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/iceflight/iceflight/internal/servers"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestDecodeMatchesPyarrow reads files that pyarrow (Arrow C++'s writer)

@@ -13,6 +13,10 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
+// arrowSchemaKey is the key-value metadata key under which Arrow writers
+// store their schema (the hint reader/parquet drops).
+const arrowSchemaKey = "ARROW:schema"
+
 // spellingCase is one physical Arrow spelling of Iceberg types: a file
 // written from Arrow data of schema written, whose stored ARROW:schema is
 // hint (or raw, or written itself when neither is set), read with the

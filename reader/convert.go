@@ -23,7 +23,7 @@ import (
 
 // storageType unwraps extension types (arrow.uuid, parquet.variant, geoarrow)
 // that pqarrow produces when their packages are registered, and the
-// dictionaries it reads some string columns as (see dictionaryColumns),
+// dictionaries it reads some string columns as (see parquet.DictionaryColumns),
 // which convertLeaf unpacks.
 func storageType(dt arrow.DataType) arrow.DataType {
 	switch t := dt.(type) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestCorpusPageDecoderTally reads every corpus table the oracle read

@@ -6,6 +6,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/reader/parquet"
 )
 
 // Sentinel errors that callers branch on with errors.Is. Every error that
@@ -52,3 +53,34 @@ type corruptError struct{ err error }
 func (e corruptError) Error() string        { return e.err.Error() }
 func (e corruptError) Unwrap() error        { return e.err }
 func (e corruptError) Is(target error) bool { return target == ErrCorruptFile }
+
+// parquetClasses pairs package parquet's sentinels with this package's for
+// the same faults.
+var parquetClasses = [...]struct{ from, to error }{
+	{parquet.ErrUnsupported, ErrUnsupported},
+	{parquet.ErrInvalidFile, ErrInvalidTask},
+	{parquet.ErrSchemaMismatch, ErrSchemaMismatch},
+	{parquet.ErrCorruptFile, ErrCorruptFile},
+}
+
+// fromParquet gives an error of package parquet this package's sentinel
+// for its fault as well as its own, keeping its message, which already
+// reads as this package's (see parquet's sentinels); nil stays nil.
+func fromParquet(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, c := range parquetClasses {
+		if errors.Is(err, c.from) {
+			return classedError{err: err, class: c.to}
+		}
+	}
+	return err
+}
+
+// classedError is an error of package parquet that also matches class.
+type classedError struct{ err, class error }
+
+func (e classedError) Error() string        { return e.err.Error() }
+func (e classedError) Unwrap() error        { return e.err }
+func (e classedError) Is(target error) bool { return target == e.class }

@@ -16,8 +16,8 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
-	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // sparseFile makes a 64 GiB sparse file in a test folder ending in tail.

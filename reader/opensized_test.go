@@ -5,7 +5,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestFilesOpenWithTheirRecordedSize checks that a read asks the store for

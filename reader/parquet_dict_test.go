@@ -13,8 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/file"
 
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/pqcodec"
+	pqfile "github.com/iceflight/iceflight/reader/parquet"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // dictArray builds a dictionary array of the given string values and
@@ -199,7 +200,7 @@ func TestDictionaryColumns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := len(dictionaryColumns(pf.MetaData(), []int{0})) == 1
+			got := len(pqfile.DictionaryColumns(pf.MetaData(), []int{0})) == 1
 			if got != tc.want {
 				t.Fatalf("read as dictionary = %v, want %v", got, tc.want)
 			}
@@ -230,7 +231,7 @@ func TestReadDictionaryStrings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if dict := len(dictionaryColumns(pf.MetaData(), []int{0})) == 1; dict != tc.dict {
+			if dict := len(pqfile.DictionaryColumns(pf.MetaData(), []int{0})) == 1; dict != tc.dict {
 				t.Fatalf("read as dictionary = %v, want %v", dict, tc.dict)
 			}
 			mem := checkedAlloc(t)

@@ -10,8 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // lateFile writes rows rows of an ascending id, a string of few values, a

@@ -17,9 +17,9 @@ const oldWriterPadding = 100
 // announceRowGroup tells the file which byte ranges the projected column
 // chunks of row group g occupy, before pqarrow reads them, so that a remote
 // file fetches them coalesced (fileio.Prefetch): on an object store one GET
-// per run of neighbouring chunks, instead of one per buffer of
-// streamBufferSize that pqarrow asks for. A file read whole already holds
-// every byte.
+// per run of neighbouring chunks, instead of one per stream buffer
+// (reader/parquet's streamBufferSize) that pqarrow asks for. A file read
+// whole already holds every byte.
 func (s *parquetSource) announceRowGroup(ctx context.Context, g int) {
 	if s.whole != nil {
 		return

@@ -258,7 +258,7 @@ type fieldPlan struct {
 	// pos is src's index among the columns the source returns at its
 	// level.
 	pos int
-	// int96 marks a top-level INT96 column read by int96Column.
+	// int96 marks a top-level INT96 column read by parquet.Int96Column.
 	int96 bool
 	// cache holds the last fill array built, reused across batches.
 	cache arrow.Array

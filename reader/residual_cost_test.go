@@ -14,8 +14,8 @@ import (
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
-	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // sampleTrips returns the schema and data files of samples.trips in the

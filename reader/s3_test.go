@@ -17,8 +17,8 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/s3"
-	"github.com/iceflight/iceflight/internal/servers/versitygw"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/servers/versitygw"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // These tests read data files from a real S3 server (versitygw) through

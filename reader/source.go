@@ -11,6 +11,7 @@ import (
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader/parquet"
 )
 
 // A source reads one file of any format as record batches in a read
@@ -47,7 +48,7 @@ type sourceConfig struct {
 	pathStats string
 	// prune, when set, skips Parquet row groups whose statistics rule out
 	// the task's residual filter; counts records what it decided.
-	prune     *rowGroupPruner
+	prune     *parquet.Pruner
 	counts    *counters
 	batchSize int
 	// maxRead bounds a piece of the file held whole (see WithMaxReadBytes).

@@ -13,8 +13,8 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // writeAvro writes an Avro Object Container File (Avro spec: Object

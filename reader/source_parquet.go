@@ -1,7 +1,6 @@
 package reader
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,21 +9,25 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/reader/parquet"
 )
 
 // parquetSource reads a Parquet file row group by row group, so that every
 // batch lies within one row group and its rows have consecutive file
-// positions even when the task skips row groups.
+// positions even when the task skips row groups. Package parquet opens the
+// file and makes the choices the footer allows (row groups, pages,
+// dictionary columns); pqcodec and pqarrow decode the pages; the plans of
+// the projection (parquet_columns.go) turn the columns into the read
+// schema.
 type parquetSource struct {
 	cfg    *sourceConfig
 	file   fileio.File // told each row group's byte ranges (prefetch.go)
 	pf     *file.Reader
-	whole  *memory.Buffer // the whole file when openParquet read it so, or nil
+	whole  *memory.Buffer // the whole file when parquet.Open read it so, or nil
 	fr     *pqarrow.FileReader
 	proj   *projection
 	groups []int   // row groups to read, in file order
@@ -32,20 +35,22 @@ type parquetSource struct {
 
 	nextGroup int // index into groups of the next row group to open
 	rr        pqarrow.RecordReader
-	int96     map[*fieldPlan]*int96Column
+	int96     map[*fieldPlan]*parquet.Int96Column
 	paged     []*fieldPlan              // plans pqcodec may decode (pageColumns)
 	pages     map[*fieldPlan]pageReader // the open row group's
 	left      int64                     // rows left in the open row group
 	late      *lateState                // nil without a residual filter or pqcodec
-	skipRows  []rowRange                // the open row group's rows the page index rules out
+	skipRows  []parquet.RowRange        // the open row group's rows the page index rules out
 	groupRows int64                     // rows of the open row group
 	pos       int64                     // file position of the next row
 }
 
 func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ source, err error) {
-	pf, whole, err := openParquet(f, cfg.mem, cfg.path, cfg.maxRead)
+	// The read fills every byte of a file read whole, so its buffer need
+	// not be cleared.
+	pf, whole, err := parquet.Open(f, cfg.mem, uninitialized(cfg.mem), cfg.path, cfg.maxRead)
 	if err != nil {
-		return nil, err
+		return nil, fromParquet(err)
 	}
 	s := &parquetSource{cfg: cfg, file: f, pf: pf, whole: whole}
 	// On error the source is not returned: free what it holds.
@@ -58,10 +63,10 @@ func newParquetSource(ctx context.Context, f fileio.File, cfg *sourceConfig) (_ 
 		return nil, err
 	}
 	props := pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}
-	for _, c := range dictionaryColumns(pf.MetaData(), s.groups) {
+	for _, c := range parquet.DictionaryColumns(pf.MetaData(), s.groups) {
 		props.SetReadDict(c, true)
 	}
-	for _, c := range passThroughColumns(pf.MetaData(), cfg.dict) {
+	for _, c := range parquet.PassThroughColumns(pf.MetaData(), cfg.dict) {
 		props.SetReadDict(c, true)
 	}
 	if s.fr, err = pqarrow.NewFileReader(pf, props, cfg.mem); err != nil {
@@ -96,7 +101,7 @@ func (s *parquetSource) selectRowGroups() error {
 	case len(cfg.rowGroups) == 0 && cfg.length > 0:
 		start, end := cfg.start, cfg.start+cfg.length
 		for i := 0; i < md.NumRowGroups(); i++ {
-			mid, err := rowGroupMidpoint(md.RowGroup(i))
+			mid, err := parquet.RowGroupMidpoint(md.RowGroup(i))
 			if err != nil {
 				return corruptFile(fmt.Errorf("read row group %d of %s: %w", i, cfg.path, err))
 			}
@@ -119,7 +124,7 @@ func (s *parquetSource) selectRowGroups() error {
 	if cfg.prune != nil {
 		kept := s.groups[:0]
 		for _, g := range s.groups {
-			if cfg.prune.mayMatch(md.RowGroup(g)) {
+			if cfg.prune.MayMatch(md.RowGroup(g)) {
 				kept = append(kept, g)
 			} else if cfg.counts != nil {
 				cfg.counts.rowGroupsSkipped.Add(1)
@@ -133,63 +138,13 @@ func (s *parquetSource) selectRowGroups() error {
 	if cfg.pathStats != "" {
 		kept := s.groups[:0]
 		for _, g := range s.groups {
-			if mayHoldPath(md.RowGroup(g), cfg.pathStats) {
+			if parquet.MayHoldPath(md.RowGroup(g), cfg.pathStats) {
 				kept = append(kept, g)
 			}
 		}
 		s.groups = kept
 	}
 	return nil
-}
-
-// mayHoldPath reads the min/max statistics of a position delete file's
-// file_path column: position delete files are sorted by file_path (spec:
-// Position Delete Files), so most row groups name other data files.
-func mayHoldPath(rg *metadata.RowGroupMetaData, path string) bool {
-	schema := rg.Schema
-	for c := 0; c < rg.NumColumns(); c++ {
-		if schema.Column(c).SchemaNode().FieldID() != iceberg.FieldIDDeleteFilePath {
-			continue
-		}
-		cc, err := rg.ColumnChunk(c)
-		if err != nil {
-			return true
-		}
-		st, err := cc.Statistics()
-		if err != nil || st == nil || !st.HasMinMax() {
-			return true
-		}
-		bs, ok := st.(*metadata.ByteArrayStatistics)
-		if !ok {
-			return true
-		}
-		p := []byte(path)
-		// A truncated max is a prefix of the true one, so a path it
-		// prefixes may still be in the row group.
-		return bytes.Compare(bs.Min(), p) <= 0 && (bytes.Compare(p, bs.Max()) <= 0 || bytes.HasPrefix(p, bs.Max()))
-	}
-	return true
-}
-
-// rowGroupMidpoint is the byte offset halfway through a row group's column
-// chunks.
-func rowGroupMidpoint(rg *metadata.RowGroupMetaData) (int64, error) {
-	var start, size int64 = -1, 0
-	for c := 0; c < rg.NumColumns(); c++ {
-		cc, err := rg.ColumnChunk(c)
-		if err != nil {
-			return 0, err
-		}
-		off := cc.DataPageOffset()
-		if d := cc.DictionaryPageOffset(); d > 0 && d < off {
-			off = d
-		}
-		if start < 0 || off < start {
-			start = off
-		}
-		size += cc.TotalCompressedSize()
-	}
-	return start + size/2, nil
 }
 
 // openGroup starts reading the next selected row group.
@@ -218,19 +173,19 @@ func (s *parquetSource) openGroup(ctx context.Context) error {
 	if s.late != nil {
 		s.late.on = s.lateQualifies()
 		if s.cfg.prune != nil && s.allPaged() {
-			s.skipRows = s.cfg.prune.excludedRows(s.indexReader(), s.pf.MetaData().RowGroup(g))
+			s.skipRows = s.cfg.prune.ExcludedRows(s.indexReader(), s.pf.MetaData().RowGroup(g))
 		}
 	}
 	for _, p := range s.proj.fields {
 		if !p.int96 {
 			continue
 		}
-		c, err := newInt96Column(s.pf, p.src.col, []int{g}, p.target, s.cfg.path, p.src.name)
+		c, err := parquet.NewInt96Column(s.pf, p.src.col, []int{g}, p.target, s.cfg.path, p.src.name)
 		if err != nil {
-			return err
+			return fromParquet(err)
 		}
 		if s.int96 == nil {
-			s.int96 = make(map[*fieldPlan]*int96Column)
+			s.int96 = make(map[*fieldPlan]*parquet.Int96Column)
 		}
 		s.int96[p] = c
 	}
@@ -244,7 +199,7 @@ func (s *parquetSource) closeGroup() {
 		s.rr = nil
 	}
 	for p, c := range s.int96 {
-		c.close()
+		c.Close()
 		delete(s.int96, p)
 	}
 }
@@ -328,7 +283,8 @@ func (s *parquetSource) nextRecord() (arrow.RecordBatch, error) {
 // pqarrow's batch rec. The caller releases the result.
 func (s *parquetSource) column(conv *converter, rec arrow.RecordBatch, p *fieldPlan, n int) (arrow.Array, error) {
 	if p.int96 {
-		return s.int96[p].read(s.cfg.mem, n)
+		arr, err := s.int96[p].Read(s.cfg.mem, n)
+		return arr, fromParquet(err)
 	}
 	if arr, ok, err := s.readPages(p, n); ok {
 		if err != nil {
@@ -355,4 +311,13 @@ func (s *parquetSource) close() {
 		s.whole.Release()
 		s.whole = nil
 	}
+}
+
+// newRowGroupPruner returns the pruner of row groups and pages by the
+// task's residual filter f, nil for none.
+func newRowGroupPruner(f *rowFilter, schema *iceberg.Schema) *parquet.Pruner {
+	if f == nil {
+		return nil
+	}
+	return parquet.NewPruner(f.expr, schema)
 }

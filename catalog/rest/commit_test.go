@@ -13,7 +13,7 @@ import (
 	"github.com/iceflight/iceflight/catalog/rest"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers/restfixture"
+	"github.com/iceflight/iceflight/testkit/servers/restfixture"
 )
 
 // TestFixtureCommits creates a namespace and a table through the Iceberg

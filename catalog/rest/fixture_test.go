@@ -16,10 +16,10 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/catalog/rest"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers/restfixture"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/servers/restfixture"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // countingTransport counts the requests that reach the server, and the

@@ -15,7 +15,7 @@ import (
 	sqlcat "github.com/iceflight/iceflight/catalog/sql"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // openWritable opens the SQL catalog name at uri with its warehouse in dir,

@@ -8,7 +8,7 @@ import (
 
 	sqlcat "github.com/iceflight/iceflight/catalog/sql"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // javarefEnv names tools/javaref's jar, which `make test` builds.

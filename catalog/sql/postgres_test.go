@@ -11,7 +11,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	sqlcat "github.com/iceflight/iceflight/catalog/sql"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers/postgres"
+	"github.com/iceflight/iceflight/testkit/servers/postgres"
 )
 
 // The PostgreSQL tests share one server, which the last of them stops:

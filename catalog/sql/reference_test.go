@@ -16,10 +16,10 @@ import (
 	sqlcat "github.com/iceflight/iceflight/catalog/sql"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // pythonEnv names the Python of the venv with PyIceberg 0.12 that

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // quirksFile lists the metadata quirks seen in the wild (issue 11), each a

@@ -29,7 +29,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/client"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // server is a "flightd serve" running in this process.

@@ -23,9 +23,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/iceflight/iceflight/internal/servers"
-	"github.com/iceflight/iceflight/internal/servers/restfixture"
-	"github.com/iceflight/iceflight/internal/servers/versitygw"
+	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/servers/restfixture"
+	"github.com/iceflight/iceflight/testkit/servers/versitygw"
 )
 
 // s3Bucket and s3Root are where the corpus is uploaded: a root none of

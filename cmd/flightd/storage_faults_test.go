@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers/azurite"
-	"github.com/iceflight/iceflight/internal/servers/fakegcs"
+	"github.com/iceflight/iceflight/testkit/servers/azurite"
+	"github.com/iceflight/iceflight/testkit/servers/fakegcs"
 )
 
 // faultTable is the sample table the fault tests read: several row groups

@@ -15,9 +15,9 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/hdfs"
-	"github.com/iceflight/iceflight/internal/servers/azurite"
-	"github.com/iceflight/iceflight/internal/servers/fakegcs"
-	"github.com/iceflight/iceflight/internal/servers/minidfs"
+	"github.com/iceflight/iceflight/testkit/servers/azurite"
+	"github.com/iceflight/iceflight/testkit/servers/fakegcs"
+	"github.com/iceflight/iceflight/testkit/servers/minidfs"
 )
 
 // storageSample is the part of the sample warehouse each storage back end

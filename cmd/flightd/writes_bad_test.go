@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/iceflight/iceflight/internal/servers/writecheck"
+	"github.com/iceflight/iceflight/testkit/writecheck"
 	"github.com/iceflight/iceflight/writer"
 )
 

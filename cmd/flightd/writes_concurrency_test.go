@@ -10,8 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/iceflight/iceflight/internal/servers/writecheck"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
+	"github.com/iceflight/iceflight/testkit/writecheck"
 	"github.com/iceflight/iceflight/writer"
 )
 

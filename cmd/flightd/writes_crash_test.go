@@ -18,8 +18,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/iceflight/iceflight/internal/servers/writecheck"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
+	"github.com/iceflight/iceflight/testkit/writecheck"
 )
 
 // crashCommitsEnv sets how many commits the crash test attempts (default

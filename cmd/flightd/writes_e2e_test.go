@@ -20,7 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/iceflight/iceflight/internal/servers/writecheck"
+	"github.com/iceflight/iceflight/testkit/writecheck"
 	"github.com/iceflight/iceflight/writer"
 )
 

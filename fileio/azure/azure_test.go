@@ -11,7 +11,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
-	"github.com/iceflight/iceflight/internal/servers/azurite"
+	"github.com/iceflight/iceflight/testkit/servers/azurite"
 )
 
 // newFileIO returns a FileIO on s configured by props.

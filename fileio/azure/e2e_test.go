@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio/azure"
-	"github.com/iceflight/iceflight/internal/servers/azurite"
-	"github.com/iceflight/iceflight/internal/servers/tablecheck"
+	"github.com/iceflight/iceflight/testkit/servers/azurite"
+	"github.com/iceflight/iceflight/testkit/tablecheck"
 )
 
 // TestTablesReadBackFromAzureEqualToTheOracle uploads sample tables (one

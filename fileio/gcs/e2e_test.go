@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio/gcs"
-	"github.com/iceflight/iceflight/internal/servers/fakegcs"
-	"github.com/iceflight/iceflight/internal/servers/tablecheck"
+	"github.com/iceflight/iceflight/testkit/servers/fakegcs"
+	"github.com/iceflight/iceflight/testkit/tablecheck"
 )
 
 // TestTablesReadBackFromGCSEqualToTheOracle uploads sample tables (one

@@ -17,7 +17,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
-	"github.com/iceflight/iceflight/internal/servers/fakegcs"
+	"github.com/iceflight/iceflight/testkit/servers/fakegcs"
 )
 
 // newFileIO returns a FileIO on s with props added to the server's own.

@@ -20,10 +20,10 @@ import (
 	"github.com/iceflight/iceflight/fileio/fileiotest"
 	"github.com/iceflight/iceflight/fileio/hdfs"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers/minidfs"
-	"github.com/iceflight/iceflight/internal/testutil"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/servers/minidfs"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // The sample table the tests upload: written by Iceberg Java (fixturegen),

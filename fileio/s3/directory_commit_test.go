@@ -9,7 +9,7 @@ import (
 	"github.com/iceflight/iceflight/catalog/committest"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers/versitygw"
+	"github.com/iceflight/iceflight/testkit/servers/versitygw"
 )
 
 // TestDirectoryCommitsOnS3 runs a directory catalog's commits on a

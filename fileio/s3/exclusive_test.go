@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers/versitygw"
+	"github.com/iceflight/iceflight/testkit/servers/versitygw"
 )
 
 // TestCreateExclusiveOneWinner races writers for one key on versitygw,

@@ -19,10 +19,10 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
-	"github.com/iceflight/iceflight/internal/servers/versitygw"
+	"github.com/iceflight/iceflight/testkit/servers/versitygw"
 )
 
-// The tests below run against a real versitygw (internal/servers/versitygw),
+// The tests below run against a real versitygw (testkit/servers/versitygw),
 // each with a server of its own.
 
 // counter is an http.RoundTripper that counts requests by method and

@@ -18,8 +18,8 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
-	"github.com/iceflight/iceflight/internal/servers"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // writeOurs writes c with this package's FileWriter, cutting row groups at

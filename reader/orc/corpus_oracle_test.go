@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 func TestCorpusEveryORCFileDecodes(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/iceflight/iceflight/client"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 	"github.com/iceflight/iceflight/tests/cluster"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // oracleScan is one scan the Apache Iceberg Java oracle recorded for a

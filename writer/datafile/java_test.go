@@ -15,7 +15,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // javaRead is what `javaref datafileread` prints: Iceberg Java's reading

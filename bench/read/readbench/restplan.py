@@ -2,7 +2,7 @@
 
 The Iceberg REST catalog fixture (tools/javaref ``restserver``: Iceberg Java's
 RESTCatalogAdapter over a JdbcCatalog behind Jetty, the program ``make servers-rest``
-installs; flags as internal/servers/restfixture passes them) writes its sample tables
+installs; flags as testkit/servers/restfixture passes them) writes its sample tables
 through the REST API with Iceberg Java. A counting reverse proxy in this process sits
 between flightd (``type: rest``, ``uri`` the proxy) and the fixture and records every
 request with its answer's status. One untimed GetFlightInfo loads the table; then
@@ -36,7 +36,7 @@ Exchange = tuple[str, str, int, bool]
 #: requests, the warm calls' median seconds.
 Row = tuple[str, list[Exchange], list[list[Exchange]], float]
 
-#: The fixture's sample table planned (Options.Samples of internal/servers/restfixture).
+#: The fixture's sample table planned (Options.Samples of testkit/servers/restfixture).
 TABLE = "demo.trips"
 CATALOG = "rest"
 

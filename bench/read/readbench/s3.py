@@ -1,7 +1,7 @@
 """The tables on an S3 server: versitygw over a local folder, and its requests counted.
 
 ``--storage s3`` runs every peer against one versitygw (the program ``make
-servers-versitygw`` installs under .tools/, started as internal/servers/versitygw starts it:
+servers-versitygw`` installs under .tools/, started as testkit/servers/versitygw starts it:
 root account keys from flags only, posix back end) on a free loopback port. The tables are
 written there by PyIceberg itself, through its S3 FileIO (pyarrow's S3FileSystem), with the
 same rows and file layout as the local ones (dataset.py): their metadata records their
@@ -67,7 +67,7 @@ def filesystem(endpoint: str) -> pafs.S3FileSystem:
 class Gateway(procs.Stopped):
     """A versitygw process over ``root`` (objects under root/objects), with an access log.
 
-    It runs as internal/servers/versitygw runs it, without ``--keep-alive``: with it,
+    It runs as testkit/servers/versitygw runs it, without ``--keep-alive``: with it,
     versitygw 1.8.0 answered pyarrow's CompleteMultipartUpload on a reused connection with
     400 "error when parsing the HTTP request", so PyIceberg could not write the tables.
     Every request therefore opens a connection of its own, for every peer alike.

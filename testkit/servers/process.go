@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // StartTimeout bounds how long a server may take to listen.

@@ -1,4 +1,4 @@
-package reader
+package parquet
 
 import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"

@@ -1,4 +1,4 @@
-package reader
+package parquet
 
 import (
 	"github.com/apache/arrow-go/v18/parquet/metadata"
@@ -8,26 +8,29 @@ import (
 	"github.com/iceflight/iceflight/iceberg/expr"
 )
 
-// rowGroupPruner skips Parquet row groups whose column statistics prove
-// that no row matches a task's residual filter: the fourth pruning level,
-// after manifests, partitions and file metrics. It turns each row group's
+// Pruner skips Parquet row groups whose column statistics prove that no
+// row matches a task's residual filter: the fourth pruning level, after
+// manifests, partitions and file metrics. It turns each row group's
 // statistics into the metrics Iceberg keeps per file and runs the same
 // inclusive metrics evaluator over them.
-type rowGroupPruner struct {
+type Pruner struct {
 	eval   *expr.MetricsEvaluator
 	fields map[int]iceberg.NestedField // filter fields by id
 }
 
-func newRowGroupPruner(f *rowFilter, schema *iceberg.Schema) *rowGroupPruner {
-	if f == nil || schema == nil {
+// NewPruner returns the pruner of filter e, bound to schema, or nil when
+// there is no filter, no schema or the filter gives no metrics evaluator;
+// the caller's row filter then decides every row.
+func NewPruner(e expr.Expr, schema *iceberg.Schema) *Pruner {
+	if e == nil || schema == nil {
 		return nil
 	}
-	eval, err := expr.NewMetricsEvaluator(schema, f.expr, true)
+	eval, err := expr.NewMetricsEvaluator(schema, e, true)
 	if err != nil {
 		return nil // no pruning: the row filter still decides every row
 	}
-	p := &rowGroupPruner{eval: eval, fields: map[int]iceberg.NestedField{}}
-	expr.Walk(f.expr, func(pr expr.Predicate) {
+	p := &Pruner{eval: eval, fields: map[int]iceberg.NestedField{}}
+	expr.Walk(e, func(pr expr.Predicate) {
 		if field, ok := schema.FieldByID(pr.Ref.ID); ok {
 			p.fields[pr.Ref.ID] = field
 		}
@@ -46,7 +49,7 @@ type filterColumn struct {
 // filterColumns returns rg's chunks of the filter's fields, in file order:
 // flat columns at the top level whose name is the field's, whose chunk
 // metadata reads.
-func (p *rowGroupPruner) filterColumns(rg *metadata.RowGroupMetaData) []filterColumn {
+func (p *Pruner) filterColumns(rg *metadata.RowGroupMetaData) []filterColumn {
 	var out []filterColumn
 	for c := 0; c < rg.NumColumns(); c++ {
 		col := rg.Schema.Column(c)
@@ -63,10 +66,10 @@ func (p *rowGroupPruner) filterColumns(rg *metadata.RowGroupMetaData) []filterCo
 	return out
 }
 
-// mayMatch reports whether a row group may hold a matching row. Columns
+// MayMatch reports whether a row group may hold a matching row. Columns
 // without trustworthy statistics, or with a physical form whose order is
 // not the Iceberg type's, give no metrics and so never prune.
-func (p *rowGroupPruner) mayMatch(rg *metadata.RowGroupMetaData) bool {
+func (p *Pruner) MayMatch(rg *metadata.RowGroupMetaData) bool {
 	var values, nulls []iceberg.ColumnCount
 	var lower, upper []iceberg.ColumnBound
 	for _, fc := range p.filterColumns(rg) {

@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/iceflight/iceflight/fileio/hdfs"
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // Env names the launcher of tools/minidfs, set by `make servers-hdfs`.

@@ -20,9 +20,9 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/testutil"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // oracleIndex is the part of the oracle's index.json this check reads

@@ -1,4 +1,4 @@
-package reader
+package parquet
 
 import (
 	"encoding/binary"
@@ -24,9 +24,9 @@ const (
 	nanosPerDay     = 86_400 * 1_000_000_000
 )
 
-// int96Column reads one flat INT96 column of the selected row groups in
+// Int96Column reads one flat INT96 column of the selected row groups in
 // step with pqarrow's record reader.
-type int96Column struct {
+type Int96Column struct {
 	pf        *file.Reader
 	col       int
 	rowGroups []int
@@ -40,12 +40,15 @@ type int96Column struct {
 	name      string
 }
 
-func newInt96Column(pf *file.Reader, col int, rowGroups []int, target arrow.DataType, path, name string) (*int96Column, error) {
+// NewInt96Column returns a reader of leaf column col of pf, named name in
+// messages, in the given row groups, as timestamps of target, which must
+// be an *arrow.TimestampType. path names the file in messages.
+func NewInt96Column(pf *file.Reader, col int, rowGroups []int, target arrow.DataType, path, name string) (*Int96Column, error) {
 	ts, ok := target.(*arrow.TimestampType)
 	if !ok {
 		return nil, fmt.Errorf("%w: INT96 column %q of %s cannot be read as %s", ErrSchemaMismatch, name, path, target)
 	}
-	return &int96Column{
+	return &Int96Column{
 		pf:        pf,
 		col:       col,
 		rowGroups: rowGroups,
@@ -56,8 +59,9 @@ func newInt96Column(pf *file.Reader, col int, rowGroups []int, target arrow.Data
 	}, nil
 }
 
-// read returns the next n rows.
-func (c *int96Column) read(mem memory.Allocator, n int) (arrow.Array, error) {
+// Read returns the next n rows, allocated from mem; the caller releases
+// the array.
+func (c *Int96Column) Read(mem memory.Allocator, n int) (arrow.Array, error) {
 	b := array.NewTimestampBuilder(mem, c.target)
 	defer b.Release()
 	b.Reserve(n)
@@ -67,11 +71,11 @@ func (c *int96Column) read(mem memory.Allocator, n int) (arrow.Array, error) {
 	}
 	for got := 0; got < n; {
 		if c.chunk == nil || !c.chunk.HasNext() {
-			if err := c.close(); err != nil {
+			if err := c.Close(); err != nil {
 				return nil, fmt.Errorf("read column %q of %s: %w", c.name, c.path, err)
 			}
 			if c.next >= len(c.rowGroups) {
-				return nil, fmt.Errorf("%w: INT96 column %q of %s ended after fewer rows than the file claims", ErrInvalidTask, c.name, c.path)
+				return nil, fmt.Errorf("%w: INT96 column %q of %s ended after fewer rows than the file claims", ErrInvalidFile, c.name, c.path)
 			}
 			rg := c.pf.RowGroup(c.rowGroups[c.next])
 			c.next++
@@ -98,7 +102,7 @@ func (c *int96Column) read(mem memory.Allocator, n int) (arrow.Array, error) {
 			}
 			v, err := int96To(c.values[vi], c.target.Unit)
 			if err != nil {
-				return nil, fmt.Errorf("%w: column %q of %s: %v", ErrInvalidTask, c.name, c.path, err)
+				return nil, fmt.Errorf("%w: column %q of %s: %v", ErrInvalidFile, c.name, c.path, err)
 			}
 			b.Append(arrow.Timestamp(v))
 			vi++
@@ -123,8 +127,8 @@ func int96To(v parquet.Int96, unit arrow.TimeUnit) (int64, error) {
 	return days*perDay + nanos/per, nil
 }
 
-// close releases the open column chunk, reporting a read error it ended on.
-func (c *int96Column) close() error {
+// Close releases the open column chunk, reporting a read error it ended on.
+func (c *Int96Column) Close() error {
 	if c.chunk == nil {
 		return nil
 	}
@@ -134,4 +138,17 @@ func (c *int96Column) close() error {
 	}
 	c.chunk = nil
 	return err
+}
+
+// unitFactor is the number of nanoseconds in one tick of unit.
+func unitFactor(u arrow.TimeUnit) int64 {
+	switch u {
+	case arrow.Second:
+		return 1_000_000_000
+	case arrow.Millisecond:
+		return 1_000_000
+	case arrow.Microsecond:
+		return 1_000
+	}
+	return 1
 }

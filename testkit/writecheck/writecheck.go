@@ -18,8 +18,8 @@ import (
 	"testing"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/internal/servers"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // Environment variables naming the checkers, as mk/sql.mk sets them.
@@ -220,7 +220,7 @@ func Script(t testing.TB) string {
 	if !ok {
 		t.Fatal("no caller information to find tools/pycheck")
 	}
-	return filepath.Join(filepath.Dir(file), "..", "..", "..", "tools", "pycheck", "check.py")
+	return filepath.Join(filepath.Dir(file), "..", "..", "tools", "pycheck", "check.py")
 }
 
 // Same fails t unless every named set of rows equals want (multisets).

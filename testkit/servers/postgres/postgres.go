@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // Env names the folder holding initdb and postgres.

@@ -1,4 +1,4 @@
-package reader
+package parquet
 
 import (
 	"context"
@@ -20,7 +20,7 @@ func footerSeeds(f *testing.F) [][]byte {
 	f.Helper()
 	var files []string
 	for _, depth := range []string{"", "*", filepath.Join("*", "*")} {
-		more, err := filepath.Glob(filepath.Join("..", "testdata", "warehouse", "samples", "*", "data", depth, "*.parquet"))
+		more, err := filepath.Glob(filepath.Join("..", "..", "testdata", "warehouse", "samples", "*", "data", depth, "*.parquet"))
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -38,11 +38,16 @@ func footerSeeds(f *testing.F) [][]byte {
 	return seeds
 }
 
+// maxFooterBytes is the reader's default bound on a piece of a file held
+// whole (reader.DefaultMaxReadBytes), which bounds the footer.
+const maxFooterBytes = 512 << 20
+
 // FuzzParquetFooter opens a Parquet file whose footer is arbitrary bytes, as
-// openParquet does (with repairFooter's second chance), and maps its schema
+// Open does (with repairFooter's second chance), and maps its schema
 // to Arrow as the Parquet source does. It must not panic: a footer is read
-// from a file any writer made, and every error must wrap ErrInvalidTask or
-// ErrUnsupported, or come from the Arrow schema mapping that follows.
+// from a file any writer made, and every error must wrap ErrInvalidFile,
+// ErrCorruptFile or ErrUnsupported, or come from the Arrow schema mapping
+// that follows.
 func FuzzParquetFooter(f *testing.F) {
 	fuzzseed.AddSeeds(f, footerSeeds(f)...)
 	f.Fuzz(func(t *testing.T, footer []byte) {
@@ -58,13 +63,13 @@ func FuzzParquetFooter(f *testing.F) {
 		defer file.Close()
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		pf, whole, err := openParquet(file, mem, "f.parquet", DefaultMaxReadBytes)
+		pf, whole, err := Open(file, mem, mem, "f.parquet", maxFooterBytes)
 		if whole != nil {
 			defer whole.Release()
 		}
 		if err != nil {
-			if !errors.Is(err, ErrInvalidTask) && !errors.Is(err, ErrCorruptFile) && !errors.Is(err, ErrUnsupported) {
-				t.Fatalf("error %v wraps none of ErrInvalidTask, ErrCorruptFile and ErrUnsupported", err)
+			if !errors.Is(err, ErrInvalidFile) && !errors.Is(err, ErrCorruptFile) && !errors.Is(err, ErrUnsupported) {
+				t.Fatalf("error %v wraps none of ErrInvalidFile, ErrCorruptFile and ErrUnsupported", err)
 			}
 			return
 		}

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // Env names the launcher of the fixture; `make servers-rest` installs it.

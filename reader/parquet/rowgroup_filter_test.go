@@ -1,4 +1,4 @@
-package reader
+package parquet
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func keptRowGroups(t *testing.T, data []byte, schema *iceberg.Schema, filter str
 	if e, err = expr.Bind(e, schema, true); err != nil {
 		t.Fatalf("bind %q: %v", filter, err)
 	}
-	p := newRowGroupPruner(&rowFilter{expr: expr.RewriteNot(e)}, schema)
+	p := NewPruner(expr.RewriteNot(e), schema)
 	if p == nil {
 		t.Fatalf("%q: no pruner", filter)
 	}
@@ -36,7 +36,7 @@ func keptRowGroups(t *testing.T, data []byte, schema *iceberg.Schema, filter str
 	defer pf.Close()
 	var kept []int
 	for g := range pf.NumRowGroups() {
-		if p.mayMatch(pf.MetaData().RowGroup(g)) {
+		if p.MayMatch(pf.MetaData().RowGroup(g)) {
 			kept = append(kept, g)
 		}
 	}

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iceflight/iceflight/internal/servers"
-	"github.com/iceflight/iceflight/internal/servers/writecheck"
-	"github.com/iceflight/iceflight/internal/testutil"
+	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/testutil"
+	"github.com/iceflight/iceflight/testkit/writecheck"
 )
 
 // pyItems writes testdata/pywrite.py's db.items with PyIceberg into a
@@ -197,7 +197,7 @@ func TestReferenceWritersCheckClean(t *testing.T) {
 	} {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()
-			r := writecheck.Java(t, writecheck.Table{Dir: filepath.Join("..", "..", "..", "testdata", "writers", dir)})
+			r := writecheck.Java(t, writecheck.Table{Dir: filepath.Join("..", "..", "testdata", "writers", dir)})
 			r.Clean(t)
 			if len(r.Snapshots) == 0 || len(r.Files) == 0 {
 				t.Errorf("%d snapshots and %d files checked", len(r.Snapshots), len(r.Files))

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/servers"
+	"github.com/iceflight/iceflight/testkit/servers"
 )
 
 // Env names the environment variable that holds the program's path.
