@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -15,23 +16,23 @@ import (
 // and PyIceberg's docs: "id" (identity), "day(ts)", "bucket[16](id)",
 // "bucket(16, id)", "truncate(4, name)".
 func parsePartitionField(raw json.RawMessage) (writer.PartitionField, error) {
-	var f writer.PartitionField
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
+		var f actions.PartitionField
 		if err := decodeStrict(bytes.TrimSpace(raw), &f); err != nil {
-			return f, fmt.Errorf("%w: partition_by field %s: %v", errBadCommand, abbreviate(raw, 60), err)
+			return writer.PartitionField{}, fmt.Errorf("%w: partition_by field %s: %v", errBadCommand, abbreviate(raw, 60), err)
 		}
 		if f.Source == "" {
-			return f, fmt.Errorf("%w: partition_by field %s names no source column", errBadCommand, abbreviate(raw, 60))
+			return writer.PartitionField{}, fmt.Errorf("%w: partition_by field %s names no source column", errBadCommand, abbreviate(raw, 60))
 		}
 		if f.Transform == "" {
 			f.Transform = "identity"
 		}
-		return f, nil
+		return partitionField(f), nil
 	}
 	transform, source, err := parseTransformCall(s)
 	if err != nil {
-		return f, fmt.Errorf("%w: partition_by %q: %v", errBadCommand, s, err)
+		return writer.PartitionField{}, fmt.Errorf("%w: partition_by %q: %v", errBadCommand, s, err)
 	}
 	return writer.PartitionField{Source: source, Transform: transform}, nil
 }
@@ -70,16 +71,16 @@ func parseTransformCall(s string) (transform, source string, err error) {
 // {"source", "transform", "direction", "null_order"} or a string
 // "COLUMN|TRANSFORM(COLUMN) [asc|desc] [nulls-first|nulls-last]".
 func parseSortField(raw json.RawMessage) (writer.SortField, error) {
-	var f writer.SortField
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
+		var f actions.SortField
 		if err := decodeStrict(bytes.TrimSpace(raw), &f); err != nil {
-			return f, fmt.Errorf("%w: sort_by field %s: %v", errBadCommand, abbreviate(raw, 60), err)
+			return writer.SortField{}, fmt.Errorf("%w: sort_by field %s: %v", errBadCommand, abbreviate(raw, 60), err)
 		}
 		if f.Source == "" {
-			return f, fmt.Errorf("%w: sort_by field %s names no source column", errBadCommand, abbreviate(raw, 60))
+			return writer.SortField{}, fmt.Errorf("%w: sort_by field %s names no source column", errBadCommand, abbreviate(raw, 60))
 		}
-		return f, nil
+		return sortField(f), nil
 	}
 	// The transform call may hold spaces ("bucket(16, id)"): the words
 	// after its closing parenthesis are the options.
@@ -91,9 +92,9 @@ func parseSortField(raw json.RawMessage) (writer.SortField, error) {
 	}
 	transform, source, err := parseTransformCall(head)
 	if err != nil {
-		return f, fmt.Errorf("%w: sort_by %q: %v", errBadCommand, s, err)
+		return writer.SortField{}, fmt.Errorf("%w: sort_by %q: %v", errBadCommand, s, err)
 	}
-	f = writer.SortField{Source: source, Transform: transform}
+	f := writer.SortField{Source: source, Transform: transform}
 	for _, w := range strings.Fields(strings.ToLower(rest)) {
 		switch w {
 		case "asc", "desc":

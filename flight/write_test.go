@@ -23,6 +23,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/writer"
 	"github.com/iceflight/iceflight/writer/datafile"
 )
@@ -267,7 +268,7 @@ func TestDoPutAppendsAndAnswersTheResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res writer.Result
+	var res actions.WriteResult
 	if err := json.Unmarshal(body, &res); err != nil {
 		t.Fatalf("app_metadata %q: %v", body, err)
 	}

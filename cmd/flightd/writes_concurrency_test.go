@@ -12,7 +12,7 @@ import (
 
 	"github.com/iceflight/iceflight/internal/servers/writecheck"
 	"github.com/iceflight/iceflight/internal/testutil"
-	"github.com/iceflight/iceflight/writer"
+	"github.com/iceflight/iceflight/proto/actions"
 )
 
 // TestWritesConcurrentAppendsLandExactlyOnce has 8 clients append 50
@@ -107,7 +107,7 @@ func TestWritesConcurrentAppendsLandExactlyOnce(t *testing.T) {
 		ewg.Add(1)
 		go func() {
 			defer ewg.Done()
-			var mr writer.MaintenanceResult
+			var mr actions.MaintenanceResult
 			results[k] = action(ctx, tg.fc, "expire_snapshots", map[string]any{"table": tg.table, "older_than": older, "retain_last": 10 + k}, &mr)
 		}()
 	}
