@@ -11,50 +11,27 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
+
+	"github.com/iceflight/iceflight/proto/actions"
 )
 
 // WriteResult is what a commit did, as the server's DoPut and delete
 // answer it.
-type WriteResult struct {
-	// SnapshotID is the new snapshot (0 for a dry run or a no-op).
-	SnapshotID       int64  `json:"snapshot_id"`
-	SequenceNumber   int64  `json:"sequence_number"`
-	Operation        string `json:"operation"`
-	MetadataLocation string `json:"metadata_location"`
-	AddedDataFiles   int64  `json:"added_data_files"`
-	AddedRecords     int64  `json:"added_records"`
-	AddedDeleteFiles int64  `json:"added_delete_files"`
-	DeletedDataFiles int64  `json:"deleted_data_files"`
-	DeletedRecords   int64  `json:"deleted_records"`
-	AddedBytes       int64  `json:"added_bytes"`
-	// Attempts is how many commit attempts the server made.
-	Attempts int  `json:"attempts"`
-	DryRun   bool `json:"dry_run,omitempty"`
-}
+type WriteResult = actions.WriteResult
 
 // Put is one DoPut: where the rows go and how they change the table.
-type Put struct {
-	Table string `json:"table"`
-	// Mode is "append" (default) or "overwrite".
-	Mode string `json:"mode,omitempty"`
-	// Filter selects the rows an overwrite replaces ("" every row).
-	Filter string `json:"filter,omitempty"`
-	// Branch is the branch written ("" main).
-	Branch string `json:"branch,omitempty"`
-	// SnapshotProperties are added to the new snapshot's summary.
-	SnapshotProperties map[string]string `json:"snapshot_properties,omitempty"`
-}
+type Put = actions.PutCommand
 
 // Append adds rows's rows to table in one commit. rows is read to its
 // end, not released.
 func (c *Client) Append(ctx context.Context, table string, rows array.RecordReader) (*WriteResult, error) {
-	return c.Put(ctx, Put{Table: table, Mode: "append"}, rows)
+	return c.Put(ctx, Put{Table: table, Mode: actions.ModeAppend}, rows)
 }
 
 // Overwrite replaces the rows of table that match filter ("" all of them)
 // with rows's rows, in one commit.
 func (c *Client) Overwrite(ctx context.Context, table, filter string, rows array.RecordReader) (*WriteResult, error) {
-	return c.Put(ctx, Put{Table: table, Mode: "overwrite", Filter: filter}, rows)
+	return c.Put(ctx, Put{Table: table, Mode: actions.ModeOverwrite, Filter: filter}, rows)
 }
 
 // Put streams rows to the server with DoPut and returns the commit's

@@ -6,20 +6,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
+
+	"github.com/iceflight/iceflight/proto/actions"
 )
 
 // TableInfo is a table as create_table and alter_table answer it.
-type TableInfo struct {
-	Table            string `json:"table"`
-	MetadataLocation string `json:"metadata_location"`
-	TableUUID        string `json:"table_uuid"`
-	FormatVersion    int    `json:"format_version"`
-	SchemaID         int    `json:"schema_id"`
-}
+type TableInfo = actions.TableInfo
 
 // CreateTableOptions are the optional parts of a new table.
 type CreateTableOptions struct {
@@ -39,28 +36,38 @@ type CreateTableOptions struct {
 // CreateTable creates table with the columns of schema (field ids are
 // assigned by the server, as Iceberg does).
 func (c *Client) CreateTable(ctx context.Context, table string, schema *arrow.Schema, o CreateTableOptions) (*TableInfo, error) {
-	body := map[string]any{
-		"table":  table,
-		"schema": base64.StdEncoding.EncodeToString(flight.SerializeSchema(schema, c.opts.mem)),
+	body := actions.CreateTableRequest{
+		Table:      table,
+		Schema:     base64.StdEncoding.EncodeToString(flight.SerializeSchema(schema, c.opts.mem)),
+		Properties: o.Properties, FormatVersion: o.FormatVersion, Location: o.Location, IfNotExists: o.IfNotExists,
 	}
-	set := func(key string, v any, ok bool) {
-		if ok {
-			body[key] = v
-		}
+	var err error
+	if body.PartitionBy, err = rawFields(o.PartitionBy); err != nil {
+		return nil, fmt.Errorf("table %s: partition_by: %w", table, err)
 	}
-	set("partition_by", o.PartitionBy, len(o.PartitionBy) > 0)
-	set("sort_by", o.SortBy, len(o.SortBy) > 0)
-	set("properties", o.Properties, len(o.Properties) > 0)
-	set("format_version", o.FormatVersion, o.FormatVersion != 0)
-	set("location", o.Location, o.Location != "")
-	set("if_not_exists", o.IfNotExists, o.IfNotExists)
+	if body.SortBy, err = rawFields(o.SortBy); err != nil {
+		return nil, fmt.Errorf("table %s: sort_by: %w", table, err)
+	}
 	var out TableInfo
-	return &out, c.writeAction(ctx, "create_table", table, body, &out)
+	return &out, c.writeAction(ctx, actions.CreateTable, table, body, &out)
+}
+
+// rawFields encodes partition or sort fields, each a string or an object.
+func rawFields(fields []any) ([]json.RawMessage, error) {
+	var out []json.RawMessage
+	for _, f := range fields {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
 }
 
 // DropTable drops table; purge deletes its files too.
 func (c *Client) DropTable(ctx context.Context, table string, purge bool) error {
-	return c.writeAction(ctx, "drop_table", table, map[string]any{"table": table, "purge": purge}, nil)
+	return c.writeAction(ctx, actions.DropTable, table, actions.DropTableRequest{Table: table, Purge: purge}, nil)
 }
 
 // DeleteOptions are the optional parts of a delete.
@@ -73,102 +80,44 @@ type DeleteOptions struct {
 
 // Delete deletes the rows of table that match filter ("true" all).
 func (c *Client) Delete(ctx context.Context, table, filter string, o DeleteOptions) (*WriteResult, error) {
-	body := map[string]any{"table": table, "filter": filter, "branch": o.Branch, "copy_on_write": o.CopyOnWrite, "dry_run": o.DryRun}
+	body := actions.DeleteRequest{Table: table, Filter: filter, Branch: o.Branch, CopyOnWrite: o.CopyOnWrite, DryRun: o.DryRun}
 	var out WriteResult
-	return &out, c.writeAction(ctx, "delete", table, body, &out)
+	return &out, c.writeAction(ctx, actions.Delete, table, body, &out)
 }
 
-// AlterRequest is one alter_table call: its changes commit together. See
-// the server's alter_table description for the ops.
-type AlterRequest struct {
-	Schema           []SchemaChange    `json:"schema,omitempty"`
-	PartitionSpec    []SpecChange      `json:"partition_spec,omitempty"`
-	SortOrder        []SortField       `json:"sort_order,omitempty"`
-	SetProperties    map[string]string `json:"set_properties,omitempty"`
-	RemoveProperties []string          `json:"remove_properties,omitempty"`
-	Refs             []RefChange       `json:"refs,omitempty"`
-	FormatVersion    int               `json:"format_version,omitempty"`
-}
+// AlterRequest is one alter_table call: its changes commit together. Its
+// Table is set by Alter. See the server's alter_table description for the
+// ops.
+type AlterRequest = actions.AlterTableRequest
 
 // SchemaChange is one schema change (op add_column, drop_column,
 // rename_column, update_type, make_optional, make_required, update_doc,
 // move_first, move_before, move_after, set_identifier_fields).
-type SchemaChange struct {
-	Op   string `json:"op"`
-	Path string `json:"path,omitempty"`
-	Name string `json:"name,omitempty"`
-	// Type is an Iceberg type in the spec's JSON form: "long", or an
-	// object for nested types.
-	Type     json.RawMessage `json:"type,omitempty"`
-	Required bool            `json:"required,omitempty"`
-	Doc      string          `json:"doc,omitempty"`
-	Default  json.RawMessage `json:"default,omitempty"`
-	Ref      string          `json:"ref,omitempty"`
-	Fields   []string        `json:"fields,omitempty"`
-}
+type SchemaChange = actions.SchemaChange
 
 // SpecChange is one partition spec change (add_field, remove_field,
 // rename_field).
-type SpecChange struct {
-	Op        string `json:"op"`
-	Source    string `json:"source,omitempty"`
-	Transform string `json:"transform,omitempty"`
-	Name      string `json:"name,omitempty"`
-	NewName   string `json:"new_name,omitempty"`
-}
+type SpecChange = actions.SpecChange
 
 // SortField is one sort order field.
-type SortField struct {
-	Source    string `json:"source"`
-	Transform string `json:"transform,omitempty"`
-	Direction string `json:"direction,omitempty"`
-	NullOrder string `json:"null_order,omitempty"`
-}
+type SortField = actions.SortField
 
 // RefChange is one branch or tag change (create_branch, create_tag,
 // replace_branch, replace_tag, remove_ref, fast_forward).
-type RefChange struct {
-	Op                 string `json:"op"`
-	Name               string `json:"name"`
-	SnapshotID         *int64 `json:"snapshot_id,omitempty"`
-	Target             string `json:"target,omitempty"`
-	MaxRefAgeMs        *int64 `json:"max_ref_age_ms,omitempty"`
-	MaxSnapshotAgeMs   *int64 `json:"max_snapshot_age_ms,omitempty"`
-	MinSnapshotsToKeep *int   `json:"min_snapshots_to_keep,omitempty"`
-}
+type RefChange = actions.RefChange
 
-// Alter commits req's changes to table.
+// Alter commits req's changes to table (req.Table is ignored).
 func (c *Client) Alter(ctx context.Context, table string, req AlterRequest) (*TableInfo, error) {
-	b, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	body := map[string]any{}
-	if err := json.Unmarshal(b, &body); err != nil {
-		return nil, err
-	}
-	body["table"] = table
+	req.Table = table
 	var out TableInfo
-	return &out, c.writeAction(ctx, "alter_table", table, body, &out)
+	return &out, c.writeAction(ctx, actions.AlterTable, table, req, &out)
 }
 
 // RemovedFile is a file maintenance removed, or would remove.
-type RemovedFile struct {
-	Location string `json:"location"`
-	Kind     string `json:"kind"`
-	Size     int64  `json:"size,omitempty"`
-}
+type RemovedFile = actions.RemovedFile
 
 // MaintenanceResult is what a maintenance action did, or would do.
-type MaintenanceResult struct {
-	DryRun           bool           `json:"dry_run"`
-	SnapshotID       int64          `json:"snapshot_id,omitempty"`
-	ExpiredSnapshots []int64        `json:"expired_snapshots,omitempty"`
-	Removed          []RemovedFile  `json:"removed"`
-	Counts           map[string]int `json:"counts"`
-	RewrittenFiles   int64          `json:"rewritten_files,omitempty"`
-	AddedFiles       int64          `json:"added_files,omitempty"`
-}
+type MaintenanceResult = actions.MaintenanceResult
 
 // ExpireOptions are expire_snapshots' settings; zero values take the
 // table's properties.
@@ -182,17 +131,8 @@ type ExpireOptions struct {
 // ExpireSnapshots expires table's old snapshots and deletes the files only
 // they referenced.
 func (c *Client) ExpireSnapshots(ctx context.Context, table string, o ExpireOptions) (*MaintenanceResult, error) {
-	body := map[string]any{"table": table, "dry_run": o.DryRun}
-	if !o.OlderThan.IsZero() {
-		body["older_than"] = o.OlderThan.UTC().Format(time.RFC3339Nano)
-	}
-	if o.RetainLast != 0 {
-		body["retain_last"] = o.RetainLast
-	}
-	if len(o.SnapshotIDs) > 0 {
-		body["snapshot_ids"] = o.SnapshotIDs
-	}
-	return c.maintenance(ctx, "expire_snapshots", table, body)
+	body := actions.ExpireSnapshotsRequest{Table: table, OlderThan: timeValue(o.OlderThan), RetainLast: o.RetainLast, SnapshotIDs: o.SnapshotIDs, DryRun: o.DryRun}
+	return c.maintenance(ctx, actions.ExpireSnapshots, table, body)
 }
 
 // OrphanOptions are remove_orphan_files' settings.
@@ -206,14 +146,17 @@ type OrphanOptions struct {
 // RemoveOrphanFiles deletes the files below table's location that no
 // metadata references.
 func (c *Client) RemoveOrphanFiles(ctx context.Context, table string, o OrphanOptions) (*MaintenanceResult, error) {
-	body := map[string]any{"table": table, "dry_run": o.DryRun}
-	if !o.OlderThan.IsZero() {
-		body["older_than"] = o.OlderThan.UTC().Format(time.RFC3339Nano)
+	body := actions.RemoveOrphanFilesRequest{Table: table, OlderThan: timeValue(o.OlderThan), Location: o.Location, DryRun: o.DryRun}
+	return c.maintenance(ctx, actions.RemoveOrphanFiles, table, body)
+}
+
+// timeValue is t as an older_than: an RFC 3339 string in UTC, or nothing
+// for the zero time (the server's default).
+func timeValue(t time.Time) json.RawMessage {
+	if t.IsZero() {
+		return nil
 	}
-	if o.Location != "" {
-		body["location"] = o.Location
-	}
-	return c.maintenance(ctx, "remove_orphan_files", table, body)
+	return json.RawMessage(strconv.Quote(t.UTC().Format(time.RFC3339Nano)))
 }
 
 // CompactOptions are rewrite_data_files' settings.
@@ -227,33 +170,32 @@ type CompactOptions struct {
 // Compact rewrites table's small data files, and those with deletes, into
 // fewer (rewrite_data_files).
 func (c *Client) Compact(ctx context.Context, table string, o CompactOptions) (*MaintenanceResult, error) {
-	body := map[string]any{"table": table, "filter": o.Filter, "target_file_size": o.TargetFileSize,
-		"min_input_files": o.MinInputFiles, "dry_run": o.DryRun}
-	return c.maintenance(ctx, "rewrite_data_files", table, body)
+	body := actions.RewriteDataFilesRequest{Table: table, Filter: o.Filter, TargetFileSize: o.TargetFileSize, MinInputFiles: o.MinInputFiles, DryRun: o.DryRun}
+	return c.maintenance(ctx, actions.RewriteDataFiles, table, body)
 }
 
 // RewriteManifests rewrites table's small manifests into fewer; a
 // targetSize of 0 takes the table's property.
 func (c *Client) RewriteManifests(ctx context.Context, table string, targetSize int64, dryRun bool) (*MaintenanceResult, error) {
-	body := map[string]any{"table": table, "target_manifest_size": targetSize, "dry_run": dryRun}
-	return c.maintenance(ctx, "rewrite_manifests", table, body)
+	body := actions.RewriteManifestsRequest{Table: table, TargetManifestSize: targetSize, DryRun: dryRun}
+	return c.maintenance(ctx, actions.RewriteManifests, table, body)
 }
 
 // CreateNamespace creates a namespace ("db" or "db.sub").
 func (c *Client) CreateNamespace(ctx context.Context, namespace string, props map[string]string) error {
-	return c.writeAction(ctx, "create_namespace", "", map[string]any{"namespace": namespace, "properties": props}, nil)
+	return c.writeAction(ctx, actions.CreateNamespace, "", actions.NamespaceRequest{Namespace: namespace, Properties: props}, nil)
 }
 
 // DropNamespace drops an empty namespace.
 func (c *Client) DropNamespace(ctx context.Context, namespace string) error {
-	return c.writeAction(ctx, "drop_namespace", "", map[string]any{"namespace": namespace}, nil)
+	return c.writeAction(ctx, actions.DropNamespace, "", actions.NamespaceRequest{Namespace: namespace}, nil)
 }
 
 // ListNamespaces lists the namespaces below parent ("" the top level),
 // dotted.
 func (c *Client) ListNamespaces(ctx context.Context, parent string) ([]string, error) {
 	out := []string{}
-	err := c.rawAction(ctx, "list_namespaces", "", map[string]any{"parent": parent}, func(body []byte) error {
+	err := c.rawAction(ctx, actions.ListNamespaces, "", actions.NamespaceRequest{Parent: parent}, func(body []byte) error {
 		var page []string
 		if err := json.Unmarshal(body, &page); err != nil {
 			return err

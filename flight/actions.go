@@ -24,7 +24,7 @@ import (
 const (
 	ActionSnapshots = actions.Snapshots
 	ActionRefs      = actions.Refs
-	ActionRefresh   = "refresh"
+	ActionRefresh   = actions.Refresh
 )
 
 var actionTypes = []*flight.ActionType{
@@ -65,10 +65,6 @@ func (s *Service) DoAction(action *flight.Action, stream flight.FlightService_Do
 	return s.action(ctx, action, func(body []byte) error { return stream.Send(&flight.Result{Body: body}) })
 }
 
-type actionRequest struct {
-	Table string `json:"table"`
-}
-
 func (s *Service) action(ctx context.Context, action *flight.Action, send func([]byte) error) error {
 	// The standard Flight actions carry protobuf bodies, and a worker
 	// serves them too: they need only the ticket keys.
@@ -100,7 +96,7 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 	if err := s.eng.NeedPlanner("DoAction " + action.GetType()); err != nil {
 		return err
 	}
-	var req actionRequest
+	var req actions.TableRequest
 	if len(action.GetBody()) > 0 {
 		if err := strictjson.Decode(action.GetBody(), &req); err != nil {
 			return fmt.Errorf("%w: action %s body: %v", engine.ErrBadCommand, action.GetType(), err)
@@ -209,7 +205,7 @@ type refresher interface {
 func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
 	r, ok := s.eng.Catalog().(refresher)
 	if !ok {
-		return []byte(`{"refreshed": false}`), nil
+		return notRefreshedAnswer, nil
 	}
 	if table != "" {
 		id, err := catalog.ParseIdentifier(table)
@@ -220,11 +216,11 @@ func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
 			return nil, err
 		}
 		r.Refresh(id)
-		return []byte(`{"refreshed": true}`), nil
+		return refreshedAnswer, nil
 	}
 	if s.eng.Authenticator() == nil {
 		r.Refresh(nil) // every table
-		return []byte(`{"refreshed": true}`), nil
+		return refreshedAnswer, nil
 	}
 	// A caller limited to some namespaces refreshes only their tables.
 	ids, _, err := s.eng.ReadableTables(ctx)
@@ -234,5 +230,5 @@ func (s *Service) refresh(ctx context.Context, table string) ([]byte, error) {
 	for _, id := range ids {
 		r.Refresh(id)
 	}
-	return []byte(`{"refreshed": true}`), nil
+	return refreshedAnswer, nil
 }

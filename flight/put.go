@@ -16,34 +16,23 @@ import (
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/internal/panics"
 	"github.com/iceflight/iceflight/internal/strictjson"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/writer"
 )
 
 // PutAbort is the app_metadata of a DoPut message, with no data, by which
-// a client that cannot cancel its call (pyarrow's DoPut writer has no
-// cancel) says that its rows failed: the server ends the call Canceled and
-// commits nothing.
-const PutAbort = "iceflight:abort"
+// a client that cannot cancel its call says that its rows failed (see
+// actions.PutAbort).
+const PutAbort = actions.PutAbort
 
 // errPutAborted is a DoPut the client aborted with PutAbort.
 var errPutAborted = fmt.Errorf("DoPut: the client aborted the stream: %w", context.Canceled)
 
-// putCommand is the JSON CMD descriptor of a DoPut. Unknown keys are
-// refused, as in GetFlightInfo commands.
-type putCommand struct {
-	Table string `json:"table"`
-	// Mode is "append" (default) or "overwrite".
-	Mode string `json:"mode"`
-	// Filter is the overwrite's row filter ("" replaces every row).
-	Filter             string            `json:"filter"`
-	Branch             string            `json:"branch"`
-	SnapshotProperties map[string]string `json:"snapshot_properties"`
-}
-
-// parsePutDescriptor reads a DoPut's descriptor: a CMD holding a
-// putCommand, or a PATH naming a table to append to.
-func parsePutDescriptor(d *flight.FlightDescriptor) (*putCommand, writer.WriteRequest, error) {
-	var cmd putCommand
+// parsePutDescriptor reads a DoPut's descriptor: a CMD holding an
+// actions.PutCommand, whose unknown keys are refused as in GetFlightInfo
+// commands, or a PATH naming a table to append to.
+func parsePutDescriptor(d *flight.FlightDescriptor) (*actions.PutCommand, writer.WriteRequest, error) {
+	var cmd actions.PutCommand
 	switch {
 	case d == nil:
 		return nil, writer.WriteRequest{}, fmt.Errorf("%w: DoPut: the first message carries no descriptor", engine.ErrBadCommand)
@@ -66,12 +55,12 @@ func parsePutDescriptor(d *flight.FlightDescriptor) (*putCommand, writer.WriteRe
 	}
 	req := writer.WriteRequest{Filter: cmd.Filter, Branch: cmd.Branch, SnapshotProperties: cmd.SnapshotProperties}
 	switch cmd.Mode {
-	case "", "append":
+	case "", actions.ModeAppend:
 		req.Mode = writer.Append
 		if cmd.Filter != "" {
 			return nil, req, fmt.Errorf("%w: DoPut: a filter needs mode \"overwrite\"", engine.ErrBadCommand)
 		}
-	case "overwrite":
+	case actions.ModeOverwrite:
 		req.Mode = writer.Overwrite
 	default:
 		return nil, req, fmt.Errorf("%w: DoPut: mode %q: want \"append\" or \"overwrite\"", engine.ErrBadCommand, cmd.Mode)
@@ -84,7 +73,7 @@ func parsePutDescriptor(d *flight.FlightDescriptor) (*putCommand, writer.WriteRe
 
 // DoPut appends or overwrites a table's rows with the client's Arrow
 // stream, as one commit, and answers one PutResult whose app_metadata is
-// the JSON writer.Result. A stream that breaks or is cancelled before its
+// the JSON actions.WriteResult. A stream that breaks or is cancelled before its
 // end commits nothing.
 func (s *Service) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	ctx := stream.Context()
@@ -149,7 +138,7 @@ func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutSe
 	call.SetFiles(int(res.AddedDataFiles))
 	call.AddServed(rows.rows, in.bytes)
 	s.eng.Metrics().Written(ctx, rows.rows, in.bytes)
-	body, err := json.Marshal(res)
+	body, err := json.Marshal(writeAnswer(res))
 	if err != nil {
 		return fmt.Errorf("table %s: encode result: %w", id, err)
 	}

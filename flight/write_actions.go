@@ -15,23 +15,25 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/internal/strictjson"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/writer"
 )
 
 // Write actions served by DoAction, each with a JSON body and JSON
-// results (see writeActionTypes for the bodies).
+// results, defined in proto/actions (writeActionTypes describes them to
+// ListActions).
 const (
-	ActionCreateTable       = "create_table"
-	ActionDropTable         = "drop_table"
-	ActionCreateNamespace   = "create_namespace"
-	ActionListNamespaces    = "list_namespaces"
-	ActionDropNamespace     = "drop_namespace"
-	ActionDelete            = "delete"
-	ActionAlterTable        = "alter_table"
-	ActionExpireSnapshots   = "expire_snapshots"
-	ActionRemoveOrphanFiles = "remove_orphan_files"
-	ActionRewriteDataFiles  = "rewrite_data_files"
-	ActionRewriteManifests  = "rewrite_manifests"
+	ActionCreateTable       = actions.CreateTable
+	ActionDropTable         = actions.DropTable
+	ActionCreateNamespace   = actions.CreateNamespace
+	ActionListNamespaces    = actions.ListNamespaces
+	ActionDropNamespace     = actions.DropNamespace
+	ActionDelete            = actions.Delete
+	ActionAlterTable        = actions.AlterTable
+	ActionExpireSnapshots   = actions.ExpireSnapshots
+	ActionRemoveOrphanFiles = actions.RemoveOrphanFiles
+	ActionRewriteDataFiles  = actions.RewriteDataFiles
+	ActionRewriteManifests  = actions.RewriteManifests
 )
 
 const maintenanceResult = ` -> {"dry_run", "snapshot_id", "expired_snapshots", "removed": [{"location", "kind", "size"}], "counts", "rewritten_files", "added_files"}; ` +
@@ -63,82 +65,6 @@ func isWriteAction(typ string) bool {
 	return false
 }
 
-// Bodies of the write actions; unknown keys are refused.
-type (
-	createTableBody struct {
-		Table         string            `json:"table"`
-		Schema        string            `json:"schema"`
-		PartitionBy   []json.RawMessage `json:"partition_by"`
-		SortBy        []json.RawMessage `json:"sort_by"`
-		Properties    map[string]string `json:"properties"`
-		FormatVersion int               `json:"format_version"`
-		Location      string            `json:"location"`
-		IfNotExists   bool              `json:"if_not_exists"`
-	}
-	dropTableBody struct {
-		Table string `json:"table"`
-		Purge bool   `json:"purge"`
-	}
-	namespaceBody struct {
-		Namespace  string            `json:"namespace"`
-		Parent     string            `json:"parent"`
-		Properties map[string]string `json:"properties"`
-	}
-	deleteBody struct {
-		Table       string `json:"table"`
-		Filter      string `json:"filter"`
-		Branch      string `json:"branch"`
-		CopyOnWrite bool   `json:"copy_on_write"`
-		DryRun      bool   `json:"dry_run"`
-	}
-	alterBody struct {
-		Table string `json:"table"`
-		writer.AlterRequest
-	}
-	expireBody struct {
-		Table       string          `json:"table"`
-		OlderThan   json.RawMessage `json:"older_than"`
-		RetainLast  int             `json:"retain_last"`
-		SnapshotIDs []int64         `json:"snapshot_ids"`
-		DryRun      bool            `json:"dry_run"`
-	}
-	orphanBody struct {
-		Table     string          `json:"table"`
-		OlderThan json.RawMessage `json:"older_than"`
-		Location  string          `json:"location"`
-		DryRun    bool            `json:"dry_run"`
-	}
-	compactBody struct {
-		Table          string `json:"table"`
-		Filter         string `json:"filter"`
-		TargetFileSize int64  `json:"target_file_size"`
-		MinInputFiles  int    `json:"min_input_files"`
-		DryRun         bool   `json:"dry_run"`
-	}
-	rewriteManifestsBody struct {
-		Table              string `json:"table"`
-		TargetManifestSize int64  `json:"target_manifest_size"`
-		DryRun             bool   `json:"dry_run"`
-	}
-)
-
-// tableResult is what create_table and alter_table answer.
-type tableResult struct {
-	Table            string `json:"table"`
-	MetadataLocation string `json:"metadata_location"`
-	TableUUID        string `json:"table_uuid"`
-	FormatVersion    int    `json:"format_version"`
-	SchemaID         int    `json:"schema_id"`
-}
-
-func resultOf(t *catalog.Table) tableResult {
-	r := tableResult{Table: t.Identifier.String(), MetadataLocation: t.MetadataLocation}
-	if md := t.Metadata; md != nil {
-		r.TableUUID, r.FormatVersion, r.SchemaID = md.TableUUID, md.FormatVersion, md.CurrentSchemaID
-	}
-	return r
-}
-
 // writeAction serves one write action.
 func (s *Service) writeAction(ctx context.Context, action *flight.Action, send func([]byte) error) error {
 	typ := action.GetType()
@@ -159,13 +85,13 @@ func (s *Service) writeAction(ctx context.Context, action *flight.Action, send f
 	}
 	switch typ {
 	case ActionCreateNamespace, ActionDropNamespace, ActionListNamespaces:
-		var b namespaceBody
+		var b actions.NamespaceRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
 		return s.namespaceAction(ctx, typ, b, send)
 	case ActionCreateTable:
-		var b createTableBody
+		var b actions.CreateTableRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -182,9 +108,9 @@ func (s *Service) writeAction(ctx context.Context, action *flight.Action, send f
 			return withTableName(id.String(), err)
 		}
 		s.committed(id)
-		return sendJSON(resultOf(t), send)
+		return sendJSON(tableAnswer(t), send)
 	case ActionDropTable:
-		var b dropTableBody
+		var b actions.DropTableRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -199,7 +125,7 @@ func (s *Service) writeAction(ctx context.Context, action *flight.Action, send f
 			return withTableName(id.String(), err)
 		}
 		s.committed(id)
-		return send([]byte(`{"dropped": true}`))
+		return send(droppedAnswer)
 	}
 	return s.tableWriteAction(ctx, typ, decode, send)
 }
@@ -212,7 +138,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 	)
 	switch typ {
 	case ActionDelete:
-		var b deleteBody
+		var b actions.DeleteRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -224,20 +150,16 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return s.writer.Delete(ctx, id, writer.DeleteRequest{Filter: b.Filter, Branch: b.Branch, CopyOnWrite: b.CopyOnWrite, DryRun: b.DryRun})
 		}
 	case ActionAlterTable:
-		var b alterBody
+		var b actions.AlterTableRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
 		table = b.Table
 		run = func(id catalog.Identifier) (any, error) {
-			t, err := s.writer.Alter(ctx, id, b.AlterRequest)
-			if err != nil {
-				return nil, err
-			}
-			return resultOf(t), nil
+			return s.writer.Alter(ctx, id, alterRequest(b))
 		}
 	case ActionExpireSnapshots:
-		var b expireBody
+		var b actions.ExpireSnapshotsRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -253,7 +175,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return s.writer.ExpireSnapshots(ctx, id, writer.ExpireRequest{OlderThan: older, RetainLast: b.RetainLast, SnapshotIDs: b.SnapshotIDs, DryRun: b.DryRun})
 		}
 	case ActionRemoveOrphanFiles:
-		var b orphanBody
+		var b actions.RemoveOrphanFilesRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -266,7 +188,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return s.writer.RemoveOrphanFiles(ctx, id, writer.OrphanRequest{OlderThan: older, Location: b.Location, DryRun: b.DryRun})
 		}
 	case ActionRewriteDataFiles:
-		var b compactBody
+		var b actions.RewriteDataFilesRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -278,7 +200,7 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 			return s.writer.RewriteDataFiles(ctx, id, writer.CompactRequest{Filter: b.Filter, TargetFileSize: b.TargetFileSize, MinInputFiles: b.MinInputFiles, DryRun: b.DryRun})
 		}
 	case ActionRewriteManifests:
-		var b rewriteManifestsBody
+		var b actions.RewriteManifestsRequest
 		if err := decode(&b); err != nil {
 			return err
 		}
@@ -301,23 +223,24 @@ func (s *Service) tableWriteAction(ctx context.Context, typ string, decode func(
 		return withTableName(id.String(), fmt.Errorf("%s: %w", typ, err))
 	}
 	s.committed(id)
+	// The writer's answer in its wire form.
 	switch r := res.(type) {
 	case *writer.Result:
 		engine.CallInfoFrom(ctx).SetSnapshotID(r.SnapshotID)
+		return sendJSON(writeAnswer(r), send)
 	case *writer.MaintenanceResult:
-		return sendMaintenance(ctx, r, send)
+		return sendMaintenance(ctx, maintenanceAnswer(r), send)
+	case *catalog.Table:
+		return sendJSON(tableAnswer(r), send)
 	}
-	return sendJSON(res, send)
+	return fmt.Errorf("%s: the writer answered a %T", typ, res)
 }
 
 // sendMaintenance sends a maintenance result whose removed list may be
 // too long for one message: the first result is the object with the
 // list's first page, each later one a JSON array continuing it.
-func sendMaintenance(ctx context.Context, r *writer.MaintenanceResult, send func([]byte) error) error {
-	head := *r
-	if head.Removed == nil {
-		head.Removed = []writer.RemovedFile{}
-	}
+func sendMaintenance(ctx context.Context, r actions.MaintenanceResult, send func([]byte) error) error {
+	head := r
 	b, err := json.Marshal(head)
 	if err != nil {
 		return fmt.Errorf("encode action result: %w", err)
@@ -326,7 +249,7 @@ func sendMaintenance(ctx context.Context, r *writer.MaintenanceResult, send func
 		return send(b)
 	}
 	// The first page holds the counts and no files; the files follow.
-	head.Removed = []writer.RemovedFile{}
+	head.Removed = []actions.RemovedFile{}
 	if b, err = json.Marshal(head); err != nil {
 		return fmt.Errorf("encode action result: %w", err)
 	}
@@ -370,7 +293,7 @@ func parseTime(key string, raw json.RawMessage) (time.Time, error) {
 }
 
 // createRequest turns a create_table body into the writer's request.
-func (s *Service) createRequest(b createTableBody) (writer.CreateTable, error) {
+func (s *Service) createRequest(b actions.CreateTableRequest) (writer.CreateTable, error) {
 	req := writer.CreateTable{Properties: b.Properties, FormatVersion: b.FormatVersion, Location: b.Location, IfNotExists: b.IfNotExists}
 	if b.Schema == "" {
 		return req, fmt.Errorf("%w: create_table needs \"schema\", a base64 Arrow IPC schema", engine.ErrBadCommand)

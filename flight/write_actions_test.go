@@ -17,6 +17,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -41,7 +42,7 @@ func TestCreateTableAction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got tableResult
+	var got actions.TableInfo
 	if len(res) != 1 || json.Unmarshal(res[0], &got) != nil || got.Table != "samples.new" || got.MetadataLocation == "" {
 		t.Fatalf("create_table answered %q", res)
 	}
@@ -76,7 +77,7 @@ func TestWriteActionsPassTheirBodies(t *testing.T) {
 		return res
 	}
 	res := run(ActionDelete, `{"table": "samples.trips", "filter": "id < 3", "branch": "b", "copy_on_write": true, "dry_run": true}`)
-	var r writer.Result
+	var r actions.WriteResult
 	if json.Unmarshal(res[0], &r) != nil || r.DeletedRecords != 7 || !r.DryRun {
 		t.Errorf("delete answered %q", res)
 	}
@@ -88,7 +89,7 @@ func TestWriteActionsPassTheirBodies(t *testing.T) {
 		t.Errorf("alter request = %+v", fw.alter)
 	}
 	res = run(ActionExpireSnapshots, `{"table": "samples.trips", "older_than": "2026-01-02T03:04:05Z", "retain_last": 2, "snapshot_ids": [5], "dry_run": true}`)
-	var m writer.MaintenanceResult
+	var m actions.MaintenanceResult
 	if json.Unmarshal(res[0], &m) != nil || len(m.Removed) != 1 || m.Removed[0].Kind != "data" {
 		t.Errorf("expire answered %q", res)
 	}
@@ -222,7 +223,7 @@ func TestMaintenanceResultIsPaged(t *testing.T) {
 	if len(res) < 3 {
 		t.Fatalf("%d results for %d files, want the list paged", len(res), len(removed))
 	}
-	var head writer.MaintenanceResult
+	var head actions.MaintenanceResult
 	if err := json.Unmarshal(res[0], &head); err != nil || head.Counts["data"] != len(removed) || !head.DryRun {
 		t.Fatalf("first result %.200s: %v", res[0], err)
 	}
@@ -231,13 +232,13 @@ func TestMaintenanceResultIsPaged(t *testing.T) {
 		if len(page) > maxResultBytes {
 			t.Errorf("page of %d bytes", len(page))
 		}
-		var files []writer.RemovedFile
+		var files []actions.RemovedFile
 		if err := json.Unmarshal(page, &files); err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, files...)
 	}
-	if len(all) != len(removed) || all[12345] != removed[12345] {
+	if len(all) != len(removed) || all[12345] != (actions.RemovedFile{Location: removed[12345].Location, Kind: removed[12345].Kind, Size: removed[12345].Size}) {
 		t.Errorf("joined %d files, want %d in order", len(all), len(removed))
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
 	"github.com/iceflight/iceflight/writer"
 )
@@ -197,7 +198,7 @@ func TestWritePathEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r writer.Result
+	var r actions.WriteResult
 	if err := json.Unmarshal(res, &r); err != nil || r.SnapshotID == 0 || r.AddedRecords != 8 {
 		t.Fatalf("append result %s: %v", res, err)
 	}

@@ -8,13 +8,14 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/proto/actions"
 )
 
 // namespaceAction serves create_namespace, drop_namespace and
 // list_namespaces. Creating or dropping a namespace needs a write grant
 // covering it; a listing shows only the namespaces the caller may read
 // and their ancestors.
-func (s *Service) namespaceAction(ctx context.Context, typ string, b namespaceBody, send func([]byte) error) error {
+func (s *Service) namespaceAction(ctx context.Context, typ string, b actions.NamespaceRequest, send func([]byte) error) error {
 	if s.writeCatalog == nil {
 		return fmt.Errorf("%w: %s: the catalog has no namespaces to manage", catalog.ErrReadOnly, typ)
 	}
@@ -65,10 +66,10 @@ func (s *Service) namespaceAction(ctx context.Context, typ string, b namespaceBo
 		if err := s.writeCatalog.CreateNamespace(ctx, ns, b.Properties); err != nil {
 			return fmt.Errorf("create namespace %s: %w", ns, err)
 		}
-		return sendJSON(map[string]string{"namespace": ns.String()}, send)
+		return sendJSON(actions.NamespaceInfo{Namespace: ns.String()}, send)
 	}
 	if err := s.writeCatalog.DropNamespace(ctx, ns); err != nil {
 		return fmt.Errorf("drop namespace %s: %w", ns, err)
 	}
-	return send([]byte(`{"dropped": true}`))
+	return send(droppedAnswer)
 }

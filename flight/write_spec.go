@@ -9,6 +9,7 @@ import (
 
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/internal/strictjson"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -17,23 +18,23 @@ import (
 // and PyIceberg's docs: "id" (identity), "day(ts)", "bucket[16](id)",
 // "bucket(16, id)", "truncate(4, name)".
 func parsePartitionField(raw json.RawMessage) (writer.PartitionField, error) {
-	var f writer.PartitionField
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
+		var f actions.PartitionField
 		if err := strictjson.Decode(bytes.TrimSpace(raw), &f); err != nil {
-			return f, fmt.Errorf("%w: partition_by field %s: %v", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60), err)
+			return writer.PartitionField{}, fmt.Errorf("%w: partition_by field %s: %v", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60), err)
 		}
 		if f.Source == "" {
-			return f, fmt.Errorf("%w: partition_by field %s names no source column", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60))
+			return writer.PartitionField{}, fmt.Errorf("%w: partition_by field %s names no source column", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60))
 		}
 		if f.Transform == "" {
 			f.Transform = "identity"
 		}
-		return f, nil
+		return partitionField(f), nil
 	}
 	transform, source, err := parseTransformCall(s)
 	if err != nil {
-		return f, fmt.Errorf("%w: partition_by %q: %v", engine.ErrBadCommand, s, err)
+		return writer.PartitionField{}, fmt.Errorf("%w: partition_by %q: %v", engine.ErrBadCommand, s, err)
 	}
 	return writer.PartitionField{Source: source, Transform: transform}, nil
 }
@@ -72,16 +73,16 @@ func parseTransformCall(s string) (transform, source string, err error) {
 // {"source", "transform", "direction", "null_order"} or a string
 // "COLUMN|TRANSFORM(COLUMN) [asc|desc] [nulls-first|nulls-last]".
 func parseSortField(raw json.RawMessage) (writer.SortField, error) {
-	var f writer.SortField
 	var s string
 	if json.Unmarshal(raw, &s) != nil {
+		var f actions.SortField
 		if err := strictjson.Decode(bytes.TrimSpace(raw), &f); err != nil {
-			return f, fmt.Errorf("%w: sort_by field %s: %v", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60), err)
+			return writer.SortField{}, fmt.Errorf("%w: sort_by field %s: %v", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60), err)
 		}
 		if f.Source == "" {
-			return f, fmt.Errorf("%w: sort_by field %s names no source column", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60))
+			return writer.SortField{}, fmt.Errorf("%w: sort_by field %s names no source column", engine.ErrBadCommand, strictjson.Abbreviate(raw, 60))
 		}
-		return f, nil
+		return sortField(f), nil
 	}
 	// The transform call may hold spaces ("bucket(16, id)"): the words
 	// after its closing parenthesis are the options.
@@ -93,9 +94,9 @@ func parseSortField(raw json.RawMessage) (writer.SortField, error) {
 	}
 	transform, source, err := parseTransformCall(head)
 	if err != nil {
-		return f, fmt.Errorf("%w: sort_by %q: %v", engine.ErrBadCommand, s, err)
+		return writer.SortField{}, fmt.Errorf("%w: sort_by %q: %v", engine.ErrBadCommand, s, err)
 	}
-	f = writer.SortField{Source: source, Transform: transform}
+	f := writer.SortField{Source: source, Transform: transform}
 	for _, w := range strings.Fields(strings.ToLower(rest)) {
 		switch w {
 		case "asc", "desc":

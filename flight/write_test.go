@@ -24,6 +24,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/testkit/testutil"
 	"github.com/iceflight/iceflight/writer"
 	"github.com/iceflight/iceflight/writer/datafile"
@@ -269,7 +270,7 @@ func TestDoPutAppendsAndAnswersTheResult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res writer.Result
+	var res actions.WriteResult
 	if err := json.Unmarshal(body, &res); err != nil {
 		t.Fatalf("app_metadata %q: %v", body, err)
 	}

@@ -4,6 +4,10 @@
 // files, compaction, manifest rewrites). Every change is one atomic commit
 // through the table's catalog, retried on fresh metadata when another
 // writer commits first; files written by a failed attempt are removed.
+//
+// The request and result types are plain Go values with no wire form: the
+// flight package converts them from and to proto/actions, which owns the
+// JSON of the write API.
 package writer
 
 import (
@@ -76,23 +80,23 @@ func New(cat Catalog, opts ...Option) *Writer {
 // PartitionField is one field of a new table's partition spec.
 type PartitionField struct {
 	// Source is the source column's name (dotted for nested fields).
-	Source string `json:"source"`
+	Source string
 	// Transform is identity, bucket[N], truncate[W], year, month, day,
 	// hour or void.
-	Transform string `json:"transform"`
+	Transform string
 	// Name is the partition field's name; "" derives it as Iceberg does
 	// ("ts_day", "id_bucket").
-	Name string `json:"name,omitempty"`
+	Name string
 }
 
 // SortField is one field of a new table's sort order.
 type SortField struct {
-	Source    string `json:"source"`
-	Transform string `json:"transform,omitempty"` // default identity
+	Source    string
+	Transform string // default identity
 	// Direction is "asc" (default) or "desc"; NullOrder "nulls-first"
 	// (default for asc) or "nulls-last".
-	Direction string `json:"direction,omitempty"`
-	NullOrder string `json:"null_order,omitempty"`
+	Direction string
+	NullOrder string
 }
 
 // CreateTable describes a new table.
@@ -150,32 +154,32 @@ type DeleteRequest struct {
 // Result is what a commit did.
 type Result struct {
 	// SnapshotID is the new snapshot (0 for a dry run or a no-op).
-	SnapshotID       int64  `json:"snapshot_id"`
-	SequenceNumber   int64  `json:"sequence_number"`
-	Operation        string `json:"operation"`
-	MetadataLocation string `json:"metadata_location"`
-	AddedDataFiles   int64  `json:"added_data_files"`
-	AddedRecords     int64  `json:"added_records"`
-	AddedDeleteFiles int64  `json:"added_delete_files"`
-	DeletedDataFiles int64  `json:"deleted_data_files"`
+	SnapshotID       int64
+	SequenceNumber   int64
+	Operation        string
+	MetadataLocation string
+	AddedDataFiles   int64
+	AddedRecords     int64
+	AddedDeleteFiles int64
+	DeletedDataFiles int64
 	// DeletedRecords counts rows removed (whole files and positions).
-	DeletedRecords int64 `json:"deleted_records"`
-	AddedBytes     int64 `json:"added_bytes"`
+	DeletedRecords int64
+	AddedBytes     int64
 	// Attempts is how many commit attempts it took (1 without conflict).
-	Attempts int  `json:"attempts"`
-	DryRun   bool `json:"dry_run,omitempty"`
+	Attempts int
+	DryRun   bool
 }
 
-// AlterRequest is one alter_table call, committed as one change.
+// AlterRequest is one Alter call, committed as one change.
 type AlterRequest struct {
-	Schema           []SchemaChange    `json:"schema,omitempty"`
-	PartitionSpec    []SpecChange      `json:"partition_spec,omitempty"`
-	SortOrder        []SortField       `json:"sort_order,omitempty"`
-	SetProperties    map[string]string `json:"set_properties,omitempty"`
-	RemoveProperties []string          `json:"remove_properties,omitempty"`
-	Refs             []RefChange       `json:"refs,omitempty"`
+	Schema           []SchemaChange
+	PartitionSpec    []SpecChange
+	SortOrder        []SortField
+	SetProperties    map[string]string
+	RemoveProperties []string
+	Refs             []RefChange
 	// FormatVersion upgrades the table (never downgrades).
-	FormatVersion int `json:"format_version,omitempty"`
+	FormatVersion int
 }
 
 // SchemaChange is one schema change. Op is add_column, drop_column,
@@ -185,46 +189,46 @@ type AlterRequest struct {
 // column's dotted name ("a.b" for a nested field); for add_column it is
 // the new column's full path (its parent must exist).
 type SchemaChange struct {
-	Op   string `json:"op"`
-	Path string `json:"path,omitempty"`
+	Op   string
+	Path string
 	// Name is the new name (rename_column).
-	Name string `json:"name,omitempty"`
+	Name string
 	// Type is an Iceberg type in the spec's JSON form ("long",
 	// {"type":"struct",...}), for add_column and update_type.
-	Type     json.RawMessage `json:"type,omitempty"`
-	Required bool            `json:"required,omitempty"`
-	Doc      string          `json:"doc,omitempty"`
+	Type     json.RawMessage
+	Required bool
+	Doc      string
 	// Default is the v3 initial and write default in JSON single-value
 	// form (add_column).
-	Default json.RawMessage `json:"default,omitempty"`
+	Default json.RawMessage
 	// Ref is the column to move before or after.
-	Ref string `json:"ref,omitempty"`
+	Ref string
 	// Fields are the identifier fields (set_identifier_fields).
-	Fields []string `json:"fields,omitempty"`
+	Fields []string
 }
 
 // SpecChange is one partition spec change: Op add_field, remove_field or
 // rename_field.
 type SpecChange struct {
-	Op        string `json:"op"`
-	Source    string `json:"source,omitempty"`
-	Transform string `json:"transform,omitempty"`
-	Name      string `json:"name,omitempty"`
-	NewName   string `json:"new_name,omitempty"`
+	Op        string
+	Source    string
+	Transform string
+	Name      string
+	NewName   string
 }
 
 // RefChange is one branch or tag change: Op create_branch, create_tag,
 // replace_branch, replace_tag, remove_ref, fast_forward (Name to Target).
 type RefChange struct {
-	Op   string `json:"op"`
-	Name string `json:"name"`
+	Op   string
+	Name string
 	// SnapshotID is the snapshot pointed at (default: current).
-	SnapshotID *int64 `json:"snapshot_id,omitempty"`
+	SnapshotID *int64
 	// Target is the branch fast_forward moves Name to.
-	Target             string `json:"target,omitempty"`
-	MaxRefAgeMs        *int64 `json:"max_ref_age_ms,omitempty"`
-	MaxSnapshotAgeMs   *int64 `json:"max_snapshot_age_ms,omitempty"`
-	MinSnapshotsToKeep *int   `json:"min_snapshots_to_keep,omitempty"`
+	Target             string
+	MaxRefAgeMs        *int64
+	MaxSnapshotAgeMs   *int64
+	MinSnapshotsToKeep *int
 }
 
 // ExpireRequest is one expire_snapshots call.
@@ -272,23 +276,23 @@ type RewriteManifestsRequest struct {
 
 // RemovedFile is a file maintenance removed, or would remove.
 type RemovedFile struct {
-	Location string `json:"location"`
+	Location string
 	// Kind is data, position-deletes, equality-deletes, manifest,
 	// manifest-list, metadata, statistics or other.
-	Kind string `json:"kind"`
-	Size int64  `json:"size,omitempty"`
+	Kind string
+	Size int64
 }
 
 // MaintenanceResult is what a maintenance action did, or would do.
 type MaintenanceResult struct {
-	DryRun bool `json:"dry_run"`
+	DryRun bool
 	// SnapshotID is the commit made (0 for none).
-	SnapshotID       int64          `json:"snapshot_id,omitempty"`
-	ExpiredSnapshots []int64        `json:"expired_snapshots,omitempty"`
-	Removed          []RemovedFile  `json:"removed"`
-	Counts           map[string]int `json:"counts"`
+	SnapshotID       int64
+	ExpiredSnapshots []int64
+	Removed          []RemovedFile
+	Counts           map[string]int
 	// Rewritten counts input and output files of compaction and manifest
 	// rewrites.
-	RewrittenFiles int64 `json:"rewritten_files,omitempty"`
-	AddedFiles     int64 `json:"added_files,omitempty"`
+	RewrittenFiles int64
+	AddedFiles     int64
 }

@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/testkit/writecheck"
-	"github.com/iceflight/iceflight/writer"
 )
 
 // unchanged fails t unless Iceberg Java finds the table as before (same
@@ -123,8 +123,8 @@ func TestWritesBadInputChangesNothing(t *testing.T) {
 	})
 }
 
-func writePartition(source, transform string) writer.PartitionField {
-	return writer.PartitionField{Source: source, Transform: transform}
+func writePartition(source, transform string) actions.PartitionField {
+	return actions.PartitionField{Source: source, Transform: transform}
 }
 
 // TestWritesNeedAWriteGrant serves with a tokens file: a read-only token

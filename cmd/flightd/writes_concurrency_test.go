@@ -10,9 +10,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/testkit/testutil"
 	"github.com/iceflight/iceflight/testkit/writecheck"
-	"github.com/iceflight/iceflight/writer"
 )
 
 // TestWritesConcurrentAppendsLandExactlyOnce has 8 clients append 50
@@ -107,7 +107,7 @@ func TestWritesConcurrentAppendsLandExactlyOnce(t *testing.T) {
 		ewg.Add(1)
 		go func() {
 			defer ewg.Done()
-			var mr writer.MaintenanceResult
+			var mr actions.MaintenanceResult
 			results[k] = action(ctx, tg.fc, "expire_snapshots", map[string]any{"table": tg.table, "older_than": older, "retain_last": 10 + k}, &mr)
 		}()
 	}

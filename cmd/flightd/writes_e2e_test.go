@@ -20,8 +20,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/testkit/writecheck"
-	"github.com/iceflight/iceflight/writer"
 )
 
 // serveWrites runs "flightd serve" in-process with args on a loopback port
@@ -114,7 +114,7 @@ func sqlTarget(t *testing.T, name string) *writeTarget {
 }
 
 // create makes the namespace (if missing) and the table.
-func (tg *writeTarget) create(ctx context.Context, t *testing.T, version int, spec ...writer.PartitionField) {
+func (tg *writeTarget) create(ctx context.Context, t *testing.T, version int, spec ...actions.PartitionField) {
 	t.Helper()
 	err := action(ctx, tg.fc, "create_namespace", map[string]any{"namespace": tg.ns}, nil)
 	if err != nil && status.Code(err) != codes.AlreadyExists {
@@ -129,7 +129,7 @@ func (tg *writeTarget) create(ctx context.Context, t *testing.T, version int, sp
 }
 
 // append puts the rows ids in batches of at most 25.
-func (tg *writeTarget) append(ctx context.Context, t *testing.T, m model, rowIDs ...int64) writer.Result {
+func (tg *writeTarget) append(ctx context.Context, t *testing.T, m model, rowIDs ...int64) actions.WriteResult {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)
@@ -181,16 +181,16 @@ func TestWritesTransformsReadBackEverywhere(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		spec writer.PartitionField
+		spec actions.PartitionField
 	}{
-		{"identity", writer.PartitionField{Source: "day", Transform: "identity"}},
-		{"bucket", writer.PartitionField{Source: "id", Transform: "bucket[4]"}},
-		{"truncate", writer.PartitionField{Source: "name", Transform: "truncate[2]"}},
-		{"year", writer.PartitionField{Source: "day", Transform: "year"}},
-		{"month", writer.PartitionField{Source: "ts", Transform: "month"}},
-		{"day", writer.PartitionField{Source: "ts", Transform: "day"}},
-		{"hour", writer.PartitionField{Source: "ts", Transform: "hour"}},
-		{"void", writer.PartitionField{Source: "score", Transform: "void"}},
+		{"identity", actions.PartitionField{Source: "day", Transform: "identity"}},
+		{"bucket", actions.PartitionField{Source: "id", Transform: "bucket[4]"}},
+		{"truncate", actions.PartitionField{Source: "name", Transform: "truncate[2]"}},
+		{"year", actions.PartitionField{Source: "day", Transform: "year"}},
+		{"month", actions.PartitionField{Source: "ts", Transform: "month"}},
+		{"day", actions.PartitionField{Source: "ts", Transform: "day"}},
+		{"hour", actions.PartitionField{Source: "ts", Transform: "hour"}},
+		{"void", actions.PartitionField{Source: "score", Transform: "void"}},
 	} {
 		for _, version := range []int{2, 3} {
 			t.Run(fmt.Sprintf("%s v%d", tc.name, version), func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestWritesTransformsReadBackEverywhere(t *testing.T) {
 				if res.AddedRecords != 40 || res.Operation != "append" {
 					t.Errorf("append result %+v, want 40 records appended", res)
 				}
-				var del writer.Result
+				var del actions.WriteResult
 				if err := action(ctx, tg.fc, "delete", map[string]any{"table": tg.table, "filter": "id >= 10 and id < 20"}, &del); err != nil {
 					t.Fatalf("delete: %v", err)
 				}
@@ -240,7 +240,7 @@ func TestWritesLifecycleReadsBackEverywhere(t *testing.T) {
 
 func lifecycle(t *testing.T, tg *writeTarget, version int) {
 	ctx := context.Background()
-	tg.create(ctx, t, version, writer.PartitionField{Source: "id", Transform: "bucket[4]"})
+	tg.create(ctx, t, version, actions.PartitionField{Source: "id", Transform: "bucket[4]"})
 	m := model{}
 	res := tg.append(ctx, t, m, ids(0, 50)...)
 	tg.check(ctx, t, "the first append", m, res.SnapshotID)
@@ -263,10 +263,10 @@ func lifecycle(t *testing.T, tg *writeTarget, version int) {
 	m.add(ids(1000, 5)...)
 	tg.check(ctx, t, "an overwrite of id < 10", m, res.SnapshotID)
 
-	deleteStep := func(step string, body map[string]any, drop func(int64) bool, want func(writer.Result) bool) {
+	deleteStep := func(step string, body map[string]any, drop func(int64) bool, want func(actions.WriteResult) bool) {
 		t.Helper()
 		body["table"] = tg.table
-		var res writer.Result
+		var res actions.WriteResult
 		if err := action(ctx, tg.fc, "delete", body, &res); err != nil {
 			t.Fatalf("%s: %v", step, err)
 		}
@@ -279,20 +279,20 @@ func lifecycle(t *testing.T, tg *writeTarget, version int) {
 	deleteStep("a merge-on-read delete (position deletes in v2, deletion vectors in v3)",
 		map[string]any{"filter": "id >= 20 and id < 30"},
 		func(id int64) bool { return id >= 20 && id < 30 },
-		func(r writer.Result) bool { return r.AddedDeleteFiles > 0 && r.DeletedRecords == 10 })
+		func(r actions.WriteResult) bool { return r.AddedDeleteFiles > 0 && r.DeletedRecords == 10 })
 	deleteStep("a copy-on-write delete",
 		map[string]any{"filter": "id >= 40 and id < 45", "copy_on_write": true},
 		func(id int64) bool { return id >= 40 && id < 45 },
-		func(r writer.Result) bool { return r.AddedDeleteFiles == 0 && r.DeletedDataFiles > 0 })
+		func(r actions.WriteResult) bool { return r.AddedDeleteFiles == 0 && r.DeletedDataFiles > 0 })
 	deleteStep("a delete of whole files (the overwrite's, all id >= 1000)",
 		map[string]any{"filter": "id >= 1000"},
 		func(id int64) bool { return id >= 1000 },
-		func(r writer.Result) bool {
+		func(r actions.WriteResult) bool {
 			return r.AddedDeleteFiles == 0 && r.DeletedDataFiles > 0 && r.DeletedRecords == 5
 		})
 
 	// Schema evolution: add extra, rename score to points, drop name.
-	alter := map[string]any{"table": tg.table, "schema": []writer.SchemaChange{
+	alter := map[string]any{"table": tg.table, "schema": []actions.SchemaChange{
 		{Op: "add_column", Path: "extra", Type: json.RawMessage(`"string"`)},
 		{Op: "rename_column", Path: "score", Name: "points"},
 		{Op: "drop_column", Path: "name"},
@@ -311,20 +311,20 @@ func lifecycle(t *testing.T, tg *writeTarget, version int) {
 	}
 
 	// Spec evolution: add day(ts), then append with the evolved schema.
-	spec := map[string]any{"table": tg.table, "partition_spec": []writer.SpecChange{{Op: "add_field", Source: "ts", Transform: "day"}}}
+	spec := map[string]any{"table": tg.table, "partition_spec": []actions.SpecChange{{Op: "add_field", Source: "ts", Transform: "day"}}}
 	if err := action(ctx, tg.fc, "alter_table", spec, nil); err != nil {
 		t.Fatalf("alter_table partition_spec: %v", err)
 	}
 	res = tg.appendEvolved(ctx, t, m, ids(200, 30)...)
 	tg.check(ctx, t, "an append after schema and spec evolution", m, res.SnapshotID)
 
-	var mr writer.MaintenanceResult
+	var mr actions.MaintenanceResult
 	if err := action(ctx, tg.fc, "rewrite_manifests", map[string]any{"table": tg.table}, &mr); err != nil {
 		t.Fatalf("rewrite_manifests: %v", err)
 	}
 	tg.check(ctx, t, "rewrite_manifests", m, mr.SnapshotID)
 
-	mr = writer.MaintenanceResult{}
+	mr = actions.MaintenanceResult{}
 	if err := action(ctx, tg.fc, "rewrite_data_files", map[string]any{"table": tg.table, "min_input_files": 2}, &mr); err != nil {
 		t.Fatalf("rewrite_data_files: %v", err)
 	}
@@ -334,7 +334,7 @@ func lifecycle(t *testing.T, tg *writeTarget, version int) {
 	tg.check(ctx, t, "compaction", m, mr.SnapshotID)
 
 	now := time.Now().UTC().Format(time.RFC3339Nano)
-	mr = writer.MaintenanceResult{}
+	mr = actions.MaintenanceResult{}
 	if err := action(ctx, tg.fc, "expire_snapshots", map[string]any{"table": tg.table, "older_than": now, "retain_last": 1}, &mr); err != nil {
 		t.Fatalf("expire_snapshots: %v", err)
 	}
@@ -351,7 +351,7 @@ func lifecycle(t *testing.T, tg *writeTarget, version int) {
 	}
 	old := time.Now().Add(-time.Hour)
 	os.Chtimes(stray, old, old)
-	mr = writer.MaintenanceResult{}
+	mr = actions.MaintenanceResult{}
 	if err := action(ctx, tg.fc, "remove_orphan_files", map[string]any{"table": tg.table, "older_than": time.Now().UTC().Format(time.RFC3339Nano)}, &mr); err != nil {
 		t.Fatalf("remove_orphan_files: %v", err)
 	}
@@ -369,7 +369,7 @@ var evolvedSchema = arrow.NewSchema([]arrow.Field{
 }, nil)
 
 // appendEvolved appends rows ids with evolvedSchema (extra is "x<id>").
-func (tg *writeTarget) appendEvolved(ctx context.Context, t *testing.T, m model, rowIDs ...int64) writer.Result {
+func (tg *writeTarget) appendEvolved(ctx context.Context, t *testing.T, m model, rowIDs ...int64) actions.WriteResult {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	defer mem.AssertSize(t, 0)

@@ -15,14 +15,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/testkit/testutil"
 	"github.com/iceflight/iceflight/testkit/writecheck"
-	"github.com/iceflight/iceflight/writer"
 )
 
 // The write tests speak the wire contract of issue 13 with a plain Flight
 // client: DoPut with a CMD descriptor {"table", "mode", "filter"} and one
-// PutResult whose app_metadata is writer.Result's JSON; DoAction with JSON
+// PutResult whose app_metadata is actions.WriteResult's JSON; DoAction with JSON
 // bodies and JSON results.
 
 // putCommand is the DoPut descriptor's command.
@@ -33,8 +33,8 @@ type putCommand struct {
 }
 
 // put streams recs to table with DoPut and returns the commit's result.
-func put(ctx context.Context, fc flight.Client, cmd putCommand, recs ...arrow.RecordBatch) (writer.Result, error) {
-	var res writer.Result
+func put(ctx context.Context, fc flight.Client, cmd putCommand, recs ...arrow.RecordBatch) (actions.WriteResult, error) {
+	var res actions.WriteResult
 	if len(recs) == 0 {
 		return res, errors.New("put needs a batch for its schema")
 	}
@@ -124,15 +124,15 @@ func action(ctx context.Context, fc flight.Client, name string, body, out any) e
 
 // createTable is the create_table action's body.
 type createTable struct {
-	Table         string                  `json:"table"`
-	Schema        []byte                  `json:"schema"` // Arrow IPC schema, base64 in JSON
-	PartitionBy   []writer.PartitionField `json:"partition_by,omitempty"`
-	Properties    map[string]string       `json:"properties,omitempty"`
-	FormatVersion int                     `json:"format_version,omitempty"`
-	IfNotExists   bool                    `json:"if_not_exists,omitempty"`
+	Table         string                   `json:"table"`
+	Schema        []byte                   `json:"schema"` // Arrow IPC schema, base64 in JSON
+	PartitionBy   []actions.PartitionField `json:"partition_by,omitempty"`
+	Properties    map[string]string        `json:"properties,omitempty"`
+	FormatVersion int                      `json:"format_version,omitempty"`
+	IfNotExists   bool                     `json:"if_not_exists,omitempty"`
 }
 
-func newTable(name string, schema *arrow.Schema, version int, spec ...writer.PartitionField) createTable {
+func newTable(name string, schema *arrow.Schema, version int, spec ...actions.PartitionField) createTable {
 	return createTable{Table: name, Schema: flight.SerializeSchema(schema, memory.DefaultAllocator), PartitionBy: spec, FormatVersion: version}
 }
 

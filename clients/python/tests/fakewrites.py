@@ -60,6 +60,12 @@ class WriteServer(fl.FlightServerBase):  # type: ignore[misc]
             answers = [{"snapshot_id": 7, "operation": "delete", "deleted_records": 3, "dry_run": body.get("dry_run", False)}]
         elif action.type == "list_namespaces":
             answers = [["a", "b"], ["c"]]
+        elif action.type == "snapshots":
+            answers = [[]]
+        elif action.type == "refs":
+            answers = [{}]
+        elif action.type == "refresh":
+            answers = [{"refreshed": True}]
         elif action.type in ("expire_snapshots", "remove_orphan_files", "rewrite_data_files", "rewrite_manifests"):
             files = [{"location": f"mem://t/data/{i}.parquet", "kind": "data", "size": i} for i in range(3)]
             answers = [{"dry_run": body.get("dry_run", False), "removed": files[:1], "counts": {"data": 3}}]
