@@ -15,7 +15,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/manifests"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 	"github.com/iceflight/iceflight/internal/panics"
 )
 
@@ -45,7 +45,7 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 			var mfs []iceberg.ManifestFile
 			err := readFile(ctx, t.IO, "manifest list", snap.ManifestList, -1, p.maxManifest, func(data []byte) error {
 				var err error
-				if mfs, err = manifests.ReadList(bytes.NewReader(data), t.Metadata.FormatVersion, snap); err != nil {
+				if mfs, err = manifest.ReadList(bytes.NewReader(data), t.Metadata.FormatVersion, snap); err != nil {
 					return fmt.Errorf("manifest list %s: %w", snap.ManifestList, err)
 				}
 				return nil
@@ -64,7 +64,7 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 	}
 	// A v1 snapshot lists its manifests directly; only their headers are
 	// read here, for the partition spec id.
-	return manifests.FromPaths(snap, func(path string) (io.ReadCloser, error) {
+	return manifest.FromPaths(snap, func(path string) (io.ReadCloser, error) {
 		f, err := t.IO.Open(ctx, path)
 		if err != nil {
 			return nil, err
@@ -190,7 +190,7 @@ func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile
 		var entries []iceberg.ManifestEntry
 		err := readFile(ctx, t.IO, "manifest", mf.Path, mf.Length, p.maxManifest, func(data []byte) error {
 			var err error
-			if entries, err = manifests.Read(bytes.NewReader(data), mf, partitionType(t.Metadata, spec), manifests.WithMetrics(cols)); err != nil {
+			if entries, err = manifest.Read(bytes.NewReader(data), mf, partitionType(t.Metadata, spec), manifest.WithMetrics(cols)); err != nil {
 				return fmt.Errorf("manifest %s: %w", mf.Path, err)
 			}
 			return nil
@@ -286,7 +286,7 @@ const maxPooledRead = 4 << 20
 
 // manifestSize estimates the memory decoded entries hold, for the cache's
 // byte bound: the entries' array, and per entry its path, partition values,
-// split offsets and column metrics. Metrics are slices that manifests.Read
+// split offsets and column metrics. Metrics are slices that manifest.Read
 // packs into a few shared allocations, so each count or bound costs its
 // element (plus a bound's bytes) and nothing per column besides.
 func manifestSize(entries []iceberg.ManifestEntry) int64 {

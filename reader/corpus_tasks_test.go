@@ -10,7 +10,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/manifests"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -36,7 +36,7 @@ func snapshotFiles(t *testing.T, tbl *catalog.Table) (data, deletes []liveFile) 
 	if err != nil {
 		t.Fatalf("manifest list: %v", err)
 	}
-	mfs, err := manifests.ReadList(strings.NewReader(string(raw)), md.FormatVersion, snap)
+	mfs, err := manifest.ReadList(strings.NewReader(string(raw)), md.FormatVersion, snap)
 	if err != nil {
 		t.Fatalf("manifest list %s: %v", snap.ManifestList, err)
 	}
@@ -49,7 +49,7 @@ func snapshotFiles(t *testing.T, tbl *catalog.Table) (data, deletes []liveFile) 
 		if err != nil {
 			t.Fatalf("manifest: %v", err)
 		}
-		entries, err := manifests.Read(strings.NewReader(string(raw)), mf, spec.PartitionType(md.CurrentSchema()))
+		entries, err := manifest.Read(strings.NewReader(string(raw)), mf, spec.PartitionType(md.CurrentSchema()))
 		if err != nil {
 			t.Fatalf("manifest %s: %v", mf.Path, err)
 		}

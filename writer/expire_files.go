@@ -12,7 +12,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/manifests"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 )
 
 // maintenanceReaders bounds the manifests read at once by maintenance.
@@ -44,7 +44,7 @@ func contentKind(c iceberg.FileContent) string {
 // entries, or for a v1 snapshot without a list the manifests it names.
 func snapshotManifests(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) ([]iceberg.ManifestFile, error) {
 	if s.ManifestList == "" {
-		return manifests.FromPaths(s, func(p string) (io.ReadCloser, error) {
+		return manifest.FromPaths(s, func(p string) (io.ReadCloser, error) {
 			b, err := fileio.ReadAll(ctx, t.IO, p, maxManifestBytes)
 			if err != nil {
 				return nil, err
@@ -56,7 +56,7 @@ func snapshotManifests(ctx context.Context, t *catalog.Table, s *iceberg.Snapsho
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s of snapshot %d: %w", s.ManifestList, s.SnapshotID, err)
 	}
-	mfs, err := manifests.ReadList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
+	mfs, err := manifest.ReadList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s of snapshot %d: %w", s.ManifestList, s.SnapshotID, err)
 	}

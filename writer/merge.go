@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/writer/manifest"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 )
 
 // Manifest merging properties and Iceberg Java's defaults

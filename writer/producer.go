@@ -11,8 +11,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/manifests"
-	"github.com/iceflight/iceflight/writer/manifest"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 )
 
 // maxManifestBytes bounds what one manifest or manifest list read may
@@ -193,7 +192,7 @@ func readList(ctx context.Context, t *catalog.Table, s *iceberg.Snapshot) ([]ice
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
-	mfs, err := manifests.ReadList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
+	mfs, err := manifest.ReadList(strings.NewReader(string(b)), t.Metadata.FormatVersion, s)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest list %s: %w", s.ManifestList, err)
 	}
@@ -211,7 +210,7 @@ func readManifest(ctx context.Context, t *catalog.Table, mf iceberg.ManifestFile
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", mf.Path, err)
 	}
-	entries, err := manifests.Read(strings.NewReader(string(b)), mf, spec.PartitionType(md.CurrentSchema()))
+	entries, err := manifest.Read(strings.NewReader(string(b)), mf, spec.PartitionType(md.CurrentSchema()))
 	if err != nil {
 		return nil, fmt.Errorf("read manifest %s: %w", mf.Path, err)
 	}
@@ -347,7 +346,7 @@ func (p *producer) writeManifest(ctx context.Context, content iceberg.ManifestCo
 	p.sum.manifestsCreated++
 	var mf iceberg.ManifestFile
 	err := p.create(ctx, loc, func(out io.Writer) error {
-		mw, err := manifest.NewWriter(out, manifest.Options{FormatVersion: p.md.FormatVersion, Content: content, Schema: p.schema, Spec: spec, SnapshotID: p.snapshotID})
+		mw, err := manifest.NewWriter(out, manifest.WriterOptions{FormatVersion: p.md.FormatVersion, Content: content, Schema: p.schema, Spec: spec, SnapshotID: p.snapshotID})
 		if err != nil {
 			return err
 		}
@@ -386,7 +385,7 @@ func (p *producer) create(ctx context.Context, loc string, fill func(io.Writer) 
 // snapshot.
 func (p *producer) writeList(ctx context.Context, list []iceberg.ManifestFile) (*iceberg.Snapshot, error) {
 	loc := fmt.Sprintf("%s/snap-%d-%d-%s.avro", p.metaDir, p.snapshotID, p.attempt, p.commitUUID)
-	opts := manifest.ListOptions{FormatVersion: p.md.FormatVersion, SnapshotID: p.snapshotID, SequenceNumber: p.seq}
+	opts := manifest.WriteListOptions{FormatVersion: p.md.FormatVersion, SnapshotID: p.snapshotID, SequenceNumber: p.seq}
 	var parentID *int64
 	if p.parent != nil {
 		id := p.parent.SnapshotID

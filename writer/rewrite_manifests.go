@@ -8,7 +8,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/writer/manifest"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 )
 
 // Manifest rewrite settings (Iceberg Java's TableProperties).

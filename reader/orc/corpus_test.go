@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/manifests"
+	"github.com/iceflight/iceflight/iceberg/manifest"
 )
 
 // The corpus (../shared/conformance, see its README.md) holds real Iceberg
@@ -232,10 +232,10 @@ func (ct *corpusTable) liveFiles(t *testing.T, s *iceberg.Snapshot) []iceberg.Da
 		if f, err = open(s.ManifestList); err != nil {
 			t.Fatal(err)
 		}
-		mfs, err = manifests.ReadList(f, ct.md.FormatVersion, s)
+		mfs, err = manifest.ReadList(f, ct.md.FormatVersion, s)
 		f.Close()
 	} else {
-		mfs, err = manifests.FromPaths(s, open)
+		mfs, err = manifest.FromPaths(s, open)
 	}
 	if err != nil {
 		t.Fatalf("%s: manifests of snapshot %d: %v", ct.name, s.SnapshotID, err)
@@ -250,7 +250,7 @@ func (ct *corpusTable) liveFiles(t *testing.T, s *iceberg.Snapshot) []iceberg.Da
 		if err != nil {
 			t.Fatal(err)
 		}
-		es, err := manifests.Read(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
+		es, err := manifest.Read(f, mf, spec.PartitionType(ct.md.CurrentSchema()))
 		f.Close()
 		if err != nil {
 			t.Fatalf("%s: manifest %s: %v", ct.name, mf.Path, err)
