@@ -6,6 +6,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -25,7 +26,7 @@ func (a *Authenticator) access(ctx context.Context) catalog.Access {
 // and any file of the table's folder relative to the table, as Iceberg's
 // relative locations are. A ticket's paths are where the coordinator
 // found the files, the server's own, and stay in the ticket.
-func readError(t *iceflightv1.Ticket, task *iceflightv1.Task, err error) error {
+func readError(t *iceflightv1.Ticket, task *scantask.Task, err error) error {
 	if task.FilePath != "" {
 		err = fileio.Rename(err, task.Path, task.FilePath)
 	}

@@ -19,8 +19,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/planner"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // errNoWorkers is returned when a coordinator has no worker that is fit to
@@ -253,7 +253,7 @@ func (w *Workers) Healthy() []string {
 
 // Locations orders the healthy workers for one endpoint: the worker most
 // of its bytes hash to first, then the others as fallbacks.
-func (w *Workers) Locations(tasks []*iceflightv1.Task) ([]*flight.Location, error) {
+func (w *Workers) Locations(tasks []*scantask.Task) ([]*flight.Location, error) {
 	addrs := w.Healthy()
 	if len(addrs) == 0 {
 		return nil, errNoWorkers
@@ -272,7 +272,7 @@ func (w *Workers) Locations(tasks []*iceflightv1.Task) ([]*flight.Location, erro
 // worker's caches) and moves only if that worker leaves. Workers with equal
 // votes, and those with none, are ordered by their score for the first
 // path, which keeps the fallbacks stable too.
-func rendezvous(addrs []string, tasks []*iceflightv1.Task) []string {
+func rendezvous(addrs []string, tasks []*scantask.Task) []string {
 	votes := make(map[string]int64, len(addrs))
 	for _, t := range tasks {
 		best, bestScore := "", uint64(0)

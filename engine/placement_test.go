@@ -9,18 +9,18 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/iceflight/iceflight/iceberg/scantask"
+
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	"google.golang.org/grpc/status"
-
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
-func tasksFor(paths ...string) []*iceflightv1.Task {
-	out := make([]*iceflightv1.Task, len(paths))
+func tasksFor(paths ...string) []*scantask.Task {
+	out := make([]*scantask.Task, len(paths))
 	for i, p := range paths {
-		out[i] = &iceflightv1.Task{Path: p, FileSize: 100}
+		out[i] = &scantask.Task{Path: p, FileSize: 100}
 	}
 	return out
 }
@@ -65,11 +65,11 @@ func TestRendezvousKeepsFilesOnTheirWorker(t *testing.T) {
 func TestRendezvousFollowsTheBytes(t *testing.T) {
 	t.Parallel()
 	workers := []string{"a:1", "b:1", "c:1"}
-	big := &iceflightv1.Task{Path: "/t/big.parquet", FileSize: 1 << 30}
-	alone := rendezvous(workers, []*iceflightv1.Task{big})[0]
-	var small []*iceflightv1.Task
+	big := &scantask.Task{Path: "/t/big.parquet", FileSize: 1 << 30}
+	alone := rendezvous(workers, []*scantask.Task{big})[0]
+	var small []*scantask.Task
 	for i := range 20 {
-		small = append(small, &iceflightv1.Task{Path: fmt.Sprintf("/t/small-%d.parquet", i), FileSize: 1 << 10})
+		small = append(small, &scantask.Task{Path: fmt.Sprintf("/t/small-%d.parquet", i), FileSize: 1 << 10})
 	}
 	if got := rendezvous(workers, append(small, big))[0]; got != alone {
 		t.Errorf("endpoint led by %s, want %s where its largest file lives", got, alone)

@@ -177,7 +177,6 @@ func (e *Engine) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.
 		EqualitySchema:   schemas.equality,
 		FilterSchema:     schemas.filter,
 		NameMapping:      schemas.mapping,
-		Tasks:            ep.Tasks,
 		Limit:            plan.Limit,
 		StorageProfile:   src.profile,
 
@@ -207,7 +206,9 @@ func (e *Engine) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.
 	if err != nil {
 		return nil, endpointSize{}, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
-	defer compactTicket(t)()
+	if err := encodeTasks(t, ep.Tasks); err != nil {
+		return nil, endpointSize{}, fmt.Errorf("table %s: %w", plan.Table, err)
+	}
 	ticket, err := e.signer.Sign(t)
 	if err != nil {
 		return nil, endpointSize{}, fmt.Errorf("table %s: %w", plan.Table, err)

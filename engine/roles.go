@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // Role is what a flightd process does.
@@ -71,7 +71,7 @@ func (e *Engine) needStreamer() error {
 // locations says where an endpoint's ticket is redeemed: workers chosen by
 // rendezvous hashing, this process's advertised address, or the connection
 // the client planned on.
-func (e *Engine) locations(tasks []*iceflightv1.Task) ([]*flight.Location, error) {
+func (e *Engine) locations(tasks []*scantask.Task) ([]*flight.Location, error) {
 	switch {
 	case e.workers != nil:
 		locs, err := e.workers.Locations(tasks)

@@ -109,7 +109,7 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 	if err != nil {
 		return err
 	}
-	scan, err := decodeScan(t)
+	scan, tasks, err := decodeScan(t)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 		call.AddServed(rec.NumRows(), n)
 		return nil
 	}))
-	for _, task := range t.Tasks {
+	for _, task := range tasks {
 		err := rd.Read(ctx, scan, task, emit)
 		if errors.Is(err, errLimitReached) {
 			return nil

@@ -13,10 +13,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/expr"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
-	"github.com/iceflight/iceflight/reader"
 )
 
 // Ticket verification errors. ErrTicketExpired maps to Unauthenticated (the
@@ -224,107 +221,6 @@ func (s *Signer) mac(key []byte, keyID string, payload []byte) []byte {
 	return h.Sum(nil)
 }
 
-// compactTicket moves what the tasks of a ticket share out of them: the
-// folder of their paths and their residual filters, so a ticket of
-// thousands of files, or of a filter of megabytes, does not repeat them for
-// each task. It edits the tasks, which belong to the plan, in place; the
-// returned func puts them back, so the plan can be grouped and built again.
-func compactTicket(t *iceflightv1.Ticket) (restore func()) {
-	paths := make([]string, len(t.Tasks))
-	residuals := make([]string, len(t.Tasks))
-	for i, task := range t.Tasks {
-		paths[i], residuals[i] = task.Path, task.ResidualJson
-	}
-	compactPaths(t)
-	compactResiduals(t)
-	return func() {
-		for i, task := range t.Tasks {
-			task.Path, task.ResidualJson, task.ResidualIndex = paths[i], residuals[i], 0
-		}
-	}
-}
-
-// expandTicket restores the full task paths of a verified ticket; its
-// residuals stay shared (decodeScan decodes each once).
-func expandTicket(t *iceflightv1.Ticket) {
-	expandPaths(t)
-}
-
-// compactPaths moves the folder that every task path shares into the
-// ticket's path prefix.
-func compactPaths(t *iceflightv1.Ticket) {
-	if len(t.Tasks) == 0 {
-		return
-	}
-	prefix := t.Tasks[0].Path
-	for _, task := range t.Tasks[1:] {
-		prefix = commonPrefix(prefix, task.Path)
-	}
-	// Cut back to a folder boundary so no task path becomes empty.
-	prefix = prefix[:strings.LastIndexByte(prefix, '/')+1]
-	if prefix == "" {
-		return
-	}
-	t.PathPrefix = prefix
-	for _, task := range t.Tasks {
-		task.Path = task.Path[len(prefix):]
-	}
-}
-
-// expandPaths restores the full task paths of a verified ticket.
-func expandPaths(t *iceflightv1.Ticket) {
-	if t.PathPrefix == "" {
-		return
-	}
-	for _, task := range t.Tasks {
-		task.Path = t.PathPrefix + task.Path
-	}
-	t.PathPrefix = ""
-}
-
-// compactResiduals sends each distinct residual of the tasks once, in the
-// ticket's residuals, which the tasks name by index. Tasks of one file
-// split in parts, and of an unpartitioned table, all share one; a worker
-// decodes each once.
-func compactResiduals(t *iceflightv1.Ticket) {
-	index := make(map[string]int32)
-	for _, task := range t.Tasks {
-		r := task.ResidualJson
-		if r == "" {
-			continue
-		}
-		i, ok := index[r]
-		if !ok {
-			t.Residuals = append(t.Residuals, r)
-			i = int32(len(t.Residuals))
-			index[r] = i
-		}
-		task.ResidualIndex, task.ResidualJson = i, ""
-	}
-}
-
-// decodeResiduals decodes each residual of a verified ticket once and
-// checks that every task names one it has.
-func decodeResiduals(t *iceflightv1.Ticket) ([]expr.Expr, error) {
-	out := make([]expr.Expr, len(t.Residuals))
-	for i, r := range t.Residuals {
-		e, err := expr.ParseJSON([]byte(r))
-		if err != nil {
-			return nil, fmt.Errorf("%w: table %s: residual filter %d: %v", ErrTicketInvalid, t.Table, i+1, err)
-		}
-		out[i] = e
-	}
-	for _, task := range t.Tasks {
-		if task.ResidualJson != "" {
-			return nil, fmt.Errorf("%w: table %s: task %s carries its own residual", ErrTicketInvalid, t.Table, task.Path)
-		}
-		if i := task.ResidualIndex; i < 0 || int(i) > len(out) {
-			return nil, fmt.Errorf("%w: table %s: task %s names residual %d of %d", ErrTicketInvalid, t.Table, task.Path, i, len(out))
-		}
-	}
-	return out, nil
-}
-
 func commonPrefix(a, b string) string {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
@@ -333,35 +229,4 @@ func commonPrefix(a, b string) string {
 		}
 	}
 	return a[:n]
-}
-
-// decodeScan expands a verified ticket and decodes what its tasks share
-// into the reader's scan: the schemas, the name mapping and the residual
-// filters, each once per ticket.
-func decodeScan(t *iceflightv1.Ticket) (reader.Scan, error) {
-	expandTicket(t)
-	var scan reader.Scan
-	for _, s := range []struct {
-		src *iceflightv1.Schema
-		dst **iceberg.Schema
-	}{{t.Schema, &scan.Schema}, {t.EqualitySchema, &scan.EqualitySchema}, {t.FilterSchema, &scan.FilterSchema}} {
-		var err error
-		if *s.dst, err = decodeSchema(s.src); err != nil {
-			return reader.Scan{}, fmt.Errorf("%w: table %s: schema: %v", ErrTicketInvalid, t.Table, err)
-		}
-	}
-	if scan.Schema == nil {
-		return reader.Scan{}, fmt.Errorf("%w: table %s: no schema", ErrTicketInvalid, t.Table)
-	}
-	var err error
-	if scan.NameMapping, err = decodeNameMapping(t.NameMapping); err != nil {
-		return reader.Scan{}, fmt.Errorf("%w: table %s: name mapping: %v", ErrTicketInvalid, t.Table, err)
-	}
-	if scan.Residuals, err = decodeResiduals(t); err != nil {
-		return reader.Scan{}, err
-	}
-	for _, id := range t.DictionaryFieldIds {
-		scan.Dictionary = append(scan.Dictionary, int(id))
-	}
-	return scan, nil
 }

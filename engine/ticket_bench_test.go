@@ -6,10 +6,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"google.golang.org/protobuf/proto"
 
-	"github.com/iceflight/iceflight/iceberg/expr"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // benchTicket signs a ticket of n tasks made from a real plan of the
@@ -30,19 +28,20 @@ func benchTicket(b *testing.B, n int) (*Engine, []byte) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	expandTicket(t)
-	for _, task := range t.Tasks { // back to the plan's form
-		task.ResidualJson, task.ResidualIndex = t.Residuals[task.ResidualIndex-1], 0
+	base, err := decodeTasks(t) // back to the plan's form
+	if err != nil {
+		b.Fatal(err)
 	}
 	t.Residuals = nil
-	base := t.Tasks
-	t.Tasks = nil
+	tasks := make([]*scantask.Task, n)
 	for i := range n {
-		task := proto.Clone(base[i%len(base)]).(*iceflightv1.Task)
+		task := *base[i%len(base)]
 		task.Path = fmt.Sprintf("%s-%d.parquet", task.Path, i)
-		t.Tasks = append(t.Tasks, task)
+		tasks[i] = &task
 	}
-	defer compactTicket(t)()
+	if err := encodeTasks(t, tasks); err != nil {
+		b.Fatal(err)
+	}
 	signed, err := svc.signer.Sign(t)
 	if err != nil {
 		b.Fatal(err)
@@ -51,10 +50,9 @@ func benchTicket(b *testing.B, n int) (*Engine, []byte) {
 }
 
 // BenchmarkTicketSetup measures what a worker does with a ticket before it
-// opens the first file: verify, decode, and parse the residuals the reader
-// would parse per file (before ticket format 2 every task's, now none: the
-// ticket's shared residuals are decoded once in decodeScan), for a ticket
-// of 1,000 tasks. It reports the signed ticket's size.
+// opens the first file: verify, and decode its scan and tasks, each shared
+// residual once (before ticket format 2 the reader parsed every task's),
+// for a ticket of 1,000 tasks. It reports the signed ticket's size.
 func BenchmarkTicketSetup(b *testing.B) {
 	svc, signed := benchTicket(b, 1000)
 	b.ReportAllocs()
@@ -63,17 +61,8 @@ func BenchmarkTicketSetup(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := decodeScan(t); err != nil {
+		if _, _, err := decodeScan(t); err != nil {
 			b.Fatal(err)
-		}
-		// What the reader parses per file: a residual of the task's own.
-		for _, task := range t.Tasks {
-			if task.ResidualJson == "" {
-				continue
-			}
-			if _, err := expr.ParseJSON([]byte(task.ResidualJson)); err != nil {
-				b.Fatal(err)
-			}
 		}
 	}
 	b.ReportMetric(float64(len(signed)), "ticket_bytes")

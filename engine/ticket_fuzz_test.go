@@ -127,7 +127,7 @@ func FuzzTicketPayload(f *testing.F) {
 			t.Fatalf("got %v\nwant %v", got, want)
 		}
 		// The typed parts decode or are refused, never panic.
-		if _, err := decodeScan(got); err != nil && !errors.Is(err, ErrTicketInvalid) {
+		if _, _, err := decodeScan(got); err != nil && !errors.Is(err, ErrTicketInvalid) {
 			t.Fatalf("decodeScan refusal %v does not wrap ErrTicketInvalid", err)
 		}
 	})

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -269,7 +272,7 @@ func TestATicketSendsASharedResidualOnce(t *testing.T) {
 	}
 }
 
-func TestDecodeResidualsRefusesAMissingResidual(t *testing.T) {
+func TestDecodeTasksRefusesAMissingResidual(t *testing.T) {
 	t.Parallel()
 	residual := `{"type":"eq","term":"vendor","value":"a"}`
 	cases := []struct {
@@ -287,41 +290,76 @@ func TestDecodeResidualsRefusesAMissingResidual(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tk := &iceflightv1.Ticket{Residuals: []string{residual}, Tasks: []*iceflightv1.Task{tc.task}}
-			got, err := decodeResiduals(tk)
+			got, err := decodeTasks(tk)
 			if (err == nil) != tc.ok {
-				t.Fatalf("decodeResiduals: %v, want ok %v", err, tc.ok)
+				t.Fatalf("decodeTasks: %v, want ok %v", err, tc.ok)
 			}
 			if err != nil && !errors.Is(err, ErrTicketInvalid) {
-				t.Fatalf("decodeResiduals: %v, want %v", err, ErrTicketInvalid)
+				t.Fatalf("decodeTasks: %v, want %v", err, ErrTicketInvalid)
 			}
-			if err == nil && (len(got) != 1 || got[0].String() == "") {
-				t.Fatalf("decoded %v", got)
+			if err == nil && (tc.task.ResidualIndex == 1) != (got[0].Residual != nil) {
+				t.Fatalf("residual index %d decoded as %v", tc.task.ResidualIndex, got[0].Residual)
 			}
 		})
 	}
 }
 
-func TestCompactResidualsRoundTrip(t *testing.T) {
+// A plan's tasks survive the ticket: every field, the residual each task
+// names, and the sharing of residuals, which the ticket carries once.
+func TestEncodeTasksRoundTrip(t *testing.T) {
 	t.Parallel()
-	residual := `{"type":"eq","term":"vendor","value":"a"}`
-	tk := &iceflightv1.Ticket{Tasks: []*iceflightv1.Task{{Path: "/w/a.parquet", ResidualJson: residual}, {Path: "/w/b.parquet", ResidualJson: residual}, {Path: "/w/c.parquet"}}}
-	restore := compactTicket(tk)
-	if len(tk.Residuals) != 1 {
-		t.Fatalf("%d residuals, want 1", len(tk.Residuals))
-	}
-	for i, task := range tk.Tasks {
-		if want := []int32{1, 1, 0}[i]; task.ResidualJson != "" || task.ResidualIndex != want {
-			t.Fatalf("task %d: residual %q index %d, want none and index %d", i, task.ResidualJson, task.ResidualIndex, want)
+	shared := &scantask.Residual{Expr: expr.Equal("vendor", "a")}
+	equal := &scantask.Residual{Expr: expr.Equal("vendor", "a")}
+	other := &scantask.Residual{Expr: expr.GreaterThan("id", int64(3))}
+	first := int64(11)
+	del := &scantask.DeleteFile{Path: "/w/d.parquet", Format: scantask.Parquet, Kind: scantask.EqualityDeletes,
+		FileSize: 9, RecordCount: 2, EqualityIDs: []int32{1}, DataSequenceNumber: 4, ReferencedDataFile: "/w/a.parquet",
+		ContentOffset: 5, ContentSize: 6, SpecID: 1}
+	full := &scantask.Task{Path: "/w/a.parquet", FilePath: "s3://b/w/a.parquet", Format: scantask.Parquet,
+		FileSize: 100, RecordCount: 10, RowGroups: []int32{0, 2}, Start: 4, Length: 50,
+		Constants: []*scantask.PartitionConstant{{FieldID: 3, Value: []byte{1}}, {FieldID: 4}}, SpecID: 1,
+		DataSequenceNumber: 7, FileSequenceNumber: 8, FirstRowID: &first, Deletes: []*scantask.DeleteFile{del},
+		PartitionJSON: `{"k":1}`, Residual: shared}
+	if v := reflect.ValueOf(*full); true {
+		for i := range v.NumField() {
+			if v.Field(i).IsZero() {
+				t.Fatalf("the test task leaves %s unset: set it so that the test checks it", v.Type().Field(i).Name)
+			}
 		}
 	}
-	restore()
-	for i, task := range tk.Tasks {
-		want := residual
-		if i == 2 {
-			want = ""
+	tasks := []*scantask.Task{full,
+		{Path: "/w/b.parquet", Format: scantask.Parquet, Residual: shared},
+		{Path: "/w/c.parquet", Format: scantask.Avro, Residual: equal},
+		{Path: "/w/d/e.parquet", Format: scantask.ORC, Residual: other},
+		{Path: "/w/f.parquet", Format: scantask.Parquet}}
+	tk := new(iceflightv1.Ticket)
+	if err := encodeTasks(tk, tasks); err != nil {
+		t.Fatal(err)
+	}
+	if len(tk.Residuals) != 2 || tk.PathPrefix != "/w/" {
+		t.Fatalf("%d residuals under prefix %q, want 2 under /w/", len(tk.Residuals), tk.PathPrefix)
+	}
+	for i, want := range []int32{1, 1, 1, 2, 0} {
+		if got := tk.Tasks[i].ResidualIndex; got != want || tk.Tasks[i].ResidualJson != "" {
+			t.Fatalf("task %d names residual %d (own %q), want %d", i, got, tk.Tasks[i].ResidualJson, want)
 		}
-		if task.ResidualJson != want || task.ResidualIndex != 0 {
-			t.Fatalf("restore left residual %q index %d", task.ResidualJson, task.ResidualIndex)
+	}
+	got, err := decodeTasks(tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].Residual != got[1].Residual || got[0].Residual != got[2].Residual || got[3].Residual == got[0].Residual || got[4].Residual != nil {
+		t.Fatal("decoded tasks do not share the residuals the ticket sends once")
+	}
+	for i, task := range got {
+		want := *tasks[i]
+		if (task.Residual == nil) != (want.Residual == nil) || task.Residual != nil && task.Residual.Expr.String() != want.Residual.Expr.String() {
+			t.Fatalf("task %d: residual %v, want %v", i, task.Residual, want.Residual)
+		}
+		gotTask := *task
+		gotTask.Residual, want.Residual = nil, nil
+		if !reflect.DeepEqual(gotTask, want) {
+			t.Fatalf("task %d:\n got %+v\nwant %+v", i, gotTask, want)
 		}
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // filePathFieldID is the reserved field id of a position delete file's
@@ -161,22 +161,22 @@ func literalKey(v any) string {
 	return fmt.Sprintf("%T:%v", v, v)
 }
 
-var deleteKinds = map[iceberg.FileContent]iceflightv1.DeleteKind{
-	iceberg.FileContentPositionDeletes: iceflightv1.DeleteKind_DELETE_KIND_POSITION,
-	iceberg.FileContentEqualityDeletes: iceflightv1.DeleteKind_DELETE_KIND_EQUALITY,
+var deleteKinds = map[iceberg.FileContent]scantask.DeleteKind{
+	iceberg.FileContentPositionDeletes: scantask.PositionDeletes,
+	iceberg.FileContentEqualityDeletes: scantask.EqualityDeletes,
 }
 
 func deleteProto(lf *liveFile, mapper Mapper) *DeleteFile {
 	df := &lf.entry.DataFile
 	kind := deleteKinds[df.Content]
 	if strings.EqualFold(df.Format, "PUFFIN") {
-		kind = iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR
+		kind = scantask.DeletionVector
 	}
 	path := df.Path
 	if mapper != nil {
 		path = mapper.Map(path)
 	}
-	pb := &iceflightv1.DeleteFile{
+	pb := &scantask.DeleteFile{
 		Path:               path,
 		Format:             fileFormats[strings.ToUpper(df.Format)],
 		Kind:               kind,
@@ -184,10 +184,10 @@ func deleteProto(lf *liveFile, mapper Mapper) *DeleteFile {
 		RecordCount:        df.RecordCount,
 		DataSequenceNumber: lf.entry.SequenceNumber,
 		ReferencedDataFile: df.ReferencedDataFile,
-		SpecId:             int32(lf.spec.ID),
+		SpecID:             int32(lf.spec.ID),
 	}
 	for _, id := range df.EqualityIDs {
-		pb.EqualityIds = append(pb.EqualityIds, int32(id))
+		pb.EqualityIDs = append(pb.EqualityIDs, int32(id))
 	}
 	if df.ContentOffset != nil {
 		pb.ContentOffset = *df.ContentOffset
@@ -207,7 +207,7 @@ func equalitySchema(md *iceberg.TableMetadata, tasks []*Task) *iceberg.Schema {
 	var ids []int
 	for _, t := range tasks {
 		for _, d := range t.Deletes {
-			for _, id := range d.EqualityIds {
+			for _, id := range d.EqualityIDs {
 				if !seen[int(id)] {
 					seen[int(id)] = true
 					ids = append(ids, int(id))

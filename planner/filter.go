@@ -2,11 +2,11 @@ package planner
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // ParseFilter reads a filter in either form the command accepts: the
@@ -28,7 +28,7 @@ func (f *scanFilter) filterSchema(schema *iceberg.Schema, tasks []*Task) *iceber
 	}
 	residual := false
 	for _, t := range tasks {
-		residual = residual || t.ResidualJson != ""
+		residual = residual || t.Residual != nil
 	}
 	if !residual {
 		return nil
@@ -56,9 +56,9 @@ type specFilter struct {
 	manifest  *expr.ManifestEvaluator
 	partition *expr.PartitionEvaluator
 	// unpartitioned is the residual of every file of a spec without
-	// fields, the whole filter, encoded once: a filter of megabytes would
-	// otherwise be encoded and held once per file.
-	unpartitioned string
+	// fields, the whole filter, shared: a ticket of a filter of megabytes
+	// then encodes it once, not once per file.
+	unpartitioned *scantask.Residual
 }
 
 // newScanFilter binds a filter; nil means no filter.
@@ -132,9 +132,7 @@ func (f *scanFilter) prepare() error {
 		}
 		sf := &specFilter{manifest: m, partition: p}
 		if len(spec.Fields) == 0 {
-			if sf.unpartitioned, err = encodeResidual(expr.Residual(spec, nil, f.bound)); err != nil {
-				return err
-			}
+			sf.unpartitioned = newResidual(expr.Residual(spec, nil, f.bound))
 		}
 		f.specs[spec.ID] = sf
 	}
@@ -149,38 +147,33 @@ func (f *scanFilter) forSpec(id int) *specFilter {
 	return f.specs[id]
 }
 
-// residual returns the filter still to apply to a data file's rows as JSON,
-// or "" when its partition or its metrics prove that every row matches.
-func (f *scanFilter) residual(spec iceberg.PartitionSpec, df *iceberg.DataFile) (string, error) {
+// residual returns the filter still to apply to a data file's rows, or
+// nil when its partition or its metrics prove that every row matches.
+func (f *scanFilter) residual(spec iceberg.PartitionSpec, df *iceberg.DataFile) *scantask.Residual {
 	if f == nil {
-		return "", nil
+		return nil
 	}
 	sf := f.specs[spec.ID]
 	var r expr.Expr
-	if sf == nil || sf.unpartitioned == "" {
+	if sf == nil || sf.unpartitioned == nil {
 		r = expr.Residual(spec, df.Partition, f.bound)
 		if _, ok := r.(expr.TrueExpr); ok {
-			return "", nil
+			return nil
 		}
 	}
 	if all, err := f.strict.Eval(df); err == nil && all && f.metricsApply(df) {
-		return "", nil
+		return nil
 	}
 	if r == nil {
-		return sf.unpartitioned, nil
+		return sf.unpartitioned
 	}
-	return encodeResidual(r)
+	return newResidual(r)
 }
 
-// encodeResidual encodes a residual as a task carries it; "" when every
-// row matches.
-func encodeResidual(r expr.Expr) (string, error) {
+// newResidual is r as a task carries it; nil when every row matches.
+func newResidual(r expr.Expr) *scantask.Residual {
 	if _, ok := r.(expr.TrueExpr); ok {
-		return "", nil
+		return nil
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return "", fmt.Errorf("encode residual %s: %w", expr.Summary(r), err)
-	}
-	return string(b), nil
+	return &scantask.Residual{Expr: r}
 }

@@ -10,12 +10,12 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 func TestGroupEndpoints(t *testing.T) {
 	t.Parallel()
-	task := func(size int64) *iceflightv1.Task { return &iceflightv1.Task{FileSize: size, RecordCount: 1} }
+	task := func(size int64) *scantask.Task { return &scantask.Task{FileSize: size, RecordCount: 1} }
 	cases := []struct {
 		name  string
 		sizes []int64
@@ -30,7 +30,7 @@ func TestGroupEndpoints(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var tasks []*iceflightv1.Task
+			var tasks []*scantask.Task
 			for _, s := range tc.sizes {
 				tasks = append(tasks, task(s))
 			}

@@ -1,8 +1,6 @@
 package planner
 
-import (
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
-)
+import "github.com/iceflight/iceflight/iceberg/scantask"
 
 // DefaultTargetSplitBytes is the split size when a request sets none, as
 // Iceberg's read.split.target-size defaults.
@@ -17,7 +15,7 @@ const DefaultTargetSplitBytes = 128 << 20
 // Files without usable offsets, and Avro files (which the reader streams
 // whole), stay one task.
 func splitTask(t *Task, offsets []int64, target int64) []*Task {
-	if target <= 0 || t.FileSize <= target || len(offsets) < 2 || t.Format == iceflightv1.FileFormat_FILE_FORMAT_AVRO {
+	if target <= 0 || t.FileSize <= target || len(offsets) < 2 || t.Format == scantask.Avro {
 		return []*Task{t}
 	}
 	if !validOffsets(offsets, t.FileSize) {
@@ -55,13 +53,13 @@ func splitTask(t *Task, offsets []int64, target int64) []*Task {
 }
 
 func rangeTask(t *Task, start, length int64) *Task {
-	s := &iceflightv1.Task{
+	s := &scantask.Task{
 		Path: t.Path, FilePath: t.FilePath, Format: t.Format, FileSize: t.FileSize,
 		Start: start, Length: length,
-		Constants: t.Constants, SpecId: t.SpecId,
+		Constants: t.Constants, SpecID: t.SpecID,
 		DataSequenceNumber: t.DataSequenceNumber, FileSequenceNumber: t.FileSequenceNumber,
-		FirstRowId: t.FirstRowId, Deletes: t.Deletes, PartitionJson: t.PartitionJson,
-		ResidualJson: t.ResidualJson, ResidualIndex: t.ResidualIndex,
+		FirstRowID: t.FirstRowID, Deletes: t.Deletes, PartitionJSON: t.PartitionJSON,
+		Residual: t.Residual,
 	}
 	return s
 }

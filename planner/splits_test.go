@@ -1,20 +1,22 @@
 package planner
 
 import (
+	"reflect"
 	"testing"
 
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 func TestSplitTask(t *testing.T) {
 	t.Parallel()
 	const mb = 1 << 20
-	parquet := func(size int64) *iceflightv1.Task {
-		return &iceflightv1.Task{Path: "f", Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, FileSize: size, RecordCount: 1000}
+	parquet := func(size int64) *scantask.Task {
+		return &scantask.Task{Path: "f", Format: scantask.Parquet, FileSize: size, RecordCount: 1000}
 	}
 	cases := []struct {
 		name    string
-		task    *iceflightv1.Task
+		task    *scantask.Task
 		offsets []int64
 		target  int64
 		ranges  [][2]int64 // start, length; nil means the task is kept whole
@@ -30,7 +32,7 @@ func TestSplitTask(t *testing.T) {
 		{"descending offsets are not trusted", parquet(300 * mb), []int64{4, 200 * mb, 100 * mb}, 50 * mb, nil},
 		{"offsets past the end are not trusted", parquet(300 * mb), []int64{4, 400 * mb}, 50 * mb, nil},
 		{"avro files are never split",
-			&iceflightv1.Task{Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO, FileSize: 300 * mb}, []int64{4, 100 * mb}, 50 * mb, nil},
+			&scantask.Task{Format: scantask.Avro, FileSize: 300 * mb}, []int64{4, 100 * mb}, 50 * mb, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,35 +67,33 @@ func TestSplitTask(t *testing.T) {
 func TestSplitTaskKeepsEveryFieldOfTheFile(t *testing.T) {
 	t.Parallel()
 	first := int64(7)
-	task := &iceflightv1.Task{
-		Path: "s3://b/f.parquet", FilePath: "f.parquet", Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
+	task := &scantask.Task{
+		Path: "s3://b/f.parquet", FilePath: "f.parquet", Format: scantask.Parquet,
 		FileSize: 300, RecordCount: 30,
-		Constants: []*iceflightv1.PartitionConstant{{FieldId: 3}},
-		SpecId:    2, DataSequenceNumber: 5, FileSequenceNumber: 6, FirstRowId: &first,
-		Deletes:       []*iceflightv1.DeleteFile{{Path: "d.parquet"}},
-		PartitionJson: `{"k":1}`,
-		ResidualJson:  `{"type":"gt","term":"x","value":1}`,
-		ResidualIndex: 1,
+		Constants: []*scantask.PartitionConstant{{FieldID: 3}},
+		SpecID:    2, DataSequenceNumber: 5, FileSequenceNumber: 6, FirstRowID: &first,
+		Deletes:       []*scantask.DeleteFile{{Path: "d.parquet"}},
+		PartitionJSON: `{"k":1}`,
+		Residual:      &scantask.Residual{Expr: expr.GreaterThan("x", 1)},
 	}
-	// row_groups is not set before a file is split.
-	ranged := map[string]bool{"start": true, "length": true, "record_count": true, "row_groups": true}
-	want := task.ProtoReflect()
+	// RowGroups is not set before a file is split.
+	ranged := map[string]bool{"Start": true, "Length": true, "RecordCount": true, "RowGroups": true}
+	want := reflect.ValueOf(task).Elem()
 	splits := splitTask(task, []int64{4, 100, 200}, 50)
 	if len(splits) < 2 {
 		t.Fatalf("%d tasks, want the file split", len(splits))
 	}
 	for _, got := range splits {
-		fields := want.Descriptor().Fields()
-		for i := range fields.Len() {
-			fd := fields.Get(i)
-			if ranged[string(fd.Name())] {
+		for i := range want.NumField() {
+			name := want.Type().Field(i).Name
+			if ranged[name] {
 				continue
 			}
-			if !want.Has(fd) {
-				t.Fatalf("the test task leaves %s unset: set it so that the test checks it", fd.Name())
+			if want.Field(i).IsZero() {
+				t.Fatalf("the test task leaves %s unset: set it so that the test checks it", name)
 			}
-			if !got.ProtoReflect().Get(fd).Equal(want.Get(fd)) {
-				t.Errorf("range %d+%d: %s = %v, want the file's %v", got.Start, got.Length, fd.Name(), got.ProtoReflect().Get(fd), want.Get(fd))
+			if g := reflect.ValueOf(got).Elem().Field(i); !reflect.DeepEqual(g.Interface(), want.Field(i).Interface()) {
+				t.Errorf("range %d+%d: %s = %v, want the file's %v", got.Start, got.Length, name, g.Interface(), want.Field(i).Interface())
 			}
 		}
 	}

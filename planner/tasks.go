@@ -12,15 +12,15 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/internal/panics"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
-var fileFormats = map[string]iceflightv1.FileFormat{
-	"PARQUET": iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-	"AVRO":    iceflightv1.FileFormat_FILE_FORMAT_AVRO,
-	"ORC":     iceflightv1.FileFormat_FILE_FORMAT_ORC,
-	"PUFFIN":  iceflightv1.FileFormat_FILE_FORMAT_PUFFIN,
+var fileFormats = map[string]scantask.FileFormat{
+	"PARQUET": scantask.Parquet,
+	"AVRO":    scantask.Avro,
+	"ORC":     scantask.ORC,
+	"PUFFIN":  scantask.Puffin,
 }
 
 // tasks turns live files into one task per data file, each carrying the
@@ -102,13 +102,13 @@ type taskChunk struct {
 func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 	// One allocation holds the task of every file; only split files add
 	// more.
-	slab := make([]iceflightv1.Task, len(files))
+	slab := make([]scantask.Task, len(files))
 	out.tasks = make([]*Task, 0, len(files))
 	for i := range files {
 		lf := &files[i]
 		df := &lf.entry.DataFile
 		format, ok := fileFormats[strings.ToUpper(df.Format)]
-		if !ok || format == iceflightv1.FileFormat_FILE_FORMAT_PUFFIN {
+		if !ok || format == scantask.Puffin {
 			return fmt.Errorf("%w: %s data file %s", ErrUnsupported, df.Format, df.Path)
 		}
 		constants, err := partitionConstants(b.t.Metadata, lf.spec, df.Partition)
@@ -123,10 +123,7 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 				return fmt.Errorf("data file %s: %w", df.Path, err)
 			}
 		}
-		residual, err := b.filter.residual(lf.spec, df)
-		if err != nil {
-			return fmt.Errorf("data file %s: %w", df.Path, err)
-		}
+		residual := b.filter.residual(lf.spec, df)
 		// Tickets are signed and any worker opens their paths: this is
 		// the last place that knows the caller (see Table.Check).
 		path, err := b.t.locate("data file", df.Path)
@@ -146,13 +143,13 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 		task.FileSize = df.FileSize
 		task.RecordCount = df.RecordCount
 		task.Constants = constants
-		task.SpecId = int32(lf.spec.ID)
+		task.SpecID = int32(lf.spec.ID)
 		task.DataSequenceNumber = lf.entry.SequenceNumber
 		task.FileSequenceNumber = lf.entry.FileSequenceNumber
-		task.FirstRowId = df.FirstRowID
-		task.PartitionJson = partJSON
+		task.FirstRowID = df.FirstRowID
+		task.PartitionJSON = partJSON
 		task.Deletes = deletes
-		task.ResidualJson = residual
+		task.Residual = residual
 		out.tasks = append(out.tasks, splitTask(task, df.SplitOffsets, b.targetSplit)...)
 		out.files++
 		out.records += df.RecordCount
@@ -165,7 +162,7 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 // file or a deletion vector.
 func hasPositionDeletes(deletes []*DeleteFile) bool {
 	for _, d := range deletes {
-		if d.GetKind() != iceflightv1.DeleteKind_DELETE_KIND_EQUALITY {
+		if d.Kind != scantask.EqualityDeletes {
 			return true
 		}
 	}
@@ -194,7 +191,7 @@ func partitionConstants(md *iceberg.TableMetadata, spec iceberg.PartitionSpec, p
 		if !ok {
 			continue
 		}
-		c := &iceflightv1.PartitionConstant{FieldId: int32(f.SourceID)}
+		c := &scantask.PartitionConstant{FieldID: int32(f.SourceID)}
 		if v := partition[i]; v != nil {
 			b, err := iceberg.EncodeValue(src.Type, v)
 			if err != nil {

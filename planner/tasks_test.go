@@ -4,10 +4,9 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"unsafe"
 
 	"github.com/iceflight/iceflight/catalog"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 func loadSampleTable(tb testing.TB, name string) Table {
@@ -24,13 +23,13 @@ func loadSampleTable(tb testing.TB, name string) Table {
 	return Table{Name: id.String(), MetadataLocation: tbl.MetadataLocation, Metadata: tbl.Metadata, IO: tbl.IO}
 }
 
-func planTasks(t *testing.T, p *Planner, tbl Table, req Request) (*Plan, []*iceflightv1.Task) {
+func planTasks(t *testing.T, p *Planner, tbl Table, req Request) (*Plan, []*scantask.Task) {
 	t.Helper()
 	plan, err := p.Plan(context.Background(), tbl, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tasks []*iceflightv1.Task
+	var tasks []*scantask.Task
 	for _, ep := range plan.Endpoints {
 		tasks = append(tasks, ep.Tasks...)
 	}
@@ -55,18 +54,18 @@ func TestTasksCarryRecordedPathsOnlyWhenRead(t *testing.T) {
 		table string
 		req   Request
 		// want says which tasks must carry the recorded path.
-		want func(*iceflightv1.Task) bool
+		want func(*scantask.Task) bool
 	}{
 		{"a plain scan carries none", "apache-impala__iceberg_v2_no_deletes", Request{},
-			func(*iceflightv1.Task) bool { return false }},
+			func(*scantask.Task) bool { return false }},
 		{"a scan of _file carries every one", "apache-impala__iceberg_v2_no_deletes", Request{Columns: []string{"i", "_file"}, CaseSensitive: true},
-			func(*iceflightv1.Task) bool { return true }},
+			func(*scantask.Task) bool { return true }},
 		{"a filter carries none", "apache-impala__iceberg_v2_no_deletes", mustFilter("i > 0"),
-			func(*iceflightv1.Task) bool { return false }},
+			func(*scantask.Task) bool { return false }},
 		{"position deletes carry it on the files they may touch", "apache-impala__iceberg_v2_positional_not_all_data_files_have_delete_files", Request{},
-			func(task *iceflightv1.Task) bool { return hasPositionDeletes(task.Deletes) }},
+			func(task *scantask.Task) bool { return hasPositionDeletes(task.Deletes) }},
 		{"equality deletes alone carry none", "apache-impala__iceberg_v2_delete_equality", Request{},
-			func(*iceflightv1.Task) bool { return false }},
+			func(*scantask.Task) bool { return false }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -139,17 +138,17 @@ func TestUnpartitionedTasksShareOneResidual(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, tasks := planTasks(t, New(), loadSampleTable(t, "trips"), Request{Filter: f, CaseSensitive: true, TargetSplitBytes: 1})
-	var first string
+	var first *scantask.Residual
 	shared := 0
 	for _, task := range tasks {
-		if task.ResidualJson == "" {
+		if task.Residual == nil {
 			continue // its metrics prove every row matches
 		}
-		if first == "" {
-			first = task.ResidualJson
+		if first == nil {
+			first = task.Residual
 		}
-		if unsafe.StringData(task.ResidualJson) != unsafe.StringData(first) {
-			t.Fatalf("task %s encodes its own copy of the residual", task.Path)
+		if task.Residual != first {
+			t.Fatalf("task %s holds its own copy of the residual", task.Path)
 		}
 		shared++
 	}
@@ -166,7 +165,7 @@ func TestRegroupKeepsEveryTaskOnce(t *testing.T) {
 		if want := min(max, len(tasks)); len(plan.Endpoints) != want || plan.Stats.Endpoints != want {
 			t.Fatalf("Regroup(%d): %d endpoints (stats %d), want %d", max, len(plan.Endpoints), plan.Stats.Endpoints, want)
 		}
-		seen := map[*iceflightv1.Task]int{}
+		seen := map[*scantask.Task]int{}
 		for _, ep := range plan.Endpoints {
 			var bytes, records int64
 			for _, task := range ep.Tasks {

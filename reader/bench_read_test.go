@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -68,7 +68,7 @@ func benchmarkRead(b *testing.B, table string, streams int, opts ...Option) {
 			wg.Go(func() {
 				for f := range work {
 					st, _ := os.Stat(f)
-					task := &iceflightv1.Task{Path: f, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, FileSize: st.Size()}
+					task := &scantask.Task{Path: f, Format: scantask.Parquet, FileSize: st.Size()}
 					if err := rd.Read(context.Background(), scan, task, func(arrow.RecordBatch) error { return nil }); err != nil {
 						errs <- err
 						return

@@ -18,7 +18,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -111,14 +111,14 @@ func oracleScanIn(t *testing.T, dir, table string) (*iceberg.Schema, []string) {
 
 // readCorpusTable reads the current snapshot of a corpus table and
 // returns its canonical rows, the oracle's rows and the tasks read.
-func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*iceflightv1.Task) {
+func readCorpusTable(t *testing.T, table string) (got, want []string, tasks []*scantask.Task) {
 	t.Helper()
 	return readCorpusTableWith(t, table, func(fio fileio.FileIO) fileio.FileIO { return fio })
 }
 
 // readCorpusTableWith is readCorpusTable with the reader's FileIO the
 // table's, wrapped by wrap.
-func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO) (got, want []string, tasks []*iceflightv1.Task) {
+func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO) (got, want []string, tasks []*scantask.Task) {
 	t.Helper()
 	got, want, tasks, _ = readCorpusTableStats(t, table, wrap)
 	return got, want, tasks
@@ -126,7 +126,7 @@ func readCorpusTableWith(t *testing.T, table string, wrap func(fileio.FileIO) fi
 
 // readCorpusTableStats is readCorpusTableWith with more reader options,
 // returning the reader's totals too.
-func readCorpusTableStats(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO, opts ...Option) (got, want []string, tasks []*iceflightv1.Task, stats Stats) {
+func readCorpusTableStats(t *testing.T, table string, wrap func(fileio.FileIO) fileio.FileIO, opts ...Option) (got, want []string, tasks []*scantask.Task, stats Stats) {
 	t.Helper()
 	wh := corpusWarehouse(t)
 	tbl, err := wh.LoadTable(context.Background(), catalog.Identifier{table})
@@ -149,7 +149,7 @@ func readCorpusTableStats(t *testing.T, table string, wrap func(fileio.FileIO) f
 			return err
 		})
 		if err != nil {
-			t.Fatalf("read %s: %v", task.GetPath(), err)
+			t.Fatalf("read %s: %v", task.Path, err)
 		}
 	}
 	return got, want, tasks, r.Stats()
@@ -159,7 +159,7 @@ func checkCorpusTable(t *testing.T, table string) {
 	got, want, tasks := readCorpusTable(t, table)
 	deletes := 0
 	for _, task := range tasks {
-		deletes += len(task.GetDeletes())
+		deletes += len(task.Deletes)
 	}
 	if d := testutil.DiffRows(got, want); d != "" {
 		t.Errorf("%s: %s", table, d)
@@ -233,13 +233,13 @@ func TestCorpusImpalaDeletePaths(t *testing.T) {
 				if strings.HasPrefix(task.FilePath, "/") {
 					task.FilePath = "hdfs://localhost:20500" + task.FilePath
 				}
-				deletes += len(task.GetDeletes())
+				deletes += len(task.Deletes)
 				err := r.Read(context.Background(), Scan{Schema: schema}, task, func(rec arrow.RecordBatch) error {
 					rows += int(rec.NumRows())
 					return nil
 				})
 				if err != nil {
-					t.Fatalf("read %s: %v", task.GetPath(), err)
+					t.Fatalf("read %s: %v", task.Path, err)
 				}
 			}
 			if deletes == 0 {

@@ -11,7 +11,7 @@ import (
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/manifest"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // Tasks of corpus tables, built as the planner builds them: the live data
@@ -68,11 +68,11 @@ func snapshotFiles(t *testing.T, tbl *catalog.Table) (data, deletes []liveFile) 
 	return data, deletes
 }
 
-var formats = map[string]iceflightv1.FileFormat{
-	"PARQUET": iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-	"AVRO":    iceflightv1.FileFormat_FILE_FORMAT_AVRO,
-	"ORC":     iceflightv1.FileFormat_FILE_FORMAT_ORC,
-	"PUFFIN":  iceflightv1.FileFormat_FILE_FORMAT_UNSPECIFIED,
+var formats = map[string]scantask.FileFormat{
+	"PARQUET": scantask.Parquet,
+	"AVRO":    scantask.Avro,
+	"ORC":     scantask.ORC,
+	"PUFFIN":  0, // no source reads it: the reader refuses the task
 }
 
 // appliesTo reports whether delete file d applies to data file f
@@ -92,38 +92,38 @@ func appliesTo(d, f liveFile) bool {
 	}
 }
 
-func deleteProto(t *testing.T, d liveFile, mapPath func(string) string) *iceflightv1.DeleteFile {
+func deleteProto(t *testing.T, d liveFile, mapPath func(string) string) *scantask.DeleteFile {
 	df := &d.entry.DataFile
-	pb := &iceflightv1.DeleteFile{
+	pb := &scantask.DeleteFile{
 		Path:               mapPath(df.Path),
 		Format:             formats[strings.ToUpper(df.Format)],
 		FileSize:           df.FileSize,
 		RecordCount:        df.RecordCount,
 		DataSequenceNumber: d.entry.SequenceNumber,
 		ReferencedDataFile: df.ReferencedDataFile,
-		SpecId:             int32(d.spec.ID),
+		SpecID:             int32(d.spec.ID),
 	}
 	switch {
 	case strings.EqualFold(df.Format, "PUFFIN"):
-		pb.Kind = iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR
+		pb.Kind = scantask.DeletionVector
 		if df.ContentOffset == nil || df.ContentSizeInBytes == nil {
 			t.Fatalf("deletion vector %s without content offset/size", df.Path)
 		}
 		pb.ContentOffset, pb.ContentSize = *df.ContentOffset, *df.ContentSizeInBytes
 	case df.Content == iceberg.FileContentPositionDeletes:
-		pb.Kind = iceflightv1.DeleteKind_DELETE_KIND_POSITION
+		pb.Kind = scantask.PositionDeletes
 	default:
-		pb.Kind = iceflightv1.DeleteKind_DELETE_KIND_EQUALITY
+		pb.Kind = scantask.EqualityDeletes
 		for _, id := range df.EqualityIDs {
-			pb.EqualityIds = append(pb.EqualityIds, int32(id))
+			pb.EqualityIDs = append(pb.EqualityIDs, int32(id))
 		}
 	}
 	return pb
 }
 
 // identityConstants gives the task the values of its identity partitions.
-func identityConstants(t *testing.T, schema *iceberg.Schema, f liveFile) []*iceflightv1.PartitionConstant {
-	var out []*iceflightv1.PartitionConstant
+func identityConstants(t *testing.T, schema *iceberg.Schema, f liveFile) []*scantask.PartitionConstant {
+	var out []*scantask.PartitionConstant
 	for i, pf := range f.spec.Fields {
 		if pf.Transform.String() != "identity" || i >= len(f.entry.DataFile.Partition) {
 			continue
@@ -132,7 +132,7 @@ func identityConstants(t *testing.T, schema *iceberg.Schema, f liveFile) []*icef
 		if !ok {
 			continue
 		}
-		c := &iceflightv1.PartitionConstant{FieldId: int32(pf.SourceID)}
+		c := &scantask.PartitionConstant{FieldID: int32(pf.SourceID)}
 		if v := f.entry.DataFile.Partition[i]; v != nil {
 			b, err := iceberg.EncodeValue(src.Type, v)
 			if err != nil {
@@ -180,7 +180,7 @@ func topLevelHolding(s *iceberg.Schema, id int) (iceberg.NestedField, bool) {
 }
 
 // corpusTasks builds the tasks of a table's current snapshot.
-func corpusTasks(t *testing.T, tbl *catalog.Table, schema *iceberg.Schema) ([]*iceflightv1.Task, *iceberg.Schema) {
+func corpusTasks(t *testing.T, tbl *catalog.Table, schema *iceberg.Schema) ([]*scantask.Task, *iceberg.Schema) {
 	t.Helper()
 	mapper, ok := tbl.IO.(interface{ Map(string) string })
 	if !ok {
@@ -188,19 +188,19 @@ func corpusTasks(t *testing.T, tbl *catalog.Table, schema *iceberg.Schema) ([]*i
 	}
 	data, deletes := snapshotFiles(t, tbl)
 	sort.Slice(data, func(i, j int) bool { return data[i].entry.DataFile.Path < data[j].entry.DataFile.Path })
-	var tasks []*iceflightv1.Task
+	var tasks []*scantask.Task
 	for _, f := range data {
 		df := &f.entry.DataFile
-		task := &iceflightv1.Task{
+		task := &scantask.Task{
 			Path:               mapper.Map(df.Path),
 			FilePath:           df.Path,
 			Format:             formats[strings.ToUpper(df.Format)],
 			FileSize:           df.FileSize,
 			RecordCount:        df.RecordCount,
-			SpecId:             int32(f.spec.ID),
+			SpecID:             int32(f.spec.ID),
 			DataSequenceNumber: f.entry.SequenceNumber,
 			FileSequenceNumber: f.entry.FileSequenceNumber,
-			FirstRowId:         df.FirstRowID,
+			FirstRowID:         df.FirstRowID,
 			Constants:          identityConstants(t, schema, f),
 		}
 		for _, d := range deletes {

@@ -22,7 +22,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // corpusDir holds real tables written by other engines (see its README).
@@ -115,7 +115,7 @@ func corpusDataFiles(t *testing.T, dir string) []string {
 
 // readCorpus reads every data file of a table with its current schema and
 // name mapping, projected to columns (all when nil).
-func readCorpus(t *testing.T, name string, columns []string, constants func(*iceberg.Schema) []*iceflightv1.PartitionConstant) (*iceberg.Schema, []map[string]any) {
+func readCorpus(t *testing.T, name string, columns []string, constants func(*iceberg.Schema) []*scantask.PartitionConstant) (*iceberg.Schema, []map[string]any) {
 	t.Helper()
 	dir, md := corpusTable(t, name)
 	schema := md.CurrentSchema()
@@ -205,11 +205,11 @@ func TestCorpusAllTypesPartitioned(t *testing.T) {
 		"p_bool": true, "p_int": int32(1), "p_bigint": int64(11), "p_float": float32(1.1), "p_double": 2.222,
 		"p_decimal": decimal128.FromI64(123321), "p_date": int32(19045), "p_string": "impala",
 	}
-	constants := func(s *iceberg.Schema) []*iceflightv1.PartitionConstant {
-		var out []*iceflightv1.PartitionConstant
+	constants := func(s *iceberg.Schema) []*scantask.PartitionConstant {
+		var out []*scantask.PartitionConstant
 		for _, f := range s.Fields {
 			if v, ok := values[f.Name]; ok {
-				out = append(out, &iceflightv1.PartitionConstant{FieldId: int32(f.ID), Value: encode(t, f.Type, v)})
+				out = append(out, &scantask.PartitionConstant{FieldID: int32(f.ID), Value: encode(t, f.Type, v)})
 			}
 		}
 		return out

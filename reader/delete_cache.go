@@ -41,7 +41,7 @@ type cacheEntry struct {
 // files) and by its size, so that a file replaced at the same path is not
 // taken for the one cached.
 func deleteKey(d *DeleteFile, variant string) string {
-	return d.GetPath() + "\x00" + strconv.FormatInt(d.GetFileSize(), 10) + "\x00" + variant
+	return d.Path + "\x00" + strconv.FormatInt(d.FileSize, 10) + "\x00" + variant
 }
 
 func newDeleteCache(limit int64) *deleteCache {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 func setOf(bytes int64) *keySet { return &keySet{keys: map[string]struct{}{"k": {}}, bytes: bytes} }
@@ -167,7 +167,7 @@ func TestEqualityDeleteFileLoadedOnceForManyReads(t *testing.T) {
 			for i := 0; i < tasks; i++ {
 				g.Go(func() error {
 					task := parquetTask(fmt.Sprintf("d%d.parquet", i))
-					task.Deletes = []*iceflightv1.DeleteFile{eqDelete("eq.parquet", 1)}
+					task.Deletes = []*scantask.DeleteFile{eqDelete("eq.parquet", 1)}
 					rows := 0
 					err := r.Read(context.Background(), Scan{Schema: schema}, task, func(rec arrow.RecordBatch) error {
 						rows += int(rec.NumRows())
@@ -208,7 +208,7 @@ func TestDeleteCacheKnowsAReplacedFile(t *testing.T) {
 		task := parquetTask("d.parquet")
 		d := eqDelete("eq.parquet", 1)
 		d.FileSize = int64(len(files["eq.parquet"]))
-		task.Deletes = []*iceflightv1.DeleteFile{d}
+		task.Deletes = []*scantask.DeleteFile{d}
 		res := readAll(t, r, Scan{Schema: schema}, task)
 		if res.err != nil {
 			t.Fatal(res.err)

@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/internal/panics"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 // Spec: Row-level Deletes. The planner attaches to each task exactly the
@@ -59,20 +59,20 @@ func idsKey(ids []int32) string {
 func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*deleteFilter, error) {
 	target := recordedPath(task)
 	var dvs, positional, equality []*DeleteFile
-	for _, d := range task.GetDeletes() {
-		switch d.GetKind() {
-		case iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR:
-			if ref := d.GetReferencedDataFile(); ref == "" || ref == target {
+	for _, d := range task.Deletes {
+		switch d.Kind {
+		case scantask.DeletionVector:
+			if ref := d.ReferencedDataFile; ref == "" || ref == target {
 				dvs = append(dvs, d)
 			}
-		case iceflightv1.DeleteKind_DELETE_KIND_POSITION:
-			if ref := d.GetReferencedDataFile(); ref == "" || ref == target {
+		case scantask.PositionDeletes:
+			if ref := d.ReferencedDataFile; ref == "" || ref == target {
 				positional = append(positional, d)
 			}
-		case iceflightv1.DeleteKind_DELETE_KIND_EQUALITY:
+		case scantask.EqualityDeletes:
 			equality = append(equality, d)
 		default:
-			return nil, fmt.Errorf("%w: delete file %s for %s has kind %v", ErrInvalidTask, d.GetPath(), task.GetPath(), d.GetKind())
+			return nil, fmt.Errorf("%w: delete file %s for %s has kind %v", ErrInvalidTask, d.Path, task.Path, d.Kind)
 		}
 	}
 	if len(dvs) > 0 {
@@ -84,9 +84,9 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*delet
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxDeleteLoaders)
 	for i, d := range positional {
-		g.Go(panics.Func("read delete file "+d.GetPath(), func() error {
+		g.Go(panics.Func("read delete file "+d.Path, func() error {
 			var err error
-			if d.GetKind() == iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR {
+			if d.Kind == scantask.DeletionVector {
 				bitmaps[i], err = r.loadDeletionVector(gctx, d)
 			} else {
 				bitmaps[i], err = r.loadPositionDeletes(gctx, scan, d, target)
@@ -95,7 +95,7 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*delet
 		}))
 	}
 	for i, d := range equality {
-		g.Go(panics.Func("read delete file "+d.GetPath(), func() error {
+		g.Go(panics.Func("read delete file "+d.Path, func() error {
 			var err error
 			sets[i], setKeys[i], err = r.equalitySet(gctx, scan, d)
 			return err
@@ -121,7 +121,7 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*delet
 		if len(set.keys) == 0 {
 			continue
 		}
-		ids := idsKey(equality[i].GetEqualityIds())
+		ids := idsKey(equality[i].EqualityIDs)
 		g, ok := groups[ids]
 		if !ok {
 			g = len(f.equality)

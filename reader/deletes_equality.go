@@ -208,12 +208,12 @@ func (s *keySet) contains(key []byte) bool {
 // reader's cache, loading it on first use.
 func (r *Reader) equalitySet(ctx context.Context, scan Scan, d *DeleteFile) (*keySet, string, error) {
 	var fields []iceberg.NestedField
-	paths := make([]keyPath, len(d.GetEqualityIds()))
+	paths := make([]keyPath, len(d.EqualityIDs))
 	var types strings.Builder
-	for i, id := range d.GetEqualityIds() {
+	for i, id := range d.EqualityIDs {
 		var err error
 		if fields, paths[i], err = addEqualityKeyField(fields, int(id), scan); err != nil {
-			return nil, "", fmt.Errorf("equality delete file %s: %w", d.GetPath(), err)
+			return nil, "", fmt.Errorf("equality delete file %s: %w", d.Path, err)
 		}
 		chain, _ := equalityField(scan, int(id))
 		types.WriteByte('|')
@@ -262,9 +262,9 @@ func (r *Reader) unionSet(ctx context.Context, keys []string, sets []*keySet) (*
 
 // loadEqualitySet reads the key tuples of equality delete file d.
 func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *DeleteFile, schema *iceberg.Schema, paths []keyPath) (*keySet, error) {
-	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (source, error) {
-		return openSource(ctx, f, d.GetFormat(), &sourceConfig{
-			path:      d.GetPath(),
+	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.Path, knownSize(d.FileSize), func(f fileio.File) (source, error) {
+		return openSource(ctx, f, d.Format, &sourceConfig{
+			path:      d.Path,
 			schema:    schema,
 			mapping:   scan.NameMapping,
 			batchSize: r.batchSize,
@@ -274,7 +274,7 @@ func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *DeleteFile, 
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read equality delete file %s: %w", d.GetPath(), err)
+		return nil, fmt.Errorf("read equality delete file %s: %w", d.Path, err)
 	}
 	defer f.Close()
 	defer src.close()
@@ -289,12 +289,12 @@ func (r *Reader) loadEqualitySet(ctx context.Context, scan Scan, d *DeleteFile, 
 			return set, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read equality delete file %s: %w", d.GetPath(), err)
+			return nil, fmt.Errorf("read equality delete file %s: %w", d.Path, err)
 		}
 		enc, err := newKeyEncoder(batch, paths)
 		if err != nil {
 			batch.Release()
-			return nil, fmt.Errorf("read equality delete file %s: %w", d.GetPath(), err)
+			return nil, fmt.Errorf("read equality delete file %s: %w", d.Path, err)
 		}
 		for i := 0; i < int(batch.NumRows()); i++ {
 			buf = enc.appendKey(buf[:0], i)

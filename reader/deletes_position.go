@@ -30,9 +30,9 @@ var positionDeleteSchema = iceberg.NewSchema(0,
 // loadPositionDeletes reads the positions that delete file d deletes from
 // the data file recorded as target.
 func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *DeleteFile, target string) (*roaring64.Bitmap, error) {
-	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (source, error) {
-		return openSource(ctx, f, d.GetFormat(), &sourceConfig{
-			path:      d.GetPath(),
+	f, src, err := fileio.OpenRecorded(ctx, r.fio, d.Path, knownSize(d.FileSize), func(f fileio.File) (source, error) {
+		return openSource(ctx, f, d.Format, &sourceConfig{
+			path:      d.Path,
 			schema:    positionDeleteSchema,
 			mapping:   scan.NameMapping,
 			pathStats: target,
@@ -43,7 +43,7 @@ func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *DeleteFi
 		})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read position delete file %s: %w", d.GetPath(), err)
+		return nil, fmt.Errorf("read position delete file %s: %w", d.Path, err)
 	}
 	defer f.Close()
 	defer src.close()
@@ -57,14 +57,14 @@ func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *DeleteFi
 			return bm, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read position delete file %s: %w", d.GetPath(), err)
+			return nil, fmt.Errorf("read position delete file %s: %w", d.Path, err)
 		}
 		paths, okPath := batch.Column(0).(*array.String)
 		poss, okPos := batch.Column(1).(*array.Int64)
 		if !okPath || !okPos {
 			batch.Release()
 			return nil, fmt.Errorf("read position delete file %s: columns are %s and %s (internal error)",
-				d.GetPath(), batch.Column(0).DataType(), batch.Column(1).DataType())
+				d.Path, batch.Column(0).DataType(), batch.Column(1).DataType())
 		}
 		for i := 0; i < paths.Len(); i++ {
 			if paths.IsNull(i) || paths.Value(i) != target {
@@ -72,7 +72,7 @@ func (r *Reader) loadPositionDeletes(ctx context.Context, scan Scan, d *DeleteFi
 			}
 			if poss.IsNull(i) || poss.Value(i) < 0 {
 				batch.Release()
-				return nil, fmt.Errorf("%w: position delete file %s: row %d has no valid pos", ErrInvalidTask, d.GetPath(), i)
+				return nil, fmt.Errorf("%w: position delete file %s: row %d has no valid pos", ErrInvalidTask, d.Path, i)
 			}
 			bm.Add(uint64(poss.Value(i)))
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // posEntry is one row of a position delete file.
@@ -50,15 +50,15 @@ func posDeleteFile(t *testing.T, entries []posEntry, rowGroup int64) []byte {
 	return writeRecord(t, rec, rowGroup)
 }
 
-func posDelete(path string) *iceflightv1.DeleteFile {
-	return &iceflightv1.DeleteFile{Path: path, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, Kind: iceflightv1.DeleteKind_DELETE_KIND_POSITION}
+func posDelete(path string) *scantask.DeleteFile {
+	return &scantask.DeleteFile{Path: path, Format: scantask.Parquet, Kind: scantask.PositionDeletes}
 }
 
 // recorded is the data file path as the test's metadata records it; the
 // file is read from "seq.parquet".
 const recorded = "s3://bucket/t/data/seq.parquet"
 
-func seqTask() *iceflightv1.Task {
+func seqTask() *scantask.Task {
 	task := parquetTask("seq.parquet")
 	task.FilePath = recorded
 	return task
@@ -111,24 +111,24 @@ func TestPositionDeletes(t *testing.T) {
 		name      string
 		rowGroups []int32
 		batchSize int
-		deletes   []*iceflightv1.DeleteFile
+		deletes   []*scantask.DeleteFile
 		want      []int64
 	}{
 		{name: "positions across batch and row-group boundaries", batchSize: 64,
-			deletes: []*iceflightv1.DeleteFile{posDelete("del.parquet")}, want: rangeWithout(0, 1000, deleted)},
+			deletes: []*scantask.DeleteFile{posDelete("del.parquet")}, want: rangeWithout(0, 1000, deleted)},
 		{name: "positions stay right when row groups are skipped", rowGroups: []int32{2, 7}, batchSize: 64,
-			deletes: []*iceflightv1.DeleteFile{posDelete("del.parquet")},
+			deletes: []*scantask.DeleteFile{posDelete("del.parquet")},
 			want:    append(rangeWithout(200, 300, deleted), rangeWithout(700, 800, deleted)...)},
 		{name: "a batch whose every row is deleted is not emitted", rowGroups: []int32{0}, batchSize: 1,
-			deletes: []*iceflightv1.DeleteFile{posDelete("del.parquet")}, want: rangeWithout(0, 100, deleted)},
+			deletes: []*scantask.DeleteFile{posDelete("del.parquet")}, want: rangeWithout(0, 100, deleted)},
 		{name: "a delete file that references another data file is ignored", batchSize: 500,
-			deletes: []*iceflightv1.DeleteFile{func() *iceflightv1.DeleteFile {
+			deletes: []*scantask.DeleteFile{func() *scantask.DeleteFile {
 				d := posDelete("del.parquet")
 				d.ReferencedDataFile = "s3://bucket/t/data/other.parquet"
 				return d
 			}()}, want: rangeWithout(0, 1000, nil)},
 		{name: "a delete file that references this data file applies", batchSize: 500,
-			deletes: []*iceflightv1.DeleteFile{func() *iceflightv1.DeleteFile {
+			deletes: []*scantask.DeleteFile{func() *scantask.DeleteFile {
 				d := posDelete("del.parquet")
 				d.ReferencedDataFile = recorded
 				return d
@@ -218,9 +218,9 @@ func eqFile(t *testing.T, rows []eqRow, ids ...int) []byte {
 	return writeRecord(t, rec, 3)
 }
 
-func eqDelete(path string, ids ...int32) *iceflightv1.DeleteFile {
-	return &iceflightv1.DeleteFile{Path: path, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-		Kind: iceflightv1.DeleteKind_DELETE_KIND_EQUALITY, EqualityIds: ids}
+func eqDelete(path string, ids ...int32) *scantask.DeleteFile {
+	return &scantask.DeleteFile{Path: path, Format: scantask.Parquet,
+		Kind: scantask.EqualityDeletes, EqualityIDs: ids}
 }
 
 func ids(rows []map[string]any) []int64 {
@@ -262,17 +262,17 @@ func TestEqualityDeletes(t *testing.T) {
 	tests := []struct {
 		name    string
 		schema  *iceberg.Schema
-		deletes []*iceflightv1.DeleteFile
+		deletes []*scantask.DeleteFile
 		want    []int64
 	}{
 		{"a two-column key matches nulls, NaNs and exact values", table,
-			[]*iceflightv1.DeleteFile{eqDelete("name_score.parquet", 2, 3)}, []int64{5, 7, 8}},
+			[]*scantask.DeleteFile{eqDelete("name_score.parquet", 2, 3)}, []int64{5, 7, 8}},
 		{"key columns are read even when not projected", onlyID,
-			[]*iceflightv1.DeleteFile{eqDelete("name_score.parquet", 2, 3)}, []int64{5, 7, 8}},
+			[]*scantask.DeleteFile{eqDelete("name_score.parquet", 2, 3)}, []int64{5, 7, 8}},
 		{"delete files with different keys all apply", onlyID,
-			[]*iceflightv1.DeleteFile{eqDelete("name_score.parquet", 2, 3), eqDelete("id.parquet", 1)}, []int64{5, 8}},
+			[]*scantask.DeleteFile{eqDelete("name_score.parquet", 2, 3), eqDelete("id.parquet", 1)}, []int64{5, 8}},
 		{"key order follows equality_ids", table,
-			[]*iceflightv1.DeleteFile{eqDelete("name_score.parquet", 3, 2)}, []int64{5, 7, 8}},
+			[]*scantask.DeleteFile{eqDelete("name_score.parquet", 3, 2)}, []int64{5, 7, 8}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -316,7 +316,7 @@ func TestEqualityDeletesEvolvedKeys(t *testing.T) {
 	mem := checkedAlloc(t)
 	r := New(files, WithAllocator(mem))
 	task := parquetTask("data.parquet")
-	task.Deletes = []*iceflightv1.DeleteFile{eqDelete("n.parquet", 2), eqDelete("gone.parquet", 9)}
+	task.Deletes = []*scantask.DeleteFile{eqDelete("n.parquet", 2), eqDelete("gone.parquet", 9)}
 	res := readAll(t, r, Scan{Schema: schema, EqualitySchema: eq}, task)
 	if res.err != nil {
 		t.Fatal(res.err)
@@ -331,7 +331,7 @@ func TestEqualityDeleteUnknownField(t *testing.T) {
 	mem := checkedAlloc(t)
 	r := New(memIO{"seq.parquet": seqFile(t, 10, 10)}, WithAllocator(mem))
 	task := seqTask()
-	task.Deletes = []*iceflightv1.DeleteFile{eqDelete("d.parquet", 42)}
+	task.Deletes = []*scantask.DeleteFile{eqDelete("d.parquet", 42)}
 	err := r.Read(context.Background(), Scan{Schema: schemaOf(t, `[{"id":1,"name":"i","required":true,"type":"long"}]`)}, task,
 		func(arrow.RecordBatch) error { return nil })
 	if !errors.Is(err, ErrInvalidTask) || !strings.Contains(err.Error(), "d.parquet") {
@@ -347,7 +347,7 @@ func TestNoDeletesPassBatchesThrough(t *testing.T) {
 	mem := checkedAlloc(t)
 	r := New(files, WithAllocator(mem), WithBatchSize(40))
 	task := seqTask()
-	task.Deletes = []*iceflightv1.DeleteFile{posDelete("del.parquet")}
+	task.Deletes = []*scantask.DeleteFile{posDelete("del.parquet")}
 	res := readAll(t, r, Scan{Schema: schemaOf(t, `[{"id":1,"name":"i","required":true,"type":"long"}]`)}, task)
 	if res.err != nil || len(res.rows) != 100 {
 		t.Fatalf("%d rows, err %v", len(res.rows), res.err)
@@ -395,7 +395,7 @@ func TestEqualityDeleteOnNestedField(t *testing.T) {
 		{schema, flat},
 	} {
 		task := parquetTask("data.parquet")
-		task.Deletes = []*iceflightv1.DeleteFile{eqDelete("del.parquet", 12)}
+		task.Deletes = []*scantask.DeleteFile{eqDelete("del.parquet", 12)}
 		res := readAll(t, r, Scan{Schema: tc.projected, EqualitySchema: tc.equality}, task)
 		if res.err != nil {
 			t.Fatal(res.err)

@@ -38,45 +38,45 @@ const (
 
 // loadDeletionVector reads and decodes the blob of deletion vector d.
 func (r *Reader) loadDeletionVector(ctx context.Context, d *DeleteFile) (*roaring64.Bitmap, error) {
-	off, size := d.GetContentOffset(), d.GetContentSize()
+	off, size := d.ContentOffset, d.ContentSize
 	if off < 0 || size < dvOverhead+8 || size > maxDVBytes {
 		return nil, fmt.Errorf("%w: deletion vector in %s at offset %d has size %d",
-			ErrCorruptDeletionVector, d.GetPath(), off, size)
+			ErrCorruptDeletionVector, d.Path, off, size)
 	}
-	if err := fileio.CheckSize(fmt.Sprintf("deletion vector in %s at offset %d", d.GetPath(), off), size, r.maxRead); err != nil {
+	if err := fileio.CheckSize(fmt.Sprintf("deletion vector in %s at offset %d", d.Path, off), size, r.maxRead); err != nil {
 		return nil, err
 	}
 	// Like every other file, a Puffin file may record a wrong size: the
 	// read of the blob is what finds out, and is done again at the
 	// store's length (fileio.OpenRecorded).
 	var readErr error // the blob's read failed, not the opening
-	f, blob, err := fileio.OpenRecorded(ctx, r.fio, d.GetPath(), knownSize(d.GetFileSize()), func(f fileio.File) (b []byte, err error) {
+	f, blob, err := fileio.OpenRecorded(ctx, r.fio, d.Path, knownSize(d.FileSize), func(f fileio.File) (b []byte, err error) {
 		defer func() { readErr = err }()
 		if off+size > f.Size() {
 			return nil, fmt.Errorf("%w: deletion vector at %d+%d lies beyond the end of %s (%d bytes)",
-				ErrCorruptDeletionVector, off, size, d.GetPath(), f.Size())
+				ErrCorruptDeletionVector, off, size, d.Path, f.Size())
 		}
 		blob := make([]byte, size)
 		if _, err := f.ReadAt(blob, off); err != nil && !(errors.Is(err, io.EOF)) {
-			return nil, fmt.Errorf("read deletion vector from %s: %w", d.GetPath(), err)
+			return nil, fmt.Errorf("read deletion vector from %s: %w", d.Path, err)
 		}
 		return blob, nil
 	})
 	if err != nil {
 		if err != readErr {
-			err = fmt.Errorf("open deletion vector file %s: %w", d.GetPath(), err)
+			err = fmt.Errorf("open deletion vector file %s: %w", d.Path, err)
 		}
 		return nil, err
 	}
 	defer f.Close()
 	bm, err := parseDeletionVector(blob)
 	if err != nil {
-		return nil, fmt.Errorf("deletion vector in %s at offset %d: %w", d.GetPath(), off, err)
+		return nil, fmt.Errorf("deletion vector in %s at offset %d: %w", d.Path, off, err)
 	}
 	// Spec: a DV's record_count is the number of deleted rows.
-	if n := d.GetRecordCount(); n > 0 && bm.GetCardinality() != uint64(n) {
+	if n := d.RecordCount; n > 0 && bm.GetCardinality() != uint64(n) {
 		return nil, fmt.Errorf("%w: deletion vector in %s at offset %d holds %d positions, its record count is %d",
-			ErrCorruptDeletionVector, d.GetPath(), off, bm.GetCardinality(), n)
+			ErrCorruptDeletionVector, d.Path, off, bm.GetCardinality(), n)
 	}
 	return bm, nil
 }

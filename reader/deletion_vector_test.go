@@ -11,7 +11,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // dvBlob builds a deletion-vector-v1 blob as puffin-spec.md lays it out.
@@ -36,8 +36,8 @@ func puffinWith(blob []byte) ([]byte, int64) {
 	return file, int64(len(head))
 }
 
-func dvDelete(path string, off int64, blob []byte, card int64) *iceflightv1.DeleteFile {
-	return &iceflightv1.DeleteFile{Path: path, Kind: iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR,
+func dvDelete(path string, off int64, blob []byte, card int64) *scantask.DeleteFile {
+	return &scantask.DeleteFile{Path: path, Kind: scantask.DeletionVector,
 		ContentOffset: off, ContentSize: int64(len(blob)), RecordCount: card, ReferencedDataFile: recorded}
 }
 
@@ -58,7 +58,7 @@ func TestDeletionVectors(t *testing.T) {
 
 	t.Run("a deletion vector removes its positions", func(t *testing.T) {
 		task := seqTask()
-		task.Deletes = []*iceflightv1.DeleteFile{dv}
+		task.Deletes = []*scantask.DeleteFile{dv}
 		res := readAll(t, r, Scan{Schema: schema}, task)
 		if res.err != nil {
 			t.Fatal(res.err)
@@ -70,7 +70,7 @@ func TestDeletionVectors(t *testing.T) {
 	})
 	t.Run("a deletion vector replaces the position deletes of its data file", func(t *testing.T) {
 		task := seqTask()
-		task.Deletes = []*iceflightv1.DeleteFile{posDelete("del.parquet"), dv}
+		task.Deletes = []*scantask.DeleteFile{posDelete("del.parquet"), dv}
 		res := readAll(t, r, Scan{Schema: schema}, task)
 		if res.err != nil {
 			t.Fatal(res.err)
@@ -101,7 +101,7 @@ func TestDeletionVectors(t *testing.T) {
 			file, off := puffinWith(tc.blob)
 			r := New(memIO{"seq.parquet": files["seq.parquet"], "dv.puffin": file}, WithAllocator(mem))
 			task := seqTask()
-			task.Deletes = []*iceflightv1.DeleteFile{dvDelete("dv.puffin", off, tc.blob, tc.card)}
+			task.Deletes = []*scantask.DeleteFile{dvDelete("dv.puffin", off, tc.blob, tc.card)}
 			err := r.Read(context.Background(), Scan{Schema: schema}, task, func(arrow.RecordBatch) error { return nil })
 			if !errors.Is(err, ErrCorruptDeletionVector) || !strings.Contains(err.Error(), "dv.puffin") {
 				t.Fatalf("err = %v, want ErrCorruptDeletionVector naming the file", err)
@@ -111,7 +111,7 @@ func TestDeletionVectors(t *testing.T) {
 	t.Run("a blob beyond the end of the file is refused", func(t *testing.T) {
 		task := seqTask()
 		d := dvDelete("dv.puffin", off+10, blob, 5)
-		task.Deletes = []*iceflightv1.DeleteFile{d}
+		task.Deletes = []*scantask.DeleteFile{d}
 		err := r.Read(context.Background(), Scan{Schema: schema}, task, func(arrow.RecordBatch) error { return nil })
 		if !errors.Is(err, ErrCorruptDeletionVector) {
 			t.Fatalf("err = %v, want ErrCorruptDeletionVector", err)

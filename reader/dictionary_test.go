@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // TestDictionaryPassThrough reads string columns asked for as dictionaries
@@ -67,7 +67,7 @@ func TestDictionaryPassThrough(t *testing.T) {
 			mem := checkedAlloc(t)
 			r := New(memIO{"s.parquet": tc.data}, WithAllocator(mem), WithBatchSize(999), WithValidation(true))
 			scan := Scan{Schema: schema, Dictionary: tc.dict}
-			task := &iceflightv1.Task{Path: "s.parquet", Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, ResidualJson: tc.residual}
+			task := &scantask.Task{Path: "s.parquet", Format: scantask.Parquet, Residual: residualOf(t, tc.residual)}
 			err := r.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {
 				for i, id := range tc.dict {
 					col := rec.Column(schemaIndex(schema, id))

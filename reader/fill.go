@@ -20,9 +20,9 @@ import (
 // fields of the projected schema, keyed by source field id. A constant
 // without a value is null.
 func partitionConstants(schema *iceberg.Schema, task *Task) (map[int]any, error) {
-	out := make(map[int]any, len(task.GetConstants()))
-	for _, c := range task.GetConstants() {
-		f, ok := schema.FieldByID(int(c.GetFieldId()))
+	out := make(map[int]any, len(task.Constants))
+	for _, c := range task.Constants {
+		f, ok := schema.FieldByID(int(c.FieldID))
 		if !ok {
 			continue
 		}
@@ -30,9 +30,9 @@ func partitionConstants(schema *iceberg.Schema, task *Task) (map[int]any, error)
 			out[f.ID] = nil
 			continue
 		}
-		v, err := iceberg.DecodeValue(f.Type, c.GetValue())
+		v, err := iceberg.DecodeValue(f.Type, c.Value)
 		if err != nil {
-			return nil, fmt.Errorf("%w: partition value of field %q (id %d) for %s: %v", ErrInvalidTask, f.Name, f.ID, task.GetPath(), err)
+			return nil, fmt.Errorf("%w: partition value of field %q (id %d) for %s: %v", ErrInvalidTask, f.Name, f.ID, task.Path, err)
 		}
 		out[f.ID] = v
 	}

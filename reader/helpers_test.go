@@ -19,7 +19,8 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -84,8 +85,8 @@ func writeRecord(t *testing.T, rec arrow.RecordBatch, rowGroup int64, opts ...pq
 	return testutil.WriteParquet(t, rec, props, opts...)
 }
 
-func parquetTask(path string) *iceflightv1.Task {
-	return &iceflightv1.Task{Path: path, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET}
+func parquetTask(path string) *scantask.Task {
+	return &scantask.Task{Path: path, Format: scantask.Parquet}
 }
 
 // schemaOf parses an Iceberg schema from its JSON fields.
@@ -107,7 +108,7 @@ type readResult struct {
 
 // readAll reads a task and checks every batch has exactly the projected
 // schema (field ids and nullability included).
-func readAll(t *testing.T, r *Reader, scan Scan, task *iceflightv1.Task) readResult {
+func readAll(t *testing.T, r *Reader, scan Scan, task *scantask.Task) readResult {
 	t.Helper()
 	want, err := OutputSchema(scan)
 	if err != nil {
@@ -193,4 +194,18 @@ func toJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// residualOf is the residual a task carries for the Iceberg REST
+// expression JSON js; nil for "".
+func residualOf(t testing.TB, js string) *scantask.Residual {
+	t.Helper()
+	if js == "" {
+		return nil
+	}
+	e, err := expr.ParseJSON([]byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &scantask.Residual{Expr: e}
 }

@@ -16,7 +16,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/fileio/fileiotest"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -90,10 +90,10 @@ func TestPiecesOverWithMaxReadBytesAreRefused(t *testing.T) {
 		"dv.puffin":   puffin,
 	}
 	withDV := seqTask()
-	withDV.Deletes = []*iceflightv1.DeleteFile{dvDelete("dv.puffin", off, blob, int64(len(positions)))}
+	withDV.Deletes = []*scantask.DeleteFile{dvDelete("dv.puffin", off, blob, int64(len(positions)))}
 	cases := []struct {
 		name string
-		task *iceflightv1.Task
+		task *scantask.Task
 		max  int64
 		file string
 	}{
@@ -124,10 +124,10 @@ func TestReadGivesUpOnStuckStorage(t *testing.T) {
 	puffin, off := puffinWith(blob)
 	files := memIO{"seq.parquet": seqFile(t, 200, 50), "dv.puffin": puffin}
 	withDV := seqTask()
-	withDV.Deletes = []*iceflightv1.DeleteFile{dvDelete("dv.puffin", off, blob, 3)}
+	withDV.Deletes = []*scantask.DeleteFile{dvDelete("dv.puffin", off, blob, 3)}
 	cases := []struct {
 		name  string
-		task  *iceflightv1.Task
+		task  *scantask.Task
 		stuck string
 		opts  []fileiotest.BlockingOption
 	}{

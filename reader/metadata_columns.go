@@ -53,14 +53,14 @@ func metadataValue(f iceberg.NestedField, task *Task) (any, error) {
 	case iceberg.FieldIDFilePath:
 		return recordedPath(task), nil
 	case iceberg.FieldIDSpecID:
-		return task.GetSpecId(), nil
+		return task.SpecID, nil
 	case iceberg.FieldIDIsDeleted:
 		// Deleted rows are removed, so every row served is live.
 		return false, nil
 	case iceberg.FieldIDPartition:
 		st, ok := f.Type.(*iceberg.StructType)
 		if !ok {
-			return nil, fmt.Errorf("%w: _partition of %s has type %s, want a struct", ErrInvalidTask, task.GetPath(), f.Type)
+			return nil, fmt.Errorf("%w: _partition of %s has type %s, want a struct", ErrInvalidTask, task.Path, f.Type)
 		}
 		return partitionValue(st, task)
 	}
@@ -70,10 +70,10 @@ func metadataValue(f iceberg.NestedField, task *Task) (any, error) {
 // recordedPath is the data file's path as metadata records it: what
 // position deletes name and _file reports.
 func recordedPath(task *Task) string {
-	if p := task.GetFilePath(); p != "" {
+	if p := task.FilePath; p != "" {
 		return p
 	}
-	return task.GetPath()
+	return task.Path
 }
 
 // partitionValue builds the _partition struct from the task's partition
@@ -83,14 +83,14 @@ func recordedPath(task *Task) string {
 // microseconds or nanoseconds), the form transforms produce.
 func partitionValue(st *iceberg.StructType, task *Task) (map[int]any, error) {
 	out := make(map[int]any, len(st.Fields))
-	if task.GetPartitionJson() == "" {
+	if task.PartitionJSON == "" {
 		return out, nil
 	}
 	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader([]byte(task.GetPartitionJson())))
+	dec := json.NewDecoder(bytes.NewReader([]byte(task.PartitionJSON)))
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return nil, fmt.Errorf("%w: partition of %s: %v", ErrInvalidTask, task.GetPath(), err)
+		return nil, fmt.Errorf("%w: partition of %s: %v", ErrInvalidTask, task.Path, err)
 	}
 	for _, f := range st.Fields {
 		v, ok := raw[f.Name]
@@ -99,7 +99,7 @@ func partitionValue(st *iceberg.StructType, task *Task) (map[int]any, error) {
 		}
 		lit, err := partitionLiteral(f.Type, v)
 		if err != nil {
-			return nil, fmt.Errorf("%w: partition field %q of %s: %v", ErrInvalidTask, f.Name, task.GetPath(), err)
+			return nil, fmt.Errorf("%w: partition field %q of %s: %v", ErrInvalidTask, f.Name, task.Path, err)
 		}
 		out[f.ID] = lit
 	}
@@ -146,21 +146,21 @@ func positionColumn(mem memory.Allocator, pos int64, keep []int32, n int) arrow.
 // lineage whatever it stores. stored is the read column (already filtered
 // to the kept rows), or nil.
 func lineageColumn(mem memory.Allocator, kind colKind, stored arrow.Array, task *Task, pos int64, keep []int32, n int) (arrow.Array, error) {
-	if task.FirstRowId == nil {
+	if task.FirstRowID == nil {
 		return array.MakeArrayOfNull(mem, arrow.PrimitiveTypes.Int64, n), nil
 	}
 	var have *array.Int64
 	if stored != nil && stored.NullN() < stored.Len() {
 		var ok bool
 		if have, ok = stored.(*array.Int64); !ok {
-			return nil, fmt.Errorf("read %s: lineage column is %s (internal error)", task.GetPath(), stored.DataType())
+			return nil, fmt.Errorf("read %s: lineage column is %s (internal error)", task.Path, stored.DataType())
 		}
 	}
 	buf := memory.NewResizableBuffer(mem)
 	defer buf.Release()
 	buf.Resize(n * 8)
 	vals := arrow.Int64Traits.CastFromBytes(buf.Bytes())
-	first, seq := task.GetFirstRowId(), task.GetDataSequenceNumber()
+	first, seq := *task.FirstRowID, task.DataSequenceNumber
 	for i := range vals {
 		switch {
 		case have != nil && have.IsValid(i):

@@ -7,7 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 func metadataField(t *testing.T, name string) iceberg.NestedField {
@@ -54,15 +54,15 @@ func TestMetadataColumns(t *testing.T) {
 		metadataField(t, "_row_id"), metadataField(t, "_last_updated_sequence_number"), deleted,
 	)
 	first := int64(1000)
-	task := func(path string, firstRowID *int64) *iceflightv1.Task {
-		return &iceflightv1.Task{Path: path, FilePath: recorded, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-			SpecId: 3, DataSequenceNumber: 7, FirstRowId: firstRowID, PartitionJson: `{"day":19000,"cat":"x"}`}
+	task := func(path string, firstRowID *int64) *scantask.Task {
+		return &scantask.Task{Path: path, FilePath: recorded, Format: scantask.Parquet,
+			SpecID: 3, DataSequenceNumber: 7, FirstRowID: firstRowID, PartitionJSON: `{"day":19000,"cat":"x"}`}
 	}
 	withDeletes := task("data.parquet", &first)
-	withDeletes.Deletes = []*iceflightv1.DeleteFile{posDelete("del.parquet")}
+	withDeletes.Deletes = []*scantask.DeleteFile{posDelete("del.parquet")}
 	tests := []struct {
 		name string
-		task *iceflightv1.Task
+		task *scantask.Task
 		want string
 	}{
 		{"stored lineage wins, null lineage inherits; positions skip deleted rows", withDeletes, `[
@@ -116,7 +116,7 @@ func TestPartitionValue(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := partitionValue(st, &iceflightv1.Task{Path: "f", PartitionJson: tc.json})
+			got, err := partitionValue(st, &scantask.Task{Path: "f", PartitionJSON: tc.json})
 			if err != nil {
 				t.Fatal(err)
 			}

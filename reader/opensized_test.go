@@ -36,12 +36,12 @@ func TestFilesOpenWithTheirRecordedSize(t *testing.T) {
 			}
 			sized := counted.SizedOpens()
 			for _, task := range tasks {
-				if sized[task.GetPath()] == 0 {
-					t.Errorf("data file %s was not opened with its size", task.GetPath())
+				if sized[task.Path] == 0 {
+					t.Errorf("data file %s was not opened with its size", task.Path)
 				}
-				for _, d := range task.GetDeletes() {
-					if sized[d.GetPath()] == 0 {
-						t.Errorf("delete file %s was not opened with its size", d.GetPath())
+				for _, d := range task.Deletes {
+					if sized[d.Path] == 0 {
+						t.Errorf("delete file %s was not opened with its size", d.Path)
 					}
 				}
 			}

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -137,8 +137,8 @@ func TestLateMaterialisation(t *testing.T) {
 // alone, which must agree, and checks what pqcodec's read skipped.
 func checkLateRead(t *testing.T, files memIO, schema *iceberg.Schema, path, filter string, project *iceberg.Schema, skips, pages bool) {
 	t.Helper()
-	task := &iceflightv1.Task{Path: path, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-		ResidualJson: residualJSON(t, schema, filter)}
+	task := &scantask.Task{Path: path, Format: scantask.Parquet,
+		Residual: residualOf(t, residualJSON(t, schema, filter))}
 	scan := Scan{Schema: project, FilterSchema: schema}
 	mem := checkedAlloc(t)
 	late := New(files, WithAllocator(mem), WithBatchSize(1000), WithValidation(true))

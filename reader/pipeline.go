@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // One task is read in three stages, whatever the file format:
@@ -66,7 +66,7 @@ type readPlan struct {
 func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 	out, err := OutputSchema(scan)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", task.GetPath(), err)
+		return nil, fmt.Errorf("read %s: %w", task.Path, err)
 	}
 	p := &readPlan{task: task, out: out, direct: true}
 	want := scan.dictionarySet()
@@ -77,7 +77,7 @@ func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 		if computed {
 			af, err := iceberg.ArrowField(f)
 			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", task.GetPath(), err)
+				return nil, fmt.Errorf("read %s: %w", task.Path, err)
 			}
 			c.fill = &fieldPlan{field: f, target: af.Type}
 			if kind == colConst {
@@ -105,21 +105,21 @@ func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 		}
 		p.cols = append(p.cols, c)
 	}
-	for _, d := range task.GetDeletes() {
-		if d.GetKind() != iceflightv1.DeleteKind_DELETE_KIND_EQUALITY {
+	for _, d := range task.Deletes {
+		if d.Kind != scantask.EqualityDeletes {
 			continue
 		}
-		ids := idsKey(d.GetEqualityIds())
+		ids := idsKey(d.EqualityIDs)
 		if _, done := p.keys[ids]; done {
 			continue
 		}
-		if len(d.GetEqualityIds()) == 0 {
-			return nil, fmt.Errorf("%w: equality delete file %s has no equality ids", ErrInvalidTask, d.GetPath())
+		if len(d.EqualityIDs) == 0 {
+			return nil, fmt.Errorf("%w: equality delete file %s has no equality ids", ErrInvalidTask, d.Path)
 		}
-		paths := make([]keyPath, len(d.GetEqualityIds()))
-		for i, id := range d.GetEqualityIds() {
+		paths := make([]keyPath, len(d.EqualityIDs))
+		for i, id := range d.EqualityIDs {
 			if fields, paths[i], err = addEqualityKeyField(fields, int(id), scan); err != nil {
-				return nil, fmt.Errorf("equality delete file %s for %s: %w", d.GetPath(), task.GetPath(), err)
+				return nil, fmt.Errorf("equality delete file %s for %s: %w", d.Path, task.Path, err)
 			}
 		}
 		if p.keys == nil {
@@ -127,7 +127,7 @@ func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 		}
 		p.keys[ids] = paths
 	}
-	if p.filter, fields, err = newRowFilter(scan, taskInfo{path: task.GetPath(), index: task.GetResidualIndex(), json: task.GetResidualJson()}, fields); err != nil {
+	if p.filter, fields, err = newRowFilter(scan, task, fields); err != nil {
 		return nil, err
 	}
 	if len(fields) != len(scan.Schema.Fields) {
@@ -145,7 +145,7 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 	if del != nil {
 		var err error
 		if keep, err = del.keep(batch, pos, p.keys); err != nil {
-			return nil, fmt.Errorf("apply deletes to %s: %w", p.task.GetPath(), err)
+			return nil, fmt.Errorf("apply deletes to %s: %w", p.task.Path, err)
 		}
 		if err := p.check.selection(stageDeletes, keep, batch.NumRows()); err != nil {
 			return nil, err
@@ -157,7 +157,7 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 	if p.filter != nil {
 		var err error
 		if keep, err = p.filter.keep(ctx, mem, batch, keep); err != nil {
-			return nil, fmt.Errorf("filter rows of %s: %w", p.task.GetPath(), err)
+			return nil, fmt.Errorf("filter rows of %s: %w", p.task.Path, err)
 		}
 		if err := p.check.selection(stageResidual, keep, batch.NumRows()); err != nil {
 			return nil, err
@@ -194,7 +194,7 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 			} else {
 				taken, err := compute.TakeArrayOpts(cctx, col, indices, compute.TakeOptions{BoundsCheck: false})
 				if err != nil {
-					return nil, fmt.Errorf("apply deletes to %s: %w", p.task.GetPath(), err)
+					return nil, fmt.Errorf("apply deletes to %s: %w", p.task.Path, err)
 				}
 				read = taken
 				if err := p.check.array(stageProjection, batch.ColumnName(c.read), read); err != nil {
@@ -260,14 +260,14 @@ func (p *readPlan) release() {
 func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, emit func(arrow.RecordBatch) error) error {
 	var (
 		del    *deleteFilter
-		loaded = len(p.task.GetDeletes()) == 0
+		loaded = len(p.task.Deletes) == 0
 		rows   int64
 	)
 	defer func() {
-		trace.SpanFromContext(ctx).SetAttributes(attribute.String("iceflight.format", p.task.GetFormat().String()),
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("iceflight.format", p.task.Format.String()),
 			attribute.Int64("iceflight.rows", rows))
 	}()
-	p.check = validator{on: r.validate, path: p.task.GetPath()}
+	p.check = validator{on: r.validate, path: p.task.Path}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -21,9 +21,8 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/internal/panics"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
 var tracer = otel.Tracer("github.com/iceflight/iceflight/reader")
@@ -140,14 +139,9 @@ type Scan struct {
 	// are looked up in Schema.
 	EqualitySchema *iceberg.Schema
 	// FilterSchema holds every field the tasks' residual filters test,
-	// inside their enclosing structs; residuals bind to it by name. Nil
-	// binds them to Schema.
+	// inside their enclosing structs; residuals (Task.Residual) bind to it
+	// by name. Nil binds them to Schema.
 	FilterSchema *iceberg.Schema
-	// Residuals are residual filters the scan's tasks share, bound to
-	// FilterSchema by name, which a task names by its residual_index
-	// (1-based); a task with none carries its own residual_json, or none.
-	// Sharing them decodes each once per scan rather than once per file.
-	Residuals []expr.Expr
 	// Dictionary holds the ids of top-level string and binary fields of
 	// Schema to emit as Arrow dictionaries with int32 indices (see
 	// OutputSchema); empty emits every column dense.
@@ -166,16 +160,16 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 	if task == nil {
 		return fmt.Errorf("%w: nil task", ErrInvalidTask)
 	}
-	defer panics.Recover(&err, "read data file "+task.GetPath())
+	defer panics.Recover(&err, "read data file "+task.Path)
 	ctx, span := tracer.Start(ctx, "reader.Read", trace.WithAttributes(
-		attribute.String("iceflight.file", task.GetPath()),
-		attribute.Int64("iceflight.file_bytes", task.GetFileSize()),
-		attribute.Int("iceflight.delete_files", len(task.GetDeletes()))))
+		attribute.String("iceflight.file", task.Path),
+		attribute.Int64("iceflight.file_bytes", task.FileSize),
+		attribute.Int("iceflight.delete_files", len(task.Deletes))))
 	defer span.End()
 	if scan.Schema == nil {
-		return fmt.Errorf("%w: read %s: no projected schema", ErrInvalidTask, task.GetPath())
+		return fmt.Errorf("%w: read %s: no projected schema", ErrInvalidTask, task.Path)
 	}
-	if err := checkFormat(task.GetFormat(), task.GetPath()); err != nil {
+	if err := checkFormat(task.Format, task.Path); err != nil {
 		return err
 	}
 	plan, err := newReadPlan(scan, task)
@@ -190,15 +184,15 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	f, src, err := fileio.OpenRecorded(ctx, r.fio, task.GetPath(), knownSize(task.GetFileSize()), func(f fileio.File) (source, error) {
-		return openSource(ctx, f, task.GetFormat(), &sourceConfig{
-			path:      task.GetPath(),
+	f, src, err := fileio.OpenRecorded(ctx, r.fio, task.Path, knownSize(task.FileSize), func(f fileio.File) (source, error) {
+		return openSource(ctx, f, task.Format, &sourceConfig{
+			path:      task.Path,
 			schema:    plan.read,
 			mapping:   scan.NameMapping,
 			constants: constants,
-			rowGroups: task.GetRowGroups(),
-			start:     task.GetStart(),
-			length:    task.GetLength(),
+			rowGroups: task.RowGroups,
+			start:     task.Start,
+			length:    task.Length,
 			batchSize: r.batchSize,
 			maxRead:   r.maxRead,
 			mem:       r.mem,
@@ -210,7 +204,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 		})
 	})
 	if err != nil {
-		return fmt.Errorf("open data file %s: %w", task.GetPath(), err)
+		return fmt.Errorf("open data file %s: %w", task.Path, err)
 	}
 	defer f.Close()
 	defer src.close()
@@ -230,9 +224,9 @@ func knownSize(recorded int64) int64 {
 }
 
 // checkFormat rejects a file format that no source reads.
-func checkFormat(format iceflightv1.FileFormat, path string) error {
+func checkFormat(format scantask.FileFormat, path string) error {
 	switch format {
-	case iceflightv1.FileFormat_FILE_FORMAT_PARQUET, iceflightv1.FileFormat_FILE_FORMAT_AVRO, iceflightv1.FileFormat_FILE_FORMAT_ORC:
+	case scantask.Parquet, scantask.Avro, scantask.ORC:
 		return nil
 	}
 	return fmt.Errorf("%w: file %s has format %v", ErrInvalidTask, path, format)

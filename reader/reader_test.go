@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // flatFile is a data file with ids 1..6, three rows.
@@ -46,7 +46,7 @@ func TestReadProjection(t *testing.T) {
 	tests := []struct {
 		name      string
 		schema    string
-		constants func(t *testing.T) []*iceflightv1.PartitionConstant
+		constants func(t *testing.T) []*scantask.PartitionConstant
 		want      string
 		wantErr   error
 		errHas    string
@@ -106,11 +106,11 @@ func TestReadProjection(t *testing.T) {
 		{
 			name:   "identity-partition constants fill their column, even where the file has it",
 			schema: `[{"id":1,"name":"a","required":true,"type":"int"},{"id":2,"name":"b","required":false,"type":"string"},{"id":20,"name":"p","required":false,"type":"decimal(9, 3)"},{"id":21,"name":"q","required":false,"type":"date"}]`,
-			constants: func(t *testing.T) []*iceflightv1.PartitionConstant {
-				return []*iceflightv1.PartitionConstant{
-					{FieldId: 2, Value: encode(t, iceberg.StringType{}, "part")},
-					{FieldId: 20, Value: encode(t, iceberg.DecimalType{Precision: 9, Scale: 3}, decimal128.FromI64(123321))},
-					{FieldId: 21}, // null partition value
+			constants: func(t *testing.T) []*scantask.PartitionConstant {
+				return []*scantask.PartitionConstant{
+					{FieldID: 2, Value: encode(t, iceberg.StringType{}, "part")},
+					{FieldID: 20, Value: encode(t, iceberg.DecimalType{Precision: 9, Scale: 3}, decimal128.FromI64(123321))},
+					{FieldID: 21}, // null partition value
 				}
 			},
 			want: `[{"a":1,"b":"part","p":"123.321","q":null},{"a":2,"b":"part","p":"123.321","q":null},{"a":3,"b":"part","p":"123.321","q":null}]`,
@@ -316,13 +316,13 @@ func TestReadInvalidFiles(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		task    *iceflightv1.Task
+		task    *scantask.Task
 		wantErr error
 		errHas  []string
 	}{
-		{"a file that is not ORC", &iceflightv1.Task{Path: "junk", Format: iceflightv1.FileFormat_FILE_FORMAT_ORC}, ErrInvalidTask, []string{"junk", "ORC"}},
-		{"a file that is not Avro", &iceflightv1.Task{Path: "junk", Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO}, ErrInvalidTask, []string{"junk", "avro"}},
-		{"an unspecified format", &iceflightv1.Task{Path: "d"}, ErrInvalidTask, []string{"d"}},
+		{"a file that is not ORC", &scantask.Task{Path: "junk", Format: scantask.ORC}, ErrInvalidTask, []string{"junk", "ORC"}},
+		{"a file that is not Avro", &scantask.Task{Path: "junk", Format: scantask.Avro}, ErrInvalidTask, []string{"junk", "avro"}},
+		{"an unspecified format", &scantask.Task{Path: "d"}, ErrInvalidTask, []string{"d"}},
 		{"a file that is not parquet", parquetTask("junk"), ErrInvalidTask, []string{"junk", "not a parquet file"}},
 	}
 	for _, tc := range tests {

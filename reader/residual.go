@@ -37,22 +37,23 @@ type rowFilter struct {
 
 // newRowFilter binds the task's residual and adds the fields it reads to
 // the read fields. It returns nil when every row matches.
-func newRowFilter(scan Scan, task taskInfo, fields []iceberg.NestedField) (*rowFilter, []iceberg.NestedField, error) {
-	e, err := task.residual(scan)
-	if e == nil || err != nil {
-		return nil, fields, err
+func newRowFilter(scan Scan, task *Task, fields []iceberg.NestedField) (*rowFilter, []iceberg.NestedField, error) {
+	if task.Residual == nil || task.Residual.Expr == nil {
+		return nil, fields, nil
 	}
+	e := task.Residual.Expr
 	schema := scan.FilterSchema
 	if schema == nil {
 		schema = scan.Schema
 	}
 	// Names in a residual are the schema's own full names.
-	if e, err = expr.Bind(e, schema, true); err != nil {
-		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.path, err)
+	e, err := expr.Bind(e, schema, true)
+	if err != nil {
+		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.Path, err)
 	}
 	f := &rowFilter{expr: expr.RewriteNot(e), paths: map[int]keyPath{}}
 	if f.root, err = compileRows(f.expr); err != nil {
-		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.path, err)
+		return nil, fields, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, task.Path, err)
 	}
 	var walkErr error
 	expr.Walk(f.expr, func(p expr.Predicate) {
@@ -64,37 +65,9 @@ func newRowFilter(scan Scan, task taskInfo, fields []iceberg.NestedField) (*rowF
 		f.paths[p.Ref.ID] = path
 	})
 	if walkErr != nil {
-		return nil, fields, fmt.Errorf("residual filter of %s: %w", task.path, walkErr)
+		return nil, fields, fmt.Errorf("residual filter of %s: %w", task.Path, walkErr)
 	}
 	return f, fields, nil
-}
-
-// taskInfo is what the filter needs of a task.
-type taskInfo struct {
-	path string
-	// index names one of the scan's residuals (1-based), 0 none.
-	index int32
-	// json is a residual of the task's own, when index is 0.
-	json string
-}
-
-// residual returns the task's residual filter, nil when every row
-// matches: one of the scan's, decoded once for all its tasks, or the
-// task's own.
-func (t taskInfo) residual(scan Scan) (expr.Expr, error) {
-	switch {
-	case t.index < 0 || int(t.index) > len(scan.Residuals):
-		return nil, fmt.Errorf("%w: %s names residual filter %d of %d", ErrInvalidTask, t.path, t.index, len(scan.Residuals))
-	case t.index > 0:
-		return scan.Residuals[t.index-1], nil
-	case t.json == "":
-		return nil, nil
-	}
-	e, err := expr.ParseJSON([]byte(t.json))
-	if err != nil {
-		return nil, fmt.Errorf("%w: residual filter of %s: %v", ErrInvalidTask, t.path, err)
-	}
-	return e, nil
 }
 
 // keep narrows a selection of rows (nil: all rows of the batch) to those

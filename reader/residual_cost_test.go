@@ -14,7 +14,7 @@ import (
 
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -80,7 +80,7 @@ func stringIn(col string, n int, extra ...string) string {
 // vendor IN list of 100,000 strings, the read of issue 15 that took 25 s.
 func BenchmarkReadLargeIn(b *testing.B) {
 	schema, files := sampleTrips(b)
-	residual := residualJSON(b, schema, stringIn("vendor", 100_000, "NYC", "CMT", "VTS"))
+	residual := residualOf(b, residualJSON(b, schema, stringIn("vendor", 100_000, "NYC", "CMT", "VTS")))
 	rd := New(dirIO{})
 	scan := Scan{Schema: schema}
 	before := testutil.CPUTime()
@@ -89,7 +89,7 @@ func BenchmarkReadLargeIn(b *testing.B) {
 		rows := 0
 		for _, f := range files {
 			st, _ := os.Stat(f)
-			task := &iceflightv1.Task{Path: f, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, FileSize: st.Size(), ResidualJson: residual}
+			task := &scantask.Task{Path: f, Format: scantask.Parquet, FileSize: st.Size(), Residual: residual}
 			err := rd.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {
 				rows += int(rec.NumRows())
 				return nil
@@ -126,7 +126,7 @@ func readColumn(t *testing.T, residual, name string) map[int64]string {
 	out := map[int64]string{}
 	for _, f := range files {
 		st, _ := os.Stat(f)
-		task := &iceflightv1.Task{Path: f, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, FileSize: st.Size(), ResidualJson: residual}
+		task := &scantask.Task{Path: f, Format: scantask.Parquet, FileSize: st.Size(), Residual: residualOf(t, residual)}
 		err := rd.Read(context.Background(), scan, task, func(rec arrow.RecordBatch) error {
 			ids := rec.Column(id).(*array.Int64)
 			vs := rec.Column(col)

@@ -119,7 +119,7 @@ func TestS3WarehouseTablesReadEqualTheOracle(t *testing.T) {
 					return err
 				})
 				if err != nil {
-					t.Fatalf("read %s: %v", task.GetPath(), err)
+					t.Fatalf("read %s: %v", task.Path, err)
 				}
 			}
 			if d := testutil.DiffRows(got, want); d != "" {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/reader/parquet"
 )
 
@@ -68,7 +68,7 @@ type sourceConfig struct {
 }
 
 // openSource opens f, of the given format, as a source.
-func openSource(ctx context.Context, f fileio.File, format iceflightv1.FileFormat, cfg *sourceConfig) (source, error) {
+func openSource(ctx context.Context, f fileio.File, format scantask.FileFormat, cfg *sourceConfig) (source, error) {
 	out, err := iceberg.ArrowSchema(cfg.schema)
 	if err == nil {
 		out, err = withDictionaries(out, cfg.schema, cfg.dict)
@@ -81,9 +81,9 @@ func openSource(ctx context.Context, f fileio.File, format iceflightv1.FileForma
 		return nil, err
 	}
 	switch format {
-	case iceflightv1.FileFormat_FILE_FORMAT_AVRO:
+	case scantask.Avro:
 		return newAvroSource(ctx, f, cfg)
-	case iceflightv1.FileFormat_FILE_FORMAT_ORC:
+	case scantask.ORC:
 		return newORCSource(ctx, f, cfg)
 	}
 	return newParquetSource(ctx, f, cfg)

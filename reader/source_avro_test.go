@@ -13,7 +13,7 @@ import (
 	"github.com/linkedin/goavro/v2"
 
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
@@ -80,13 +80,13 @@ func writeAvro(t *testing.T, schema string, perBlock int, records ...any) []byte
 	return out.Bytes()
 }
 
-func avroTask(path string) *iceflightv1.Task {
-	return &iceflightv1.Task{Path: path, FilePath: path, Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO}
+func avroTask(path string) *scantask.Task {
+	return &scantask.Task{Path: path, FilePath: path, Format: scantask.Avro}
 }
 
 // canonicalRows reads a task and renders its rows in the oracle's
 // canonical form (testdata/conformance/README.md), sorted.
-func canonicalRows(t *testing.T, r *Reader, scan Scan, task *iceflightv1.Task) []string {
+func canonicalRows(t *testing.T, r *Reader, scan Scan, task *scantask.Task) []string {
 	t.Helper()
 	res := readAll(t, r, scan, task)
 	if res.err != nil {
@@ -258,9 +258,9 @@ func TestReadAvroSplitsAndDeletes(t *testing.T) {
 		mem := checkedAlloc(t)
 		r := New(memIO{"seq.avro": data, "pos.avro": posDel, "eq.avro": eqDel}, WithAllocator(mem), WithBatchSize(16))
 		task := avroTask("seq.avro")
-		task.Deletes = []*iceflightv1.DeleteFile{
-			{Path: "pos.avro", Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO, Kind: iceflightv1.DeleteKind_DELETE_KIND_POSITION},
-			{Path: "eq.avro", Format: iceflightv1.FileFormat_FILE_FORMAT_AVRO, Kind: iceflightv1.DeleteKind_DELETE_KIND_EQUALITY, EqualityIds: []int32{1}},
+		task.Deletes = []*scantask.DeleteFile{
+			{Path: "pos.avro", Format: scantask.Avro, Kind: scantask.PositionDeletes},
+			{Path: "eq.avro", Format: scantask.Avro, Kind: scantask.EqualityDeletes, EqualityIDs: []int32{1}},
 		}
 		res := readAll(t, r, Scan{Schema: schema}, task)
 		if res.err != nil {

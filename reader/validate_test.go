@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // batchSource is a source that yields the given batches, positions
@@ -86,7 +86,7 @@ func TestValidationNamesFileAndStage(t *testing.T) {
 			t.Parallel()
 			mem := checkedAlloc(t)
 			r := New(nil, WithAllocator(mem), WithValidation(tc.validate))
-			task := &iceflightv1.Task{Path: "data/f.parquet", Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, ResidualJson: tc.residual}
+			task := &scantask.Task{Path: "data/f.parquet", Format: scantask.Parquet, Residual: residualOf(t, tc.residual)}
 			scan := Scan{Schema: schema}
 			p, err := newReadPlan(scan, task)
 			if err != nil {

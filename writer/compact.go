@@ -12,7 +12,7 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 )
 
 // Compaction defaults (Iceberg Java's TableProperties and
@@ -122,7 +122,7 @@ func (w *Writer) planCompaction(ctx context.Context, t *catalog.Table, filter ex
 	appliesTo := map[string]map[string]bool{}
 	for loc, tasks := range all.files {
 		for _, task := range tasks {
-			for _, d := range task.GetDeletes() {
+			for _, d := range task.Deletes {
 				k := deleteKey(t, d)
 				if appliesTo[k] == nil {
 					appliesTo[k] = map[string]bool{}
@@ -141,7 +141,7 @@ func (w *Writer) planCompaction(ctx context.Context, t *catalog.Table, filter ex
 			continue
 		}
 		tasks := sel.files[loc]
-		hasDeletes := len(tasks) > 0 && len(tasks[0].GetDeletes()) > 0
+		hasDeletes := len(tasks) > 0 && len(tasks[0].Deletes) > 0
 		if !hasDeletes && e.DataFile.FileSize >= target {
 			continue
 		}
@@ -250,10 +250,10 @@ func (w *Writer) newCompactionWriter(ctx context.Context, t *catalog.Table, targ
 
 // deleteKey names a task's delete file as change.removed and fileKey do:
 // its recorded location, with the blob offset for a deletion vector.
-func deleteKey(t *catalog.Table, d *iceflightv1.DeleteFile) string {
-	loc := t.Recorded(d.GetPath())
-	if d.GetFormat() == iceflightv1.FileFormat_FILE_FORMAT_PUFFIN {
-		return fmt.Sprintf("%s@%d", loc, d.GetContentOffset())
+func deleteKey(t *catalog.Table, d *scantask.DeleteFile) string {
+	loc := t.Recorded(d.Path)
+	if d.Format == scantask.Puffin {
+		return fmt.Sprintf("%s@%d", loc, d.ContentOffset)
 	}
 	return loc
 }

@@ -8,11 +8,10 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/writer/datafile"
 )
 
@@ -49,14 +48,13 @@ func allColumns(md *iceberg.TableMetadata) []string {
 
 // rewrite copies the live rows of tasks (one data file, planned with
 // allColumns) except those at positions in drop.
-func (c *copyOnWrite) rewrite(ctx context.Context, m *matchPlan, tasks []*iceflightv1.Task, drop *roaring64.Bitmap) error {
+func (c *copyOnWrite) rewrite(ctx context.Context, m *matchPlan, tasks []*scantask.Task, drop *roaring64.Bitmap) error {
 	rd := c.w.readerFor(c.t)
 	for _, task := range tasks {
-		task = proto.Clone(task).(*iceflightv1.Task)
-		task.ResidualJson, task.ResidualIndex = "", 0
+		task = withoutResidual(task)
 		err := rd.Read(ctx, m.scan, task, func(b arrow.RecordBatch) error { return c.keep(ctx, b, drop) })
 		if err != nil {
-			return fmt.Errorf("rewrite %s: %w", task.GetFilePath(), err)
+			return fmt.Errorf("rewrite %s: %w", task.FilePath, err)
 		}
 	}
 	return nil

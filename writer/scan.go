@@ -8,13 +8,12 @@ import (
 	"github.com/RoaringBitmap/roaring/v2/roaring64"
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/planner"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 	"github.com/iceflight/iceflight/reader"
 )
 
@@ -37,7 +36,7 @@ func parseFilter(id catalog.Identifier, s string) (expr.Expr, error) {
 type matchPlan struct {
 	plan  *planner.Plan
 	scan  reader.Scan
-	files map[string][]*iceflightv1.Task // by recorded location
+	files map[string][]*scantask.Task // by recorded location
 	order []string
 }
 
@@ -45,7 +44,7 @@ type matchPlan struct {
 // left it no residual (partition or strict metrics settle it).
 func (m *matchPlan) covered(loc string) bool {
 	for _, task := range m.files[loc] {
-		if task.GetResidualJson() != "" || task.GetResidualIndex() != 0 {
+		if task.Residual != nil {
 			return false
 		}
 	}
@@ -74,13 +73,13 @@ func (w *Writer) planMatches(ctx context.Context, t *catalog.Table, branch strin
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Identifier, err)
 	}
-	m := &matchPlan{plan: plan, files: map[string][]*iceflightv1.Task{},
+	m := &matchPlan{plan: plan, files: map[string][]*scantask.Task{},
 		scan: reader.Scan{Schema: plan.Schema, NameMapping: mapping, EqualitySchema: plan.EqualitySchema, FilterSchema: plan.FilterSchema}}
 	for _, ep := range plan.Endpoints {
 		for _, task := range ep.Tasks {
-			loc := task.GetFilePath()
+			loc := task.FilePath
 			if loc == "" {
-				loc = task.GetPath()
+				loc = task.Path
 			}
 			if _, ok := m.files[loc]; !ok {
 				m.order = append(m.order, loc)
@@ -103,7 +102,7 @@ func (w *Writer) readerFor(t *catalog.Table) *reader.Reader {
 
 // positions returns the row positions of the tasks' rows that survive
 // their deletes and residuals; noResidual reads every live row.
-func positions(ctx context.Context, rd *reader.Reader, scan reader.Scan, tasks []*iceflightv1.Task, noResidual bool) (*roaring64.Bitmap, error) {
+func positions(ctx context.Context, rd *reader.Reader, scan reader.Scan, tasks []*scantask.Task, noResidual bool) (*roaring64.Bitmap, error) {
 	bm := roaring64.New()
 	idx := -1
 	for i, f := range scan.Schema.Fields {
@@ -116,13 +115,12 @@ func positions(ctx context.Context, rd *reader.Reader, scan reader.Scan, tasks [
 	}
 	for _, task := range tasks {
 		if noResidual {
-			task = proto.Clone(task).(*iceflightv1.Task)
-			task.ResidualJson, task.ResidualIndex = "", 0
+			task = withoutResidual(task)
 		}
 		err := rd.Read(ctx, scan, task, func(b arrow.RecordBatch) error {
 			col, ok := b.Column(idx).(*array.Int64)
 			if !ok {
-				return fmt.Errorf("%s column of %s is %s, want int64", posColumn, task.GetPath(), b.Column(idx).DataType())
+				return fmt.Errorf("%s column of %s is %s, want int64", posColumn, task.Path, b.Column(idx).DataType())
 			}
 			for i := 0; i < col.Len(); i++ {
 				bm.Add(uint64(col.Value(i)))
@@ -130,8 +128,16 @@ func positions(ctx context.Context, rd *reader.Reader, scan reader.Scan, tasks [
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", task.GetFilePath(), err)
+			return nil, fmt.Errorf("read %s: %w", task.FilePath, err)
 		}
 	}
 	return bm, nil
+}
+
+// withoutResidual is a copy of task that reads every live row; the plan's
+// task, which other reads may share, is left as it is.
+func withoutResidual(task *scantask.Task) *scantask.Task {
+	t := *task
+	t.Residual = nil
+	return &t
 }

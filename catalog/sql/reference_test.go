@@ -129,7 +129,7 @@ func readRows(t *testing.T, tbl *catalog.Table) ([]string, *iceberg.Schema) {
 				return err
 			})
 			if err != nil {
-				t.Fatalf("read %s: %v", task.GetPath(), err)
+				t.Fatalf("read %s: %v", task.Path, err)
 			}
 		}
 	}

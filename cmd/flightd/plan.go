@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/planner"
 )
 
@@ -125,7 +126,11 @@ func planJSON(plan *planner.Plan) ([]byte, error) {
 	for _, ep := range plan.Endpoints {
 		e := endpoint{Bytes: ep.Bytes, Records: ep.Records}
 		for _, t := range ep.Tasks {
-			b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(t)
+			w, err := engine.WireTask(t)
+			if err != nil {
+				return nil, err
+			}
+			b, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(w)
 			if err != nil {
 				return nil, err
 			}

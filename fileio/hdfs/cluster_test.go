@@ -20,7 +20,7 @@ import (
 	"github.com/iceflight/iceflight/fileio/fileiotest"
 	"github.com/iceflight/iceflight/fileio/hdfs"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/reader"
 	"github.com/iceflight/iceflight/testkit/servers/minidfs"
 	"github.com/iceflight/iceflight/testkit/testutil"
@@ -354,7 +354,7 @@ func readTableErr(t *testing.T, fio fileio.FileIO, loc string, afterFile func())
 	r := reader.New(fio, reader.WithAllocator(mem))
 	var rows []string
 	for _, e := range entries {
-		task := &iceflightv1.Task{Path: loc + "/data/" + e.Name, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET, FileSize: e.Size}
+		task := &scantask.Task{Path: loc + "/data/" + e.Name, Format: scantask.Parquet, FileSize: e.Size}
 		err := r.Read(ctx, reader.Scan{Schema: schema}, task, func(b arrow.RecordBatch) error {
 			got, err := testutil.ArrowRows(schema, b)
 			rows = append(rows, got...)

@@ -107,9 +107,9 @@ func Plan(t *testing.T, fio fileio.FileIO, repo, name, root string) *Table {
 	for _, ep := range tb.plan.Endpoints {
 		for _, task := range ep.Tasks {
 			tasks++
-			paths := []string{task.GetPath()}
-			for _, d := range task.GetDeletes() {
-				paths = append(paths, d.GetPath())
+			paths := []string{task.Path}
+			for _, d := range task.Deletes {
+				paths = append(paths, d.Path)
 			}
 			for _, p := range paths {
 				if !strings.HasPrefix(p, root+"/") {
@@ -158,7 +158,7 @@ func (tb *Table) DataFiles() []string {
 	var out []string
 	for _, ep := range tb.plan.Endpoints {
 		for _, task := range ep.Tasks {
-			out = append(out, task.GetPath())
+			out = append(out, task.Path)
 		}
 	}
 	return out

@@ -18,7 +18,7 @@ import (
 
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
-	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/iceberg/scantask"
 	"github.com/iceflight/iceflight/reader"
 	"github.com/iceflight/iceflight/writer/puffin"
 )
@@ -208,11 +208,11 @@ func TestReaderAppliesVectors(t *testing.T) {
 		{"id":2147483645,"name":"_pos","required":true,"type":"long"}]}`), &s); err != nil {
 		t.Fatal(err)
 	}
-	read := func(d *iceflightv1.DeleteFile) []int64 {
+	read := func(d *scantask.DeleteFile) []int64 {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		task := &iceflightv1.Task{Path: dataLoc, FilePath: dataLoc, Format: iceflightv1.FileFormat_FILE_FORMAT_PARQUET,
-			FileSize: int64(len(data)), Deletes: []*iceflightv1.DeleteFile{d}}
+		task := &scantask.Task{Path: dataLoc, FilePath: dataLoc, Format: scantask.Parquet,
+			FileSize: int64(len(data)), Deletes: []*scantask.DeleteFile{d}}
 		var pos []int64
 		err := reader.New(fio, reader.WithAllocator(mem)).Read(context.Background(), reader.Scan{Schema: &s}, task, func(rec arrow.RecordBatch) error {
 			col := rec.Column(1).(interface{ Value(int) int64 })
@@ -226,8 +226,8 @@ func TestReaderAppliesVectors(t *testing.T) {
 		}
 		return pos
 	}
-	dv := func(path string, off, size, card, fileSize int64) *iceflightv1.DeleteFile {
-		return &iceflightv1.DeleteFile{Path: path, Kind: iceflightv1.DeleteKind_DELETE_KIND_DELETION_VECTOR, ContentOffset: off,
+	dv := func(path string, off, size, card, fileSize int64) *scantask.DeleteFile {
+		return &scantask.DeleteFile{Path: path, Kind: scantask.DeletionVector, ContentOffset: off,
 			ContentSize: size, RecordCount: card, ReferencedDataFile: dataLoc, FileSize: fileSize}
 	}
 	card, _ := json.Number(jb.Properties["cardinality"]).Int64()

@@ -493,11 +493,9 @@ type Task struct {
 	// file_path is the data file's path as recorded in metadata, which
 	// position deletes name and _file reports; path is where it is read.
 	FilePath string `protobuf:"bytes,15,opt,name=file_path,json=filePath,proto3" json:"file_path,omitempty"`
-	// residual_json is the part of the scan filter that the file's partition
-	// and metrics do not settle, as Iceberg REST Expression JSON bound to the
-	// ticket's schema by name; empty means every row matches. Planner and
-	// writer use it in process; a ticket never carries it (see
-	// residual_index).
+	// residual_json is a task's own residual filter as Iceberg REST
+	// Expression JSON. A ticket never carries it (a worker refuses one that
+	// does: see residual_index); it is the form `flightd plan` prints.
 	ResidualJson string `protobuf:"bytes,16,opt,name=residual_json,json=residualJson,proto3" json:"residual_json,omitempty"`
 	// residual_index, when not 0, says the task's residual is the ticket's
 	// residuals[residual_index-1]: a filter the tasks of a ticket share is
