@@ -204,6 +204,11 @@ def _run_case(
         out.append(peer("iceflight-dict", argv, procs.Server(serve)))
     for name in ("adbc", "adbc-queue"):
         out.append(peer(name, childv + [name, case.name] + common + ice_args, procs.Server(serve)))
+    # One sink for both front ends: a read renamed by Flight SQL sends what the plain
+    # protocol sends, compressed alike.
+    zstd = serve + ["--ipc-compression", "zstd"]
+    for name in ("iceflight-zstd", "adbc-alias-zstd"):
+        out.append(peer(name, childv + [name, case.name] + common + ice_args, procs.Server(zstd)))
     out.append(peer("pyiceberg", childv + ["pyiceberg", case.name] + common + on_s3))
     out.append(peer("pyarrow", childv + ["pyarrow", case.name] + common + on_s3))
     if args.icebergo.exists():

@@ -20,6 +20,11 @@ Peers:
   in order, each behind a queue of 5 batches);
 - ``adbc-queue``: the same with ``adbc.rpc.result_queue_size`` 200, so the endpoints not being
   drained keep streaming;
+- ``iceflight-zstd``: ``iceflight``'s reads, run against a flightd with ``--ipc-compression zstd``;
+- ``adbc-alias-zstd``: ``adbc-queue``'s reads of every column renamed (``SELECT "c" AS "c_"``,
+  which the Flight SQL front end streams itself, renamed) against that flightd: its bytes sent
+  per read beside ``iceflight-zstd``'s show the two front ends on one sink, compression
+  included;
 - ``pyiceberg``: ``catalog.load_table(table).scan(row_filter=...).to_arrow()``;
 - ``pyarrow``: ``pyarrow.parquet.read_table(files, filters=..., use_threads=True)`` over the
   data files PyIceberg plans for the case (listed before the clock starts): its CPU seconds
@@ -51,7 +56,7 @@ def data_files(root: Path, case: cases.Case, s3_endpoint: str | None = None) -> 
 
 def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
     peer, root, location = args.peer, args.root, args.location
-    if peer in ("iceflight", "transport"):
+    if peer in ("iceflight", "iceflight-zstd", "transport"):
         import iceflight
 
         if location is None:
@@ -76,7 +81,7 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
                 raise
 
         return read_dictionary
-    if peer in ("adbc", "adbc-queue"):
+    if peer in ("adbc", "adbc-queue", "adbc-alias-zstd"):
         from adbc_driver_flightsql import dbapi
 
         if location is None:
@@ -84,11 +89,16 @@ def _reader(args: argparse.Namespace, case: cases.Case) -> Callable[[], Any]:
         conn = dbapi.connect(location)
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
         where = f" WHERE {case.iceflight_filter}" if case.iceflight_filter else ""
-        sql = f"SELECT * FROM {name}{where}"
+        columns = "*"
+        if peer == "adbc-alias-zstd":
+            storage = None if args.s3 is None else s3.props(args.s3)
+            names = dataset.catalog(root, storage).load_table(case.table).schema().column_names
+            columns = ", ".join(f'"{c}" AS "{c}_"' for c in names)
+        sql = f"SELECT {columns} FROM {name}{where}"
 
         def read() -> pa.Table:
             with conn.cursor() as cur:
-                if peer == "adbc-queue":
+                if peer in ("adbc-queue", "adbc-alias-zstd"):
                     cur.adbc_statement.set_options(**{"adbc.rpc.result_queue_size": "200"})
                 cur.execute(sql)
                 return cur.fetch_arrow_table()
@@ -147,7 +157,8 @@ def main() -> None:
             seconds.append(time.perf_counter() - start)
             cpu.append(procs.self_cpu_seconds() - cpu_start)
     assert result is not None
-    if args.peer in ("iceflight", "iceflight-dict", "transport", "adbc", "adbc-queue"):
+    flightd_peers = ("iceflight", "iceflight-dict", "iceflight-zstd", "transport")
+    if args.peer in flightd_peers or args.peer.startswith("adbc"):
         import iceflight
 
         name = case.table if args.catalog is None else f"{args.catalog}.{case.table}"
