@@ -15,14 +15,14 @@ var (
 	// ErrUnsupported marks a task this reader cannot serve yet: ORC files,
 	// encrypted Parquet files, shredded variants, Avro unions of several
 	// types and equality deletes on non-primitive columns.
-	ErrUnsupported = errors.New("unsupported")
+	ErrUnsupported = parquet.ErrUnsupported
 	// ErrInvalidTask marks a task that contradicts itself or its file: an
 	// unknown format, a row group the file does not have.
 	ErrInvalidTask = errors.New("invalid scan task")
 	// ErrSchemaMismatch marks a data file whose columns cannot be read as the
 	// projected schema: a type that does not promote to the schema's type, or
 	// a required field that the file lacks and that has no initial-default.
-	ErrSchemaMismatch = errors.New("data file does not match schema")
+	ErrSchemaMismatch = parquet.ErrSchemaMismatch
 	// ErrCorruptDeletionVector marks a deletion vector blob that does not
 	// follow the Puffin spec: a bad length prefix, magic or checksum, or a
 	// bitmap that does not decode.
@@ -30,7 +30,7 @@ var (
 	// ErrCorruptFile marks a data or delete file whose bytes do not decode
 	// as its format says: a Parquet footer, schema or page that does not
 	// parse.
-	ErrCorruptFile = errors.New("corrupt file")
+	ErrCorruptFile = parquet.ErrCorruptFile
 )
 
 // corruptFile marks err, met while decoding a file's bytes, as
@@ -54,33 +54,20 @@ func (e corruptError) Error() string        { return e.err.Error() }
 func (e corruptError) Unwrap() error        { return e.err }
 func (e corruptError) Is(target error) bool { return target == ErrCorruptFile }
 
-// parquetClasses pairs package parquet's sentinels with this package's for
-// the same faults.
-var parquetClasses = [...]struct{ from, to error }{
-	{parquet.ErrUnsupported, ErrUnsupported},
-	{parquet.ErrInvalidFile, ErrInvalidTask},
-	{parquet.ErrSchemaMismatch, ErrSchemaMismatch},
-	{parquet.ErrCorruptFile, ErrCorruptFile},
-}
-
-// fromParquet gives an error of package parquet this package's sentinel
-// for its fault as well as its own, keeping its message, which already
-// reads as this package's (see parquet's sentinels); nil stays nil.
+// fromParquet gives an error of package parquet this package's sentinel:
+// its sentinels are package parquet's, except that a file parquet finds
+// invalid is an invalid task here too; nil stays nil.
 func fromParquet(err error) error {
-	if err == nil {
-		return nil
-	}
-	for _, c := range parquetClasses {
-		if errors.Is(err, c.from) {
-			return classedError{err: err, class: c.to}
-		}
+	if err != nil && errors.Is(err, parquet.ErrInvalidFile) && !errors.Is(err, ErrInvalidTask) {
+		return invalidTaskError{err}
 	}
 	return err
 }
 
-// classedError is an error of package parquet that also matches class.
-type classedError struct{ err, class error }
+// invalidTaskError is an error of package parquet's ErrInvalidFile that
+// also matches ErrInvalidTask.
+type invalidTaskError struct{ err error }
 
-func (e classedError) Error() string        { return e.err.Error() }
-func (e classedError) Unwrap() error        { return e.err }
-func (e classedError) Is(target error) bool { return target == e.class }
+func (e invalidTaskError) Error() string        { return e.err.Error() }
+func (e invalidTaskError) Unwrap() error        { return e.err }
+func (e invalidTaskError) Is(target error) bool { return target == ErrInvalidTask }

@@ -9,10 +9,8 @@ import (
 )
 
 // Sentinel errors that callers branch on with errors.Is. Every error that
-// wraps one of them names the file involved. Their messages are those of
-// package reader's sentinels for the same faults, which reader maps them
-// to, so that a reader error reads as it did before this package was split
-// from it.
+// wraps one of them names the file involved. Package reader's sentinels of
+// the same names are these; ErrInvalidFile is also its ErrInvalidTask.
 var (
 	// ErrUnsupported marks a well-formed file that uses a feature this
 	// package does not read: encryption.
@@ -22,7 +20,7 @@ var (
 	// with a footer length that does not fit it, or with a column that ends
 	// before the rows its footer claims. To the reader, the scan task that
 	// named it is invalid.
-	ErrInvalidFile = errors.New("invalid scan task")
+	ErrInvalidFile = errors.New("invalid Parquet file")
 	// ErrSchemaMismatch marks a column that cannot be read as the type
 	// asked for: an INT96 column as anything but a timestamp.
 	ErrSchemaMismatch = errors.New("data file does not match schema")
