@@ -90,9 +90,8 @@ func (e *Engine) ListFlights(stream flight.FlightService_ListFlightsServer) erro
 	if err := e.NeedPlanner("ListFlights"); err != nil {
 		return err
 	}
-	release, err := e.plans.Acquire(ctx)
+	release, err := e.PlanSlot(ctx)
 	if err != nil {
-		e.metrics.Rejected(ctx, RejectPlanLimit)
 		return err
 	}
 	defer release()

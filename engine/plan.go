@@ -222,33 +222,53 @@ func (e *Engine) endpoint(plan *planner.Plan, schemas ticketSchemas, ep planner.
 	return fe, sizeEndpoint(fe, t, e.signer.KeyID()), nil
 }
 
+// resolve is what every planning call does first: it refuses call on a
+// process that does not plan and an invalid cmd, takes a planning slot
+// (the func it returns gives it back), and loads the caller's view of cmd's table and
+// the planner's request.
+func (e *Engine) resolve(ctx context.Context, call string, cmd *iceflightv1.Command) (*catalog.Table, planner.Request, func(), error) {
+	if err := e.NeedPlanner(call); err != nil {
+		return nil, planner.Request{}, nil, err
+	}
+	if err := validateCommand(cmd); err != nil {
+		return nil, planner.Request{}, nil, err
+	}
+	release, err := e.PlanSlot(ctx)
+	if err != nil {
+		return nil, planner.Request{}, nil, err
+	}
+	// The slot goes back unless the caller gets it, on a panic too (a
+	// catalog's, say): a leaked slot would refuse every later call.
+	handedOver := false
+	defer func() {
+		if !handedOver {
+			release()
+		}
+	}()
+	CallInfoFrom(ctx).SetTable(cmd.Table)
+	tbl, err := e.loadTable(ctx, cmd.Table)
+	if err != nil {
+		return nil, planner.Request{}, nil, err
+	}
+	req, err := request(cmd)
+	if err != nil {
+		return nil, planner.Request{}, nil, err
+	}
+	handedOver = true
+	return tbl, req, release, nil
+}
+
 // PlanCommand plans cmd for the caller of ctx into a FlightInfo whose
 // endpoints carry signed tickets; desc is the descriptor the FlightInfo
 // echoes. It takes a planning slot.
 func (e *Engine) PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc *flight.FlightDescriptor) (*flight.FlightInfo, error) {
-	if err := e.NeedPlanner("GetFlightInfo"); err != nil {
-		return nil, err
-	}
-	if err := validateCommand(cmd); err != nil {
-		return nil, err
-	}
-	release, err := e.plans.Acquire(ctx)
+	start := time.Now()
+	tbl, req, release, err := e.resolve(ctx, "GetFlightInfo", cmd)
 	if err != nil {
-		e.metrics.Rejected(ctx, RejectPlanLimit)
 		return nil, err
 	}
 	defer release()
-	start := time.Now()
 	call := CallInfoFrom(ctx)
-	call.SetTable(cmd.Table)
-	tbl, err := e.loadTable(ctx, cmd.Table)
-	if err != nil {
-		return nil, err
-	}
-	req, err := request(cmd)
-	if err != nil {
-		return nil, err
-	}
 	plan, err := e.planner.Plan(ctx, plannerTable(tbl), req)
 	if err != nil {
 		return nil, err
@@ -273,25 +293,11 @@ func (e *Engine) PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc
 // CommandSchema returns the Arrow schema a plan of cmd would stream,
 // without reading manifests. It takes a planning slot.
 func (e *Engine) CommandSchema(ctx context.Context, cmd *iceflightv1.Command) (*arrow.Schema, error) {
-	if err := e.NeedPlanner("GetSchema"); err != nil {
-		return nil, err
-	}
-	if err := validateCommand(cmd); err != nil {
-		return nil, err
-	}
-	release, err := e.plans.Acquire(ctx)
+	tbl, req, release, err := e.resolve(ctx, "GetSchema", cmd)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	tbl, err := e.loadTable(ctx, cmd.Table)
-	if err != nil {
-		return nil, err
-	}
-	req, err := request(cmd)
-	if err != nil {
-		return nil, err
-	}
 	schema, err := planner.ProjectedSchema(tbl.Metadata, req)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)

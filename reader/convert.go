@@ -270,19 +270,19 @@ func (c *converter) asType(arr arrow.Array, target arrow.DataType) (arrow.Array,
 			}
 			return relabel(arr, target), nil
 		case *arrow.Time32Type:
-			return scaleInts(c.mem, arr, target, unitFactor(f.Unit), unitFactor(to.Unit))
+			return scaleInts(c.mem, arr, target, int64(f.Unit.Multiplier()), int64(to.Unit.Multiplier()))
 		case *arrow.Time64Type:
-			return scaleInts(c.mem, arr, target, unitFactor(f.Unit), unitFactor(to.Unit))
+			return scaleInts(c.mem, arr, target, int64(f.Unit.Multiplier()), int64(to.Unit.Multiplier()))
 		}
 	case *arrow.TimestampType:
 		if f, ok := from.(*arrow.TimestampType); ok {
 			if f.Unit == to.Unit {
 				return relabel(arr, target), nil
 			}
-			return scaleInts(c.mem, arr, target, unitFactor(f.Unit), unitFactor(to.Unit))
+			return scaleInts(c.mem, arr, target, int64(f.Unit.Multiplier()), int64(to.Unit.Multiplier()))
 		}
 		if _, ok := from.(*arrow.Date32Type); ok {
-			return scaleInts(c.mem, arr, target, 86400*1_000_000_000, unitFactor(to.Unit))
+			return scaleInts(c.mem, arr, target, 86400*1_000_000_000, int64(to.Unit.Multiplier()))
 		}
 	case *arrow.StringType, *arrow.BinaryType:
 		switch from.(type) {
@@ -314,19 +314,6 @@ func newArray(dt arrow.DataType, length int, bufs []*memory.Buffer, children []a
 	d := array.NewData(dt, length, bufs, children, nulls, offset)
 	defer d.Release()
 	return array.MakeFromData(d)
-}
-
-// unitFactor is the number of nanoseconds in one tick of unit.
-func unitFactor(u arrow.TimeUnit) int64 {
-	switch u {
-	case arrow.Second:
-		return 1_000_000_000
-	case arrow.Millisecond:
-		return 1_000_000
-	case arrow.Microsecond:
-		return 1_000
-	}
-	return 1
 }
 
 // scaleInts rescales 32- or 64-bit time values from ticks of fromNs to

@@ -119,7 +119,7 @@ func int96To(v parquet.Int96, unit arrow.TimeUnit) (int64, error) {
 	if nanos < 0 || nanos >= nanosPerDay {
 		return 0, fmt.Errorf("INT96 value has %d nanoseconds in a day", nanos)
 	}
-	per := unitFactor(unit)
+	per := int64(unit.Multiplier())
 	perDay := nanosPerDay / per
 	if days > math.MaxInt64/perDay || days < math.MinInt64/perDay+1 {
 		return 0, fmt.Errorf("INT96 value %d days from 1970 does not fit %s", days, unit)
@@ -138,17 +138,4 @@ func (c *Int96Column) Close() error {
 	}
 	c.chunk = nil
 	return err
-}
-
-// unitFactor is the number of nanoseconds in one tick of unit.
-func unitFactor(u arrow.TimeUnit) int64 {
-	switch u {
-	case arrow.Second:
-		return 1_000_000_000
-	case arrow.Millisecond:
-		return 1_000_000
-	case arrow.Microsecond:
-		return 1_000
-	}
-	return 1
 }
