@@ -181,7 +181,7 @@ loadtest-check: build
 
 ## fuzz-diff: the differential fuzz targets of the hand-written parsers (internal/inflate against compress/flate, internal/jsontext and the metadata reader against encoding/json, pqcodec against pqarrow, the FlightData decoder against protobuf), each for DIFFTIME (default 5m); `make test` runs their seed corpora.
 DIFFTIME ?= 5m
-DIFF_TARGETS := FuzzDecode:./internal/inflate FuzzScanner:./internal/jsontext FuzzDecodeSnapshots:./iceberg FuzzParseMetadata:./iceberg FuzzDecodeMatchesPqarrow:./pqcodec FuzzUnmarshalFlightData:./flight
+DIFF_TARGETS := FuzzDecode:./internal/inflate FuzzScanner:./internal/jsontext FuzzDecodeSnapshots:./iceberg FuzzParseMetadata:./iceberg FuzzDecodeMatchesPqarrow:./pqcodec FuzzUnmarshalFlightData:./engine
 
 .PHONY: fuzz-diff
 fuzz-diff:
