@@ -20,10 +20,10 @@ import (
 	"github.com/iceflight/iceflight/internal/panics"
 )
 
-// CallInfo is what the service learns about one gRPC call while serving
+// CallInfo is what the engine learns about one gRPC call while serving
 // it (table, snapshot, rows, bytes, ...), logged in the call's single log
 // line when it ends. The call log interceptors put one in each call's
-// context; the service fills it through CallInfoFrom. Its methods are safe
+// context; the engine fills it through CallInfoFrom. Its methods are safe
 // for concurrent use and do nothing on a nil *CallInfo, so a call served
 // without the interceptors needs no checks.
 type CallInfo struct {

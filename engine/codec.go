@@ -97,7 +97,7 @@ func (c wireCodec) Name() string { return c.proto.Name() }
 
 // init replaces the registered "proto" codec, process-wide, with one that
 // also knows wireMessage. Registering (rather than a server option) means
-// that whatever gRPC server a Engine is mounted on, its streams can send
+// that whatever gRPC server serves an engine's front ends, its streams can send
 // wireMessages; for every other value the codec is protobuf's.
 func init() {
 	proto := encoding.GetCodecV2("proto")

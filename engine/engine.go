@@ -66,7 +66,7 @@ func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.log = l } }
 // WithPlanner replaces the default planner.
 func WithPlanner(p *planner.Planner) Option { return func(e *Engine) { e.planner = p } }
 
-// WithRole sets what the service does; the default is RoleAll.
+// WithRole sets what this process does; the default is RoleAll.
 func WithRole(r Role) Option { return func(e *Engine) { e.role = r } }
 
 // WithWorkers places endpoints on w's workers instead of this process.
@@ -97,7 +97,7 @@ func WithLimits(maxStreams, maxPlans int) Option {
 // WithProfileReaders sets the reader of each storage profile, by the name
 // of the mounted catalog (catalog.Registry) whose storage it reads: a
 // ticket of a mounted catalog's table reads its files with that catalog's
-// reader, and one naming a profile this service lacks is refused. The
+// reader, and one naming a profile this engine lacks is refused. The
 // readers of a coordinator and its workers must come from one
 // configuration.
 func WithProfileReaders(readers map[string]*reader.Reader) Option {

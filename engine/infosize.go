@@ -84,7 +84,7 @@ func measure(info *flight.FlightInfo, eps []endpointSize) infoSize {
 	return size
 }
 
-// planInfo builds the FlightInfo of a plan within the service's budget, so
+// planInfo builds the FlightInfo of a plan within the engine's budget, so
 // that a client with gRPC's default limits can receive it. Every ticket
 // must carry what its tasks share (the schemas and the residual filter,
 // which may be megabytes), so when the plan's endpoints repeat too much of

@@ -18,7 +18,7 @@ import (
 // "catalog prod: <why>".
 const CatalogErrorsKey = "iceflight-catalog-errors"
 
-// listTables lists the tables of the service's catalog. Mounted catalogs
+// listTables lists the tables of the engine's catalog. Mounted catalogs
 // that fail while others answer are logged and returned as failed (see
 // listFailures), and the tables of the rest are listed; a listing with no
 // table at all returns the error.

@@ -40,7 +40,7 @@ const (
 // thousands of manifests from object storage several seconds.
 var planBuckets = []float64{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
 
-// Metrics records the service's OpenTelemetry metrics. Its methods are
+// Metrics records the engine's OpenTelemetry metrics. Its methods are
 // safe for concurrent use, and a nil *Metrics records nothing, so code
 // paths need no checks when metrics are off.
 //
@@ -65,7 +65,7 @@ type Metrics struct {
 	putBytes metric.Int64Counter
 }
 
-// NewMetrics creates the service's instruments on a meter of mp.
+// NewMetrics creates the engine's instruments on a meter of mp.
 // cacheStats, when not nil, is called at each collection for the manifest
 // cache's running hit and miss counts (planner.Planner.CacheStats).
 func NewMetrics(mp metric.MeterProvider, cacheStats func() (hits, misses int64)) (*Metrics, error) {
@@ -238,8 +238,8 @@ func (m *Metrics) Panicked(ctx context.Context) {
 }
 
 // CallFinished counts a finished gRPC call by its full method name
-// ("/package.Engine/Method") and status code. The call log interceptors
-// call it; the service need not.
+// ("/package.Service/Method") and status code. The call log interceptors
+// call it; the engine need not.
 func (m *Metrics) CallFinished(ctx context.Context, fullMethod string, code codes.Code) {
 	if m == nil {
 		return

@@ -3,12 +3,10 @@ package flight
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow/flight"
 
-	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/internal/panics"
 )
 
@@ -139,7 +137,7 @@ func (m *Mux) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	first, err := stream.Recv()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: DoPut: the stream ended before its schema", engine.ErrBadCommand)
+			return errPutEmpty
 		}
 		return err
 	}

@@ -82,6 +82,10 @@ func (s *Service) DoPut(stream flight.FlightService_DoPutServer) (err error) {
 	return s.doPut(ctx, stream)
 }
 
+// errPutEmpty is a DoPut stream that ended before its first message, the
+// one that carries the schema and the descriptor.
+var errPutEmpty = fmt.Errorf("%w: DoPut: the stream ended before its schema", engine.ErrBadCommand)
+
 func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutServer) error {
 	// Refused before the stream is read further: a worker or a read-only
 	// server should not take in a stream it will throw away.
@@ -102,7 +106,7 @@ func (s *Service) doPut(ctx context.Context, stream flight.FlightService_DoPutSe
 	rdr, err := flight.NewRecordReader(in, ipc.WithAllocator(s.eng.Allocator()))
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return fmt.Errorf("%w: DoPut: the stream ended before its schema", engine.ErrBadCommand)
+			return errPutEmpty
 		}
 		if in.err != nil {
 			return in.err
