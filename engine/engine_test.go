@@ -21,7 +21,7 @@ import (
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
-// engineService is a Engine that is not served: the front end a test
+// engineService is an Engine that is not served: the front end a test
 // plays calls its core methods directly. Its reader counts the data files
 // it opens; its allocator must be back to zero when the test ends.
 func engineService(t testing.TB, signer *Signer) (*Engine, *testutil.CountingIO) {
@@ -81,7 +81,7 @@ func streamTicket(ctx context.Context, svc *Engine, ticket []byte) (*streamed, e
 func TestStreamTicketRefusesBadTicketsBeforeOpeningAFile(t *testing.T) {
 	svc, data := engineService(t, testSigner(t, 7))
 	ctx := context.Background()
-	info, err := svc.PlanCommand(ctx, mustCommand(t, "samples.trips"), pathDesc("samples", "trips"))
+	info, err := svc.PlanCommand(ctx, mustCommand(t, "samples.trips"), testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +91,12 @@ func TestStreamTicketRefusesBadTicketsBeforeOpeningAFile(t *testing.T) {
 	stale := testSigner(t, 7)
 	stale.now = func() time.Time { return time.Now().Add(-2 * time.Minute) }
 	staleSvc, _ := engineService(t, stale)
-	old, err := staleSvc.PlanCommand(ctx, mustCommand(t, "samples.trips"), pathDesc("samples", "trips"))
+	old, err := staleSvc.PlanCommand(ctx, mustCommand(t, "samples.trips"), testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	otherKey, _ := engineService(t, testSigner(t, 8))
-	foreign, err := otherKey.PlanCommand(ctx, mustCommand(t, "samples.trips"), pathDesc("samples", "trips"))
+	foreign, err := otherKey.PlanCommand(ctx, mustCommand(t, "samples.trips"), testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestStreamTicketRefusesBadTicketsBeforeOpeningAFile(t *testing.T) {
 
 func mustCommand(t *testing.T, table string) *iceflightv1.Command {
 	t.Helper()
-	cmd, err := ParseDescriptor(pathDesc(table))
+	cmd, err := ParseDescriptor(testutil.PathDesc(table))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestStreamRenamesOnTheSameSink(t *testing.T) {
 		eng.compression = c
 		cmd := mustCommand(t, "samples.trips")
 		cmd.MaxEndpoints = 1 // one stream: a reader takes one schema
-		info, err := eng.PlanCommand(ctx, cmd, pathDesc("samples", "trips"))
+		info, err := eng.PlanCommand(ctx, cmd, testutil.PathDesc("samples", "trips"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestStreamRenamesOnTheSameSink(t *testing.T) {
 		t.Fatalf("read %d rows: %v", rows, err)
 	}
 	wrong, _ := engineService(t, testSigner(t, 7))
-	info, err := wrong.PlanCommand(ctx, mustCommand(t, "samples.trips"), pathDesc("samples", "trips"))
+	info, err := wrong.PlanCommand(ctx, mustCommand(t, "samples.trips"), testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/iceberg/scantask"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 func testSigner(t testing.TB, key byte) *Signer {
@@ -243,7 +244,7 @@ func TestATicketSendsASharedResidualOnce(t *testing.T) {
 		if split > 0 {
 			cmd["target_split_bytes"] = split
 		}
-		info, err := eng.PlanDescriptor(ctx, cmdDesc(t, cmd))
+		info, err := eng.PlanDescriptor(ctx, testutil.CmdDesc(t, cmd))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -203,7 +203,7 @@ func TestDoGetErrorsShowNoServerPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := serveCatalog(t, cat, 1000)
-	info, err := h.client.GetFlightInfo(context.Background(), pathDesc("a", "trips"))
+	info, err := h.client.GetFlightInfo(context.Background(), testutil.PathDesc("a", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestPlanRefusesDataOutsideTheWarehouse(t *testing.T) {
 				}
 				h := serveCatalog(t, cat, 1000)
 				ctx := context.Background()
-				info, err := h.client.GetFlightInfo(ctx, pathDesc("c", "trips"))
+				info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("c", "trips"))
 				if !allowed {
 					if status.Code(err) != codes.PermissionDenied {
 						t.Fatalf("GetFlightInfo = %v, want PermissionDenied", err)

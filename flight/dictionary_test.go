@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestDictionaryCommand asks for string columns as dictionaries and checks
@@ -40,7 +41,7 @@ func TestDictionaryCommand(t *testing.T) {
 			if got := h.rowsOf(ctx, t, cmd, tc.dict); fmt.Sprint(got) != fmt.Sprint(plain) {
 				t.Fatalf("rows differ from the plain read:\n%v\nwant\n%v", got, plain)
 			}
-			res, err := h.client.GetSchema(ctx, cmdDesc(t, cmd))
+			res, err := h.client.GetSchema(ctx, testutil.CmdDesc(t, cmd))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +53,7 @@ func TestDictionaryCommand(t *testing.T) {
 		})
 	}
 	for _, bad := range []any{[]string{"fare"}, []string{"nope"}, 3, []string{""}} {
-		_, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "dictionary": bad}))
+		_, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "dictionary": bad}))
 		if status.Code(err) != codes.InvalidArgument {
 			t.Errorf("dictionary %v: %v, want InvalidArgument", bad, err)
 		}
@@ -64,7 +65,7 @@ func TestDictionaryCommand(t *testing.T) {
 // decoded.
 func (h *harness) rowsOf(ctx context.Context, t *testing.T, cmd map[string]any, dict []string) []string {
 	t.Helper()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
+	info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, cmd))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func TestIPCCompression(t *testing.T) {
 	for _, c := range []engine.Compression{engine.CompressionNone, engine.CompressionLZ4, engine.CompressionZstd} {
 		h := serve(t, 1000, engine.WithCompression(c))
 		rows := h.rowsOf(ctx, t, cmd, nil)
-		info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
+		info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, cmd))
 		if err != nil {
 			t.Fatal(err)
 		}

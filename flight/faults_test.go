@@ -55,7 +55,7 @@ func TestStorageErrorsEndTheStreamWithAnActionableCode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := serve(t, 100)
 			ctx := context.Background()
-			info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+			info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -153,7 +153,7 @@ func TestAClientCancelIsLoggedAsCanceled(t *testing.T) {
 // stream, returning once the first message has arrived.
 func startTripsStream(ctx context.Context, t *testing.T, h *harness) (*flight.FlightInfo, flight.FlightService_DoGetClient) {
 	t.Helper()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestHostileFiltersAreInvalidArgument sends filters built to exhaust the
@@ -39,7 +41,7 @@ func TestHostileFiltersAreInvalidArgument(t *testing.T) {
 			t.Fatalf("%s: message of %d bytes", tc.name, n)
 		}
 	}
-	if _, err := h.client.GetFlightInfo(context.Background(), pathDesc("samples", "trips")); err != nil {
+	if _, err := h.client.GetFlightInfo(context.Background(), testutil.PathDesc("samples", "trips")); err != nil {
 		t.Fatalf("after the hostile filters: %v", err)
 	}
 }
@@ -97,7 +99,7 @@ func cmdJSON(t *testing.T, table, filter string) []byte {
 	if filter != "" {
 		cmd["filter"] = filter
 	}
-	return cmdDesc(t, cmd).Cmd
+	return testutil.CmdDesc(t, cmd).Cmd
 }
 
 func mustInfo(t *testing.T, h *harness, cmd []byte) *flight.FlightInfo {

@@ -12,6 +12,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
+
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // trip is what the filtered reads below check of one row of samples.trips.
@@ -122,7 +124,7 @@ type renderedRead struct {
 
 func readRendered(ctx context.Context, t *testing.T, h *harness, cmd map[string]any) renderedRead {
 	t.Helper()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, cmd))
+	info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, cmd))
 	if err != nil {
 		t.Fatalf("%v: %v", cmd, err)
 	}

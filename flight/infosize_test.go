@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // defaultClientLimit is the largest message a gRPC client receives unless
@@ -51,7 +52,7 @@ func TestFlightInfoFitsADefaultClient(t *testing.T) {
 	h := serve(t, 50)
 	ctx := context.Background()
 	columns := []string{"id", "vendor"}
-	all, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "columns": columns}))
+	all, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "columns": columns}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestFlightInfoFitsADefaultClient(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			desc := cmdDesc(t, map[string]any{"table": "samples.trips", "columns": columns, "filter": tc.filter})
+			desc := testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "columns": columns, "filter": tc.filter})
 			info, err := h.client.GetFlightInfo(ctx, desc)
 			if tc.same == "" {
 				if status.Code(err) != codes.InvalidArgument {
@@ -116,7 +117,7 @@ func TestFlightInfoFitsADefaultClient(t *testing.T) {
 			// stream: a limited scan is one endpoint, in the same file order
 			// for both filters.
 			limited := func(filter string) []int64 {
-				info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "columns": columns, "filter": filter, "limit": 20}))
+				info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "columns": columns, "filter": filter, "limit": 20}))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -142,7 +143,7 @@ func TestABudgetGroupsTasksIntoFewerEndpoints(t *testing.T) {
 	ctx := context.Background()
 	filter := "note != '" + strings.Repeat("z", 32<<10) + "'"
 	cmd := func(maxEndpoints int) *flight.FlightDescriptor {
-		return cmdDesc(t, map[string]any{"table": "samples.trips", "filter": filter, "max_endpoints": maxEndpoints})
+		return testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "filter": filter, "max_endpoints": maxEndpoints})
 	}
 	h := serve(t, 1000)
 	four, err := h.client.GetFlightInfo(ctx, cmd(4))

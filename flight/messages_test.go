@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestMessagesSayWhatWasMeant checks the messages a newcomer's first
@@ -21,15 +23,15 @@ func TestMessagesSayWhatWasMeant(t *testing.T) {
 		code codes.Code
 		want string
 	}{
-		{"a misspelled table names the nearest tables", pathDesc("samples", "trip"), codes.NotFound,
+		{"a misspelled table names the nearest tables", testutil.PathDesc("samples", "trip"), codes.NotFound,
 			"table samples.trip: table not found (nearest: samples.trips, "},
-		{"a table without its namespace names the namespaced one", pathDesc("trips"), codes.NotFound,
+		{"a table without its namespace names the namespaced one", testutil.PathDesc("trips"), codes.NotFound,
 			"table trips: table not found (a table name starts with its namespace: samples.trips)"},
-		{"a misspelled table without its namespace names the nearest namespaced ones", pathDesc("trip"), codes.NotFound,
+		{"a misspelled table without its namespace names the nearest namespaced ones", testutil.PathDesc("trip"), codes.NotFound,
 			"(a table name starts with its namespace; nearest: samples.trips, "},
-		{"a time in seconds says the unit is milliseconds", cmdDesc(t, map[string]any{"table": "samples.history", "as_of_timestamp_ms": 1767225600}), codes.NotFound,
+		{"a time in seconds says the unit is milliseconds", testutil.CmdDesc(t, map[string]any{"table": "samples.history", "as_of_timestamp_ms": 1767225600}), codes.NotFound,
 			"the earliest is 2025-11-01T00:00:00Z (1761955200000 ms); as_of_timestamp_ms is in milliseconds and 1767225600 looks like seconds"},
-		{"an unquoted string asks for quotes", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "vendor = NYC"}), codes.InvalidArgument,
+		{"an unquoted string asks for quotes", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "filter": "vendor = NYC"}), codes.InvalidArgument,
 			"string literals take single quotes: 'NYC'"},
 		{"SQL text says a command is JSON", sql, codes.InvalidArgument,
 			`command "SELECT * FROM samples.trips" is text, not JSON: a command is a JSON object such as {"table": "samples.trips"`},

@@ -80,7 +80,7 @@ func TestMountedCatalogsListWhatTheyCanAndNameWhatFailed(t *testing.T) {
 func TestAMountedTableReadsWithItsCatalogsStorage(t *testing.T) {
 	h, lakeIO := mountedHarness(t)
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("lake", "samples", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("lake", "samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestAMountedTableReadsWithItsCatalogsStorage(t *testing.T) {
 func TestATicketOfAStorageProfileTheServerLacksIsRefused(t *testing.T) {
 	coordinator, _ := mountedHarness(t)
 	ctx := context.Background()
-	info, err := coordinator.client.GetFlightInfo(ctx, pathDesc("lake", "samples", "trips"))
+	info, err := coordinator.client.GetFlightInfo(ctx, testutil.PathDesc("lake", "samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestMountedTableHintsAndErrorsNameTheCatalog(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": tt.table}))
+			_, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": tt.table}))
 			if status.Code(err) != tt.code || !strings.Contains(err.Error(), tt.says) {
 				t.Errorf("GetFlightInfo %s: %v, want %s saying %q", tt.table, err, tt.code, tt.says)
 			}

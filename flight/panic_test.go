@@ -40,7 +40,7 @@ func TestPanicInAStreamFailsOnlyThatCall(t *testing.T) {
 	h := serveWith(t, 100, []grpc.ServerOption{grpc.ChainStreamInterceptor(engine.StreamCallLog(log, m))},
 		engine.WithMetrics(m), engine.WithLimits(1, 1), engine.WithLogger(log))
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +133,11 @@ func TestPanicInAPlanningCallFailsOnlyThatCall(t *testing.T) {
 		name string
 		call func(*Service) error
 	}{
-		{"GetFlightInfo", func(s *Service) error { _, err := s.GetFlightInfo(ctx, pathDesc("samples", "trips")); return err }},
-		{"GetSchema", func(s *Service) error { _, err := s.GetSchema(ctx, pathDesc("samples", "trips")); return err }},
+		{"GetFlightInfo", func(s *Service) error {
+			_, err := s.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
+			return err
+		}},
+		{"GetSchema", func(s *Service) error { _, err := s.GetSchema(ctx, testutil.PathDesc("samples", "trips")); return err }},
 		{"DoAction", func(s *Service) error {
 			return s.DoAction(&flight.Action{Type: ActionSnapshots, Body: []byte(`{"table": "samples.trips"}`)}, &fakeServerStream[*flight.Result]{ctx: ctx})
 		}},

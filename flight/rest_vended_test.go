@@ -86,7 +86,7 @@ func TestRESTVendedCredentialsReachTheWorkerSealed(t *testing.T) {
 	}
 	h := serveCatalog(t, cat, 1000, engine.WithStorage(rec.build))
 
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("demo", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("demo", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/engine"
+	"github.com/iceflight/iceflight/testkit/testutil"
 )
 
 // TestCoordinatorAndWorker plans on a coordinator that places endpoints on a
@@ -28,7 +29,7 @@ func TestCoordinatorAndWorker(t *testing.T) {
 	coord := serve(t, 1000, engine.WithRole(engine.RoleCoordinator), engine.WithWorkers(ws))
 	ctx := context.Background()
 
-	info, err := coord.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	info, err := coord.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestCoordinatorAndWorker(t *testing.T) {
 			t.Errorf("coordinator DoGet: %v, want Unimplemented", err)
 		}
 	}
-	_, err = worker.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	_, err = worker.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if status.Code(err) != codes.Unimplemented || !strings.Contains(err.Error(), "coordinator") {
 		t.Errorf("worker GetFlightInfo: %v, want Unimplemented naming the coordinator", err)
 	}
@@ -58,7 +59,7 @@ func TestCoordinatorAndWorker(t *testing.T) {
 
 func TestAdvertisedLocation(t *testing.T) {
 	h := serve(t, 1000, engine.WithAdvertise("grpc://flight.example:8815"))
-	info, err := h.client.GetFlightInfo(context.Background(), pathDesc("samples", "trips"))
+	info, err := h.client.GetFlightInfo(context.Background(), testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,14 +71,14 @@ func TestAdvertisedLocation(t *testing.T) {
 func TestLimitRefusesWithRetryHint(t *testing.T) {
 	h := serve(t, 1000, engine.WithLimits(1, 1))
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Hold the only stream slot with a stream the client does not read:
 	// 10-row batches would never fit the flow-control window.
 	slow := serve(t, 10, engine.WithLimits(1, 1))
-	slowInfo, err := slow.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	slowInfo, err := slow.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestLimitRefusesWithRetryHint(t *testing.T) {
 func TestRenewAndCancelFlightInfo(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestRenewAndCancelFlightInfo(t *testing.T) {
 func TestPollFlightInfoIsCompleteAtOnce(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	poll, err := h.client.PollFlightInfo(ctx, pathDesc("samples", "trips"))
+	poll, err := h.client.PollFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -124,18 +124,6 @@ func serveCatalogWith(t *testing.T, cat catalog.Catalog, batchRows int, grpcOpts
 	return h
 }
 
-func pathDesc(parts ...string) *flight.FlightDescriptor {
-	return &flight.FlightDescriptor{Type: flight.DescriptorPATH, Path: parts}
-}
-
-func cmdDesc(t *testing.T, cmd map[string]any) *flight.FlightDescriptor {
-	b, err := json.Marshal(cmd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: b}
-}
-
 // readAll reads every endpoint and returns the row count.
 func (h *harness) readAll(ctx context.Context, t *testing.T, info *flight.FlightInfo) int64 {
 	t.Helper()
@@ -173,7 +161,7 @@ func TestMain(m *testing.M) {
 func TestDoGetStreamsEveryRowAndReleasesMemory(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +182,7 @@ func TestDoGetStreamsEveryRowAndReleasesMemory(t *testing.T) {
 
 func TestCancelledDoGetStopsReading(t *testing.T) {
 	h := serve(t, 10) // 10-row batches: the table is thousands of batches long
-	info, err := h.client.GetFlightInfo(context.Background(), cmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
+	info, err := h.client.GetFlightInfo(context.Background(), testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "max_endpoints": 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +225,7 @@ func TestCancelledDoGetStopsReading(t *testing.T) {
 func TestTamperedTicketOpensNoFile(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples.trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples.trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,16 +253,16 @@ func TestErrorCodes(t *testing.T) {
 		desc *flight.FlightDescriptor
 		want codes.Code
 	}{
-		{"unknown table is NotFound", pathDesc("samples", "nope"), codes.NotFound},
-		{"a .. identifier is InvalidArgument", pathDesc("..", "etc"), codes.InvalidArgument},
-		{"an absolute path identifier is InvalidArgument", pathDesc("/etc/passwd"), codes.InvalidArgument},
-		{"unknown snapshot is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "snapshot_id": 1}), codes.NotFound},
-		{"a time before the table is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "as_of_timestamp_ms": 1}), codes.NotFound},
-		{"unknown ref is NotFound", cmdDesc(t, map[string]any{"table": "samples.history", "ref": "nope"}), codes.NotFound},
-		{"unknown column is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"nope"}}), codes.InvalidArgument},
-		{"unknown key is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "colums": []string{"id"}}), codes.InvalidArgument},
-		{"a filter syntax error is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id >"}), codes.InvalidArgument},
-		{"a filter on an unknown column is InvalidArgument", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "nope = 1"}), codes.InvalidArgument},
+		{"unknown table is NotFound", testutil.PathDesc("samples", "nope"), codes.NotFound},
+		{"a .. identifier is InvalidArgument", testutil.PathDesc("..", "etc"), codes.InvalidArgument},
+		{"an absolute path identifier is InvalidArgument", testutil.PathDesc("/etc/passwd"), codes.InvalidArgument},
+		{"unknown snapshot is NotFound", testutil.CmdDesc(t, map[string]any{"table": "samples.history", "snapshot_id": 1}), codes.NotFound},
+		{"a time before the table is NotFound", testutil.CmdDesc(t, map[string]any{"table": "samples.history", "as_of_timestamp_ms": 1}), codes.NotFound},
+		{"unknown ref is NotFound", testutil.CmdDesc(t, map[string]any{"table": "samples.history", "ref": "nope"}), codes.NotFound},
+		{"unknown column is InvalidArgument", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"nope"}}), codes.InvalidArgument},
+		{"unknown key is InvalidArgument", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "colums": []string{"id"}}), codes.InvalidArgument},
+		{"a filter syntax error is InvalidArgument", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id >"}), codes.InvalidArgument},
+		{"a filter on an unknown column is InvalidArgument", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "filter": "nope = 1"}), codes.InvalidArgument},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -289,7 +277,7 @@ func TestErrorCodes(t *testing.T) {
 func TestGetSchemaAndListFlights(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	res, err := h.client.GetSchema(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"fare", "id"}}))
+	res, err := h.client.GetSchema(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "columns": []string{"fare", "id"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,11 +303,11 @@ func TestGetSchemaAndListFlights(t *testing.T) {
 func TestSplitsReadEveryRowOnce(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	whole, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	whole, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	split, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.trips", "target_split_bytes": 1, "columns": []string{"id"}}))
+	split, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "target_split_bytes": 1, "columns": []string{"id"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,7 +359,7 @@ func TestActions(t *testing.T) {
 	}
 	// Every listed snapshot can be read by id.
 	for _, s := range snaps {
-		if _, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.history", "snapshot_id": s.SnapshotID})); err != nil {
+		if _, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.history", "snapshot_id": s.SnapshotID})); err != nil {
 			t.Errorf("snapshot %d listed but not readable: %v", s.SnapshotID, err)
 		}
 	}
@@ -404,7 +392,7 @@ func TestLimitStopsTheStream(t *testing.T) {
 		{"a limit with a filter", map[string]any{"table": "samples.trips", "limit": 10, "filter": "passengers >= 2"}, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, tc.cmd))
+			info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, tc.cmd))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -438,7 +426,7 @@ func TestPruningLevels(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := serve(t, 1000)
-			info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": tc.table, "filter": tc.filter}))
+			info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": tc.table, "filter": tc.filter}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -468,7 +456,7 @@ func TestPruningLevels(t *testing.T) {
 func TestMetadataColumns(t *testing.T) {
 	h := serve(t, 1000)
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": "samples.events_by_kind",
+	info, err := h.client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": "samples.events_by_kind",
 		"columns": []string{"kind", "_partition", "_file", "_pos", "_spec_id"}}))
 	if err != nil {
 		t.Fatal(err)

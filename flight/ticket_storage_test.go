@@ -89,7 +89,7 @@ func TestVendedStorageTravelsSealedInTheTicket(t *testing.T) {
 	expires := time.Now().Add(30 * time.Second)
 	h := newVendingHarness(t, expires, engine.WithStorage(rec.build))
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestAWorkerWithoutStorageRefusesSealedTickets(t *testing.T) {
 	t.Parallel()
 	h := newVendingHarness(t, time.Time{})
 	ctx := context.Background()
-	info, err := h.client.GetFlightInfo(ctx, pathDesc("samples", "trips"))
+	info, err := h.client.GetFlightInfo(ctx, testutil.PathDesc("samples", "trips"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/proto/actions"
 	"github.com/iceflight/iceflight/reader"
+	"github.com/iceflight/iceflight/testkit/testutil"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -152,7 +153,7 @@ func serveRealWriter(t *testing.T) (flight.Client, *memTables) {
 // readIDs reads the id column of table through GetFlightInfo and DoGet.
 func readIDs(ctx context.Context, t *testing.T, client flight.Client, table string) []int64 {
 	t.Helper()
-	info, err := client.GetFlightInfo(ctx, cmdDesc(t, map[string]any{"table": table}))
+	info, err := client.GetFlightInfo(ctx, testutil.CmdDesc(t, map[string]any{"table": table}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestWritePathEndToEnd(t *testing.T) {
 	if _, err := doAction(ctx, client, ActionCreateTable, string(body)); status.Code(err) != codes.AlreadyExists {
 		t.Errorf("second create_table = %v, want AlreadyExists", err)
 	}
-	res, err := put(ctx, t, client, cmdDesc(t, map[string]any{"table": "db.t"}), []int{5, 3}, 0)
+	res, err := put(ctx, t, client, testutil.CmdDesc(t, map[string]any{"table": "db.t"}), []int{5, 3}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,14 +213,14 @@ func TestWritePathEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := flight.NewRecordWriter(stream, ipcSchema(arrow.NewSchema([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}}, nil)))
-	w.SetFlightDescriptor(cmdDesc(t, map[string]any{"table": "db.t"}))
+	w.SetFlightDescriptor(testutil.CmdDesc(t, map[string]any{"table": "db.t"}))
 	w.Close()
 	stream.CloseSend()
 	if _, err := stream.Recv(); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("DoPut of a string id = %v, want InvalidArgument", err)
 	}
 	// A broken stream commits nothing.
-	if _, err := put(ctx, t, client, cmdDesc(t, map[string]any{"table": "db.t"}), []int{4, 4, 4}, 2); status.Code(err) != codes.Canceled {
+	if _, err := put(ctx, t, client, testutil.CmdDesc(t, map[string]any{"table": "db.t"}), []int{4, 4, 4}, 2); status.Code(err) != codes.Canceled {
 		t.Errorf("cancelled DoPut = %v", err)
 	}
 	if n := cat.snapshots("db.t"); n != 1 {
@@ -234,7 +235,7 @@ func TestWritePathEndToEnd(t *testing.T) {
 	if _, err := doAction(ctx, client, ActionDelete, `{"table": "db.t", "filter": "id <"}`); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("delete with a broken filter = %v, want InvalidArgument", err)
 	}
-	if _, err := put(ctx, t, client, cmdDesc(t, map[string]any{"table": "db.t", "mode": "overwrite", "filter": "id >= 3"}), []int{2}, 0); err != nil {
+	if _, err := put(ctx, t, client, testutil.CmdDesc(t, map[string]any{"table": "db.t", "mode": "overwrite", "filter": "id >= 3"}), []int{2}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if got := fmt.Sprint(readIDs(ctx, t, client, "db.t")); got != "[0 1 2 2]" {

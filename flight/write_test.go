@@ -265,7 +265,7 @@ func TestDoPutAppendsAndAnswersTheResult(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
 	h, cat := serveWriter(t, fw, nil, nil)
-	desc := cmdDesc(t, map[string]any{"table": "samples.trips", "mode": "append", "snapshot_properties": map[string]string{"job": "nightly"}})
+	desc := testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "mode": "append", "snapshot_properties": map[string]string{"job": "nightly"}})
 	body, err := put(context.Background(), t, h.client, desc, []int{3, 5, 0, 2}, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -290,13 +290,13 @@ func TestDoPutOverwriteAndPathDescriptors(t *testing.T) {
 	fw := newFakeWriter()
 	h, _ := serveWriter(t, fw, nil, nil)
 	ctx := context.Background()
-	if _, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips", "mode": "overwrite", "filter": "id > 3", "branch": "dev"}), []int{4}, 0); err != nil {
+	if _, err := put(ctx, t, h.client, testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "mode": "overwrite", "filter": "id > 3", "branch": "dev"}), []int{4}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if fw.write.Mode != writer.Overwrite || fw.write.Filter != "id > 3" || fw.write.Branch != "dev" {
 		t.Errorf("overwrite request = %+v", fw.write)
 	}
-	if _, err := put(ctx, t, h.client, pathDesc("samples", "trips"), []int{1}, 0); err != nil {
+	if _, err := put(ctx, t, h.client, testutil.PathDesc("samples", "trips"), []int{1}, 0); err != nil {
 		t.Fatal(err)
 	}
 	if fw.write.Mode != writer.Append || fw.write.Filter != "" {
@@ -313,12 +313,12 @@ func TestDoPutRefusesBadDescriptorsBeforeWriting(t *testing.T) {
 		desc *flight.FlightDescriptor
 		want string
 	}{
-		{"unknown key", cmdDesc(t, map[string]any{"table": "samples.trips", "mdoe": "append"}), "unknown field"},
-		{"unknown mode", cmdDesc(t, map[string]any{"table": "samples.trips", "mode": "upsert"}), "upsert"},
-		{"filter without overwrite", cmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id = 1"}), "overwrite"},
-		{"no table", cmdDesc(t, map[string]any{"mode": "append"}), "names no table"},
+		{"unknown key", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "mdoe": "append"}), "unknown field"},
+		{"unknown mode", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "mode": "upsert"}), "upsert"},
+		{"filter without overwrite", testutil.CmdDesc(t, map[string]any{"table": "samples.trips", "filter": "id = 1"}), "overwrite"},
+		{"no table", testutil.CmdDesc(t, map[string]any{"mode": "append"}), "names no table"},
 		{"text command", &flight.FlightDescriptor{Type: flight.DescriptorCMD, Cmd: []byte("INSERT INTO t")}, "JSON object"},
-		{"bad table name", cmdDesc(t, map[string]any{"table": "samples..trips"}), "samples..trips"},
+		{"bad table name", testutil.CmdDesc(t, map[string]any{"table": "samples..trips"}), "samples..trips"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := put(context.Background(), t, h.client, tc.desc, []int{1}, 0)
@@ -336,7 +336,7 @@ func TestDoPutBrokenStreamCommitsNothing(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
 	h, _ := serveWriter(t, fw, nil, nil)
-	desc := cmdDesc(t, map[string]any{"table": "samples.trips"})
+	desc := testutil.CmdDesc(t, map[string]any{"table": "samples.trips"})
 	_, err := put(context.Background(), t, h.client, desc, []int{5, 5, 5, 5}, 2)
 	if status.Code(err) != codes.Canceled {
 		t.Errorf("cancelled DoPut = %v, want Canceled", err)
@@ -357,7 +357,7 @@ func TestDoPutByteLimit(t *testing.T) {
 	t.Parallel()
 	fw := newFakeWriter()
 	h, _ := serveWriter(t, fw, nil, []Option{WithPutLimits(0, 4096)})
-	_, err := put(context.Background(), t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{100, 1000, 1000}, 0)
+	_, err := put(context.Background(), t, h.client, testutil.CmdDesc(t, map[string]any{"table": "samples.trips"}), []int{100, 1000, 1000}, 0)
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "4096") {
 		t.Errorf("DoPut over the limit = %v, want InvalidArgument naming the limit", err)
 	}
@@ -365,7 +365,7 @@ func TestDoPutByteLimit(t *testing.T) {
 		t.Errorf("%d commits of a stream over the limit", fw.commits)
 	}
 	// Under the limit the same server takes the stream.
-	if _, err := put(context.Background(), t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{10}, 0); err != nil {
+	if _, err := put(context.Background(), t, h.client, testutil.CmdDesc(t, map[string]any{"table": "samples.trips"}), []int{10}, 0); err != nil {
 		t.Errorf("small DoPut: %v", err)
 	}
 }
@@ -387,7 +387,7 @@ func TestDoPutErrorCodes(t *testing.T) {
 			fw := newFakeWriter()
 			fw.err = tc.err
 			h, cat := serveWriter(t, fw, nil, nil)
-			_, err := put(context.Background(), t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{2}, 0)
+			_, err := put(context.Background(), t, h.client, testutil.CmdDesc(t, map[string]any{"table": "samples.trips"}), []int{2}, 0)
 			if status.Code(err) != tc.want || !strings.Contains(err.Error(), "samples.trips") {
 				t.Errorf("DoPut = %v, want %v naming the table", err, tc.want)
 			}
@@ -414,7 +414,7 @@ func TestWritesRefusedByWorkersAndReadOnlyServers(t *testing.T) {
 			fw := newFakeWriter()
 			h, _ := serveWriter(t, fw, nil, tc.svcOpts, tc.opts...)
 			ctx := context.Background()
-			_, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{2}, 0)
+			_, err := put(ctx, t, h.client, testutil.CmdDesc(t, map[string]any{"table": "samples.trips"}), []int{2}, 0)
 			if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("DoPut = %v, want FailedPrecondition saying %q", err, tc.want)
 			}
@@ -448,7 +448,7 @@ func TestWriteGrants(t *testing.T) {
 	as := func(token string) context.Context {
 		return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+token)
 	}
-	desc := cmdDesc(t, map[string]any{"table": "samples.trips"})
+	desc := testutil.CmdDesc(t, map[string]any{"table": "samples.trips"})
 	for _, tc := range []struct {
 		token string
 		want  codes.Code
@@ -504,7 +504,7 @@ func TestDoPutAbortMessageCommitsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := flight.NewRecordWriter(stream, ipc.WithSchema(putSchema))
-	w.SetFlightDescriptor(cmdDesc(t, map[string]any{"table": "samples.trips"}))
+	w.SetFlightDescriptor(testutil.CmdDesc(t, map[string]any{"table": "samples.trips"}))
 	rec := putBatch(memory.DefaultAllocator, 3)
 	defer rec.Release()
 	if err := w.Write(rec); err != nil {
@@ -536,7 +536,7 @@ func TestDoPutMetrics(t *testing.T) {
 	}
 	fw := newFakeWriter()
 	h, _ := serveWriter(t, fw, nil, []Option{WithPutLimits(1, 0)}, engine.WithMetrics(m))
-	if _, err := put(ctx, t, h.client, cmdDesc(t, map[string]any{"table": "samples.trips"}), []int{4, 6}, 0); err != nil {
+	if _, err := put(ctx, t, h.client, testutil.CmdDesc(t, map[string]any{"table": "samples.trips"}), []int{4, 6}, 0); err != nil {
 		t.Fatal(err)
 	}
 	data := testutil.CollectMetrics(t, reader, engine.MeterName)
