@@ -359,10 +359,8 @@ func (a *Authenticator) Handshake(stream flight.FlightService_HandshakeServer) e
 }
 
 // checkBasic verifies base64(user:password). pyarrow pads the base64 and
-// arrow-go does not, so both are accepted. Unknown users are compared with
-// a zero digest, so timing does not tell them from wrong passwords.
+// arrow-go does not, so both are accepted.
 func (a *Authenticator) checkBasic(cred string) (*Principal, error) {
-	bad := fmt.Errorf("%w: Handshake: invalid user or password", errUnauthenticated)
 	raw, err := base64.StdEncoding.DecodeString(cred)
 	if err != nil {
 		if raw, err = base64.RawStdEncoding.DecodeString(cred); err != nil {
@@ -370,12 +368,52 @@ func (a *Authenticator) checkBasic(cred string) (*Principal, error) {
 		}
 	}
 	login, password, ok := strings.Cut(string(raw), ":")
+	p, err := a.checkPassword(login, password)
+	if err != nil || !ok {
+		return nil, fmt.Errorf("%w: Handshake: invalid user or password", errUnauthenticated)
+	}
+	return p, nil
+}
+
+// checkPassword verifies a user's password. Unknown users are compared
+// with a zero digest, so timing does not tell them from wrong passwords.
+func (a *Authenticator) checkPassword(login, password string) (*Principal, error) {
 	u, known := a.creds.users[login]
 	got := sha256.Sum256([]byte(password))
-	if subtle.ConstantTimeCompare(got[:], u.digest[:]) != 1 || !known || !ok {
-		return nil, bad
+	if subtle.ConstantTimeCompare(got[:], u.digest[:]) != 1 || !known {
+		return nil, fmt.Errorf("%w: invalid user or password", errUnauthenticated)
 	}
 	return &Principal{Name: login, Namespaces: u.namespaces, Write: u.write}, nil
+}
+
+// Login checks a user's password (a --users line) and returns a session
+// token for it and how long the token lives, for front ends with a login
+// flow of their own: the REST catalog's OAuth2 client-credentials
+// endpoint. The token is the one Handshake would issue, so every front
+// end and every process with the same session secret accepts it.
+func (a *Authenticator) Login(user, password string) (token string, ttl time.Duration, err error) {
+	p, err := a.checkPassword(user, password)
+	if err != nil {
+		return "", 0, err
+	}
+	token, err = a.issueSession(p)
+	return token, a.ttl, err
+}
+
+// VerifyAuthorization returns the caller an HTTP Authorization header
+// value ("Bearer TOKEN") names, by the same rules as a gRPC call's
+// authorization metadata: a static token or a session token. An empty
+// value is Unauthenticated.
+func (a *Authenticator) VerifyAuthorization(value string) (*Principal, error) {
+	if value == "" {
+		return nil, fmt.Errorf("%w: no Authorization header; send \"Authorization: Bearer TOKEN\" with a token from --tokens or from the OAuth2 token endpoint", errUnauthenticated)
+	}
+	scheme, cred := cutField(strings.TrimSpace(value))
+	if !strings.EqualFold(scheme, "Bearer") {
+		// The value is not echoed: it may be a token sent without its scheme.
+		return nil, fmt.Errorf("%w: Authorization header is not \"Bearer TOKEN\"", errUnauthenticated)
+	}
+	return a.verifyBearer(cred)
 }
 
 // Principal returns the verified caller, or nil when authentication is

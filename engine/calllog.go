@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -166,6 +167,9 @@ type call struct {
 	start  time.Time
 	info   *CallInfo
 	span   trace.Span
+	// peer is the caller's address for calls that did not come through
+	// gRPC, whose context carries none.
+	peer string
 }
 
 // isHealth reports whether method is a gRPC health check: load balancers
@@ -179,21 +183,50 @@ func isHealth(method string) bool {
 // continuing the client's trace when its metadata carries W3C
 // traceparent (the global propagator, set by flightd when tracing is on).
 func startCall(ctx context.Context, method string) (context.Context, *call) {
+	var carrier propagation.TextMapCarrier
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		carrier = metadataCarrier(md)
+	}
+	return startSpan(ctx, method, "grpc", carrier)
+}
+
+// startSpan is startCall for any transport: system names it in the span
+// ("grpc", "http") and carrier, when not nil, holds the caller's trace
+// headers.
+func startSpan(ctx context.Context, method, system string, carrier propagation.TextMapCarrier) (context.Context, *call) {
 	c := &call{method: method, start: time.Now(), info: &CallInfo{}}
 	ctx = context.WithValue(ctx, callInfoKey{}, c.info)
 	if !isHealth(method) {
-		if md, ok := metadata.FromIncomingContext(ctx); ok {
-			ctx = otel.GetTextMapPropagator().Extract(ctx, metadataCarrier(md))
+		if carrier != nil {
+			ctx = otel.GetTextMapPropagator().Extract(ctx, carrier)
 		}
 		service, name, _ := strings.Cut(strings.TrimPrefix(method, "/"), "/")
 		// Span name and attributes per the OpenTelemetry RPC semantic
 		// conventions: "{rpc.service}/{rpc.method}".
 		ctx, c.span = tracer.Start(ctx, strings.TrimPrefix(method, "/"),
 			trace.WithSpanKind(trace.SpanKindServer),
-			trace.WithAttributes(attribute.String("rpc.system", "grpc"),
+			trace.WithAttributes(attribute.String("rpc.system", system),
 				attribute.String("rpc.service", service), attribute.String("rpc.method", name)))
 	}
 	return ctx, c
+}
+
+// StartCall records a call that reaches the engine by a transport other
+// than gRPC (the REST catalog front end), as the call log interceptors
+// record gRPC calls: it puts a CallInfo in the returned context, starts
+// the call's span (continuing the trace whose W3C headers carrier holds,
+// when it is not nil) and returns the func that ends the call with its
+// error, counting it in m and logging its one line to log. method names
+// the operation ("/iceberg.rest/loadTable"), peer the caller's address.
+func StartCall(ctx context.Context, log *slog.Logger, m *Metrics, method, peer string, carrier propagation.TextMapCarrier) (context.Context, func(error)) {
+	ctx, c := startSpan(ctx, method, "http", carrier)
+	c.peer = peer
+	return ctx, func(err error) {
+		if err != nil {
+			err = Status(err)
+		}
+		c.finish(ctx, log, m, err)
+	}
 }
 
 // finish ends the span, counts the call and writes its log line.
@@ -204,7 +237,7 @@ func (c *call) finish(ctx context.Context, log *slog.Logger, m *Metrics, err err
 	if c.span != nil {
 		c.span.SetAttributes(attribute.Int("rpc.grpc.status_code", int(code)))
 		if serverFault(code) {
-			c.span.SetStatus(otelcodes.Error, truncateMessage(st.Message()))
+			c.span.SetStatus(otelcodes.Error, TruncateMessage(st.Message()))
 		}
 		c.span.End()
 	}
@@ -227,10 +260,12 @@ func (c *call) finish(ctx context.Context, log *slog.Logger, m *Metrics, err err
 	}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		attrs = append(attrs, slog.String("peer", p.Addr.String()))
+	} else if c.peer != "" {
+		attrs = append(attrs, slog.String("peer", c.peer))
 	}
 	attrs = append(attrs, c.info.attrs()...)
 	if code != codes.OK {
-		attrs = append(attrs, slog.String("err", truncateMessage(st.Message())))
+		attrs = append(attrs, slog.String("err", TruncateMessage(st.Message())))
 	}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
 		attrs = append(attrs, slog.String("trace_id", sc.TraceID().String()))

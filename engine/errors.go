@@ -31,9 +31,9 @@ func Status(err error) error {
 		if len(st.Message()) <= MaxStatusMessageBytes {
 			return err
 		}
-		return status.Error(st.Code(), truncateMessage(st.Message()))
+		return status.Error(st.Code(), TruncateMessage(st.Message()))
 	}
-	return status.Error(Code(err), truncateMessage(err.Error()))
+	return status.Error(Code(err), TruncateMessage(err.Error()))
 }
 
 // callError is Status for the error a call ends with. Once the call's
@@ -43,7 +43,7 @@ func Status(err error) error {
 // DeadlineExceeded, which is no server fault. A panic stays Internal.
 func callError(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil && err != nil && !errors.Is(err, panics.ErrPanic) {
-		return status.Error(status.FromContextError(cerr).Code(), truncateMessage(err.Error()))
+		return status.Error(status.FromContextError(cerr).Code(), TruncateMessage(err.Error()))
 	}
 	return Status(err)
 }
@@ -53,9 +53,9 @@ func callError(ctx context.Context, err error) error {
 // and a client needs only its start to tell what went wrong.
 const MaxStatusMessageBytes = 2048
 
-// truncateMessage cuts msg to at most about MaxStatusMessageBytes, at a rune
+// TruncateMessage cuts msg to at most about MaxStatusMessageBytes, at a rune
 // boundary, saying how much was cut.
-func truncateMessage(msg string) string {
+func TruncateMessage(msg string) string {
 	if len(msg) <= MaxStatusMessageBytes {
 		return msg
 	}

@@ -72,7 +72,7 @@ func TestStatusMessagesAreBounded(t *testing.T) {
 			t.Errorf("cut message %q… is not valid UTF-8 or does not say it was cut", st.Message()[:40])
 		}
 	}
-	if msg := truncateMessage("short"); msg != "short" {
+	if msg := TruncateMessage("short"); msg != "short" {
 		t.Errorf("a short message became %q", msg)
 	}
 }

@@ -58,7 +58,7 @@ func listFailures(err error) []string {
 			return
 		}
 		if errors.As(err, &me) {
-			out = append(out, printable(truncateMessage(me.Error())))
+			out = append(out, printable(TruncateMessage(me.Error())))
 		}
 	}
 	if err != nil {
@@ -111,12 +111,12 @@ func (e *Engine) ListFlights(stream flight.FlightService_ListFlightsServer) erro
 		}
 		tbl, err := e.catalog.LoadTable(ctx, id)
 		if err != nil {
-			e.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", truncateMessage(err.Error()))
+			e.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", TruncateMessage(err.Error()))
 			continue
 		}
 		schema, err := iceberg.ArrowSchema(tbl.Metadata.CurrentSchema())
 		if err != nil {
-			e.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", truncateMessage(err.Error()))
+			e.log.WarnContext(ctx, "ListFlights: skipping table", "table", id.String(), "err", TruncateMessage(err.Error()))
 			continue
 		}
 		info := &flight.FlightInfo{

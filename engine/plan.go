@@ -28,6 +28,11 @@ func (e *Engine) loadTable(ctx context.Context, name string) (*catalog.Table, er
 	if err != nil {
 		return nil, err
 	}
+	return e.loadTableID(ctx, id)
+}
+
+// loadTableID is loadTable of a parsed identifier.
+func (e *Engine) loadTableID(ctx context.Context, id catalog.Identifier) (*catalog.Table, error) {
 	if err := e.auth.Authorize(ctx, id); err != nil {
 		return nil, err
 	}
@@ -350,6 +355,39 @@ func (e *Engine) DescriptorSchema(ctx context.Context, desc *flight.FlightDescri
 		return nil, err
 	}
 	return e.CommandSchema(ctx, cmd)
+}
+
+// PlanTasks plans a scan of table id for the caller of ctx and returns
+// the plan itself rather than tickets, with the table as the caller may
+// see it: for front ends whose clients read the files themselves (the
+// REST catalog's server-side planning). Like PlanCommand it takes a
+// planning slot, counts the plan and confines it to the caller's grants.
+func (e *Engine) PlanTasks(ctx context.Context, id catalog.Identifier, req planner.Request) (*planner.Plan, *catalog.Table, error) {
+	if err := e.NeedPlanner("planTableScan"); err != nil {
+		return nil, nil, err
+	}
+	start := time.Now()
+	release, err := e.PlanSlot(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	call := CallInfoFrom(ctx)
+	call.SetTable(id.String())
+	tbl, err := e.loadTableID(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := e.planner.Plan(ctx, plannerTable(tbl), req)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.metrics.Planned(ctx, time.Since(start))
+	if plan.Snapshot != nil {
+		call.SetSnapshotID(plan.Snapshot.SnapshotID)
+	}
+	call.SetFiles(plan.Stats.DataFiles)
+	return plan, tbl, nil
 }
 
 // PlanSlot takes one of the concurrent planning slots, or refuses the

@@ -50,6 +50,6 @@ func reportPanic(ctx context.Context, log *slog.Logger, m *Metrics, err error) {
 	}
 	m.Panicked(ctx)
 	if log != nil {
-		log.ErrorContext(ctx, "panic serving a call", "err", truncateMessage(err.Error()), "stack", string(pe.Stack))
+		log.ErrorContext(ctx, "panic serving a call", "err", TruncateMessage(err.Error()), "stack", string(pe.Stack))
 	}
 }
