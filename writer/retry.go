@@ -81,6 +81,10 @@ func (p retryPolicy) wait(attempt int) time.Duration {
 // isConflict reports whether err is a lost race that a retry on fresh
 // metadata may win.
 func isConflict(err error) bool {
+	var final finalError
+	if errors.As(err, &final) {
+		return false
+	}
 	return errors.Is(err, catalog.ErrCommitConflict) || errors.Is(err, iceberg.ErrRequirementFailed)
 }
 
