@@ -1,0 +1,271 @@
+package restcatalog
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/internal/strictjson"
+)
+
+// namespaceLoader is a catalog that returns a namespace's properties.
+type namespaceLoader interface {
+	LoadNamespace(ctx context.Context, ns []string) (map[string]string, error)
+}
+
+// namespaces returns the catalog as catalog.Namespaces, or refuses.
+func (s *Server) namespaces(what string) (catalog.Namespaces, error) {
+	n, ok := s.cat.(catalog.Namespaces)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: the catalog does not list namespaces", what, errUnsupported)
+	}
+	return n, nil
+}
+
+// visible reports whether the caller may see namespace ns (engine names)
+// in a listing or a lookup.
+func (s *Server) visible(ctx context.Context, ns []string) (bool, error) {
+	p, err := s.auth.Principal(ctx)
+	if err != nil {
+		return false, err
+	}
+	return s.auth.VisibleNamespace(p, ns), nil
+}
+
+type listNamespacesResponse struct {
+	Namespaces    [][]string `json:"namespaces"`
+	NextPageToken *string    `json:"next-page-token,omitempty"`
+}
+
+func (s *Server) listNamespaces(req *request, w http.ResponseWriter) error {
+	n, err := s.namespaces("list namespaces")
+	if err != nil {
+		return err
+	}
+	var parent []string
+	if p := req.r.URL.Query().Get("parent"); p != "" {
+		parent = strings.Split(p, namespaceSeparator)
+		if err := catalog.Identifier(parent).Validate(); err != nil {
+			return fmt.Errorf("%w: parent: %w", errBadRequest, err)
+		}
+	}
+	full := req.mount(parent)
+	if len(full) > 0 {
+		if ok, err := s.visible(req.ctx, full); err != nil {
+			return err
+		} else if !ok {
+			return s.hidden(req.ctx, "namespace", full)
+		}
+	}
+	list, err := n.ListNamespaces(req.ctx, full)
+	if err != nil {
+		return fmt.Errorf("list namespaces in %s: %w", joinNS(parent), err)
+	}
+	var out [][]string
+	for _, ns := range list {
+		if ok, err := s.visible(req.ctx, ns); err != nil {
+			return err
+		} else if ok {
+			out = append(out, req.unmount(ns))
+		}
+	}
+	out, next, err := page(req, out, func(ns []string) string { return strings.Join(ns, namespaceSeparator) })
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, listNamespacesResponse{Namespaces: orEmpty(out), NextPageToken: next})
+	return nil
+}
+
+// hidden is the refusal of a namespace or table the caller may not see:
+// Forbidden, without telling whether it exists.
+func (s *Server) hidden(ctx context.Context, kind string, name []string) error {
+	p, _ := s.auth.Principal(ctx)
+	who := "the caller"
+	if p != nil {
+		who = p.Name
+	}
+	return fmt.Errorf("%w: %s may not read %s %s", errForbidden, who, kind, joinNS(name))
+}
+
+type namespaceBody struct {
+	Namespace  []string          `json:"namespace"`
+	Properties map[string]string `json:"properties"`
+}
+
+func (s *Server) createNamespace(req *request, w http.ResponseWriter) error {
+	body, err := s.body(req)
+	if err != nil {
+		return err
+	}
+	var in namespaceBody
+	if err := decode(body, &in); err != nil {
+		return err
+	}
+	if err := catalog.Identifier(in.Namespace).Validate(); err != nil {
+		return fmt.Errorf("%w: namespace: %w", errBadRequest, err)
+	}
+	ns := req.mount(in.Namespace)
+	if err := s.writable("create namespace " + joinNS(in.Namespace)); err != nil {
+		return err
+	}
+	if err := s.auth.AuthorizeWrite(req.ctx, ns, "namespace "+joinNS(ns)); err != nil {
+		return err
+	}
+	n, err := s.namespaces("create namespace")
+	if err != nil {
+		return err
+	}
+	if err := n.CreateNamespace(req.ctx, ns, in.Properties); err != nil {
+		return fmt.Errorf("create namespace %s: %w", joinNS(in.Namespace), err)
+	}
+	props := in.Properties
+	if props == nil {
+		props = map[string]string{}
+	}
+	writeJSON(w, http.StatusOK, namespaceBody{Namespace: in.Namespace, Properties: props})
+	return nil
+}
+
+// loadNamespaceProps returns the properties of the request's namespace,
+// or an error wrapping catalog.ErrNamespaceNotFound.
+func (s *Server) loadNamespaceProps(req *request) (map[string]string, error) {
+	ns := req.namespace()
+	if ok, err := s.visible(req.ctx, ns); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, s.hidden(req.ctx, "namespace", ns)
+	}
+	if l, ok := s.cat.(namespaceLoader); ok {
+		props, err := l.LoadNamespace(req.ctx, ns)
+		if err != nil {
+			return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), err)
+		}
+		return props, nil
+	}
+	// A catalog without properties: the namespace exists when its parent
+	// lists it.
+	n, err := s.namespaces("load namespace")
+	if err != nil {
+		return nil, err
+	}
+	list, err := n.ListNamespaces(req.ctx, ns[:len(ns)-1])
+	if err != nil {
+		return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), err)
+	}
+	if !slices.ContainsFunc(list, func(l []string) bool { return slices.Equal(l, ns) }) {
+		return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), catalog.ErrNamespaceNotFound)
+	}
+	return map[string]string{}, nil
+}
+
+func (s *Server) loadNamespace(req *request, w http.ResponseWriter) error {
+	props, err := s.loadNamespaceProps(req)
+	if err != nil {
+		return err
+	}
+	if props == nil {
+		props = map[string]string{}
+	}
+	writeJSON(w, http.StatusOK, namespaceBody{Namespace: req.vars.namespace, Properties: props})
+	return nil
+}
+
+func (s *Server) namespaceExists(req *request, w http.ResponseWriter) error {
+	if _, err := s.loadNamespaceProps(req); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+func (s *Server) dropNamespace(req *request, w http.ResponseWriter) error {
+	ns := req.namespace()
+	if err := s.writable("drop namespace " + joinNS(req.vars.namespace)); err != nil {
+		return err
+	}
+	if err := s.auth.AuthorizeWrite(req.ctx, ns, "namespace "+joinNS(ns)); err != nil {
+		return err
+	}
+	n, err := s.namespaces("drop namespace")
+	if err != nil {
+		return err
+	}
+	if err := n.DropNamespace(req.ctx, ns); err != nil {
+		return fmt.Errorf("drop namespace %s: %w", joinNS(req.vars.namespace), err)
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+type updatePropertiesRequest struct {
+	Removals []string          `json:"removals"`
+	Updates  map[string]string `json:"updates"`
+}
+
+type updatePropertiesResponse struct {
+	Updated []string `json:"updated"`
+	Removed []string `json:"removed"`
+	Missing []string `json:"missing,omitempty"`
+}
+
+// decode decodes a request body strictly: a misspelt member is an error,
+// never ignored, and so is JSON nested deeper than maxJSONDepth.
+func decode(body []byte, v any) error {
+	if err := checkDepth(body); err != nil {
+		return err
+	}
+	if err := strictjson.Decode(body, v); err != nil {
+		return badRequest("malformed request body: %v", err)
+	}
+	return nil
+}
+
+// maxJSONDepth bounds the nesting of a request body: the deepest the API
+// needs is a schema of nested types or a filter, far below it.
+const maxJSONDepth = 256
+
+// checkDepth refuses JSON nested deeper than maxJSONDepth before it is
+// decoded, so a hostile body cannot make the decoder recurse without end.
+func checkDepth(body []byte) error {
+	depth, inString, escaped := 0, false, false
+	for _, c := range body {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > maxJSONDepth {
+				return badRequest("request body nested deeper than %d levels", maxJSONDepth)
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+var _ = json.Marshal
+
+func (s *Server) updateProperties(req *request, w http.ResponseWriter) error {
+	return fmt.Errorf("%w: namespace properties", errUnsupported)
+}
