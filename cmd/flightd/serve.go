@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/http"
 	"os"
 	"runtime"
 	"slices"
@@ -37,6 +38,7 @@ type serveConfig struct {
 	warehouse      string
 	allowRoots     folderList
 	listen         string
+	restListen     string
 	role           string
 	workers        string
 	advertise      string
@@ -89,6 +91,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokens, "tokens", "", "`FILE` of bearer tokens, one \"TOKEN NAMESPACE[,NAMESPACE...]\" a line (* for all)")
 	fs.StringVar(&c.users, "users", "", "`FILE` of Basic users for Handshake, one \"USER PASSWORD NAMESPACE[,...]\" a line (PASSWORD plain or sha256:HEX)")
 	fs.BoolVar(&c.insecureListen, "insecure-listen", false, "allow serving without authentication on a non-loopback address")
+	fs.StringVar(&c.restListen, "rest-listen", "", "`HOST:PORT` serving the Iceberg REST catalog API (HTTPS with --tls-cert) over the same catalogs, credentials and grants, for Spark, Trino, PyIceberg and Iceberg Java; empty: not served")
 	fs.StringVar(&c.tls.cert, "tls-cert", "", "PEM certificate `FILE`: serve TLS (and present it to workers that require mutual TLS)")
 	fs.StringVar(&c.tls.key, "tls-key", "", "PEM private key `FILE` of --tls-cert")
 	fs.StringVar(&c.tls.clientCA, "tls-client-ca", "", "PEM CA bundle `FILE`: require client certificates signed by it (mutual TLS)")
@@ -152,10 +155,15 @@ func (c *serveConfig) check() (engine.Role, error) {
 			"unauthenticated profiles there. Listen on 127.0.0.1, drop --pprof, or pass --insecure-pprof "+
 			"if a trusted network guards this port", c.metricsListen)}
 	}
-	if c.tokens == "" && c.users == "" && !c.insecureListen && !loopback(c.listen) {
-		return 0, usageError{fmt.Sprintf("--listen %s is reachable from other hosts but no --tokens or --users are set: "+
-			"anyone could read every table. Give credentials, listen on 127.0.0.1, or pass --insecure-listen "+
-			"if a trusted network or proxy guards this port", c.listen)}
+	for _, l := range []struct{ flag, addr string }{{"--listen", c.listen}, {"--rest-listen", c.restListen}} {
+		if l.addr != "" && c.tokens == "" && c.users == "" && !c.insecureListen && !loopback(l.addr) {
+			return 0, usageError{fmt.Sprintf("%s %s is reachable from other hosts but no --tokens or --users are set: "+
+				"anyone could read every table. Give credentials, listen on 127.0.0.1, or pass --insecure-listen "+
+				"if a trusted network or proxy guards this port", l.flag, l.addr)}
+		}
+	}
+	if c.restListen != "" && role == engine.RoleWorker {
+		return 0, usageError{"--rest-listen needs a catalog: serve it from a coordinator or an all process, not a worker"}
 	}
 	return role, nil
 }
@@ -249,6 +257,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	if cfg.restListen != "" {
+		rl, err := net.Listen("tcp", cfg.restListen)
+		if err != nil {
+			lis.Close()
+			return fmt.Errorf("rest listen: %w", err)
+		}
+		p.restListener = rl
+		fmt.Fprintf(stdout, "Iceberg REST catalog on %s://%s (PyIceberg: load_catalog(\"iceflight\", type=\"rest\", uri=\"%s://%s\"))\n",
+			cfg.restScheme(), rl.Addr(), cfg.restScheme(), rl.Addr())
+	}
 	scheme := cfg.tls.scheme()
 	if role == engine.RoleWorker {
 		fmt.Fprintf(stdout, "iceflight %s worker on %s://%s\n", buildVersion(), scheme, lis.Addr())
@@ -274,9 +292,16 @@ const drainGrace = 5 * time.Second
 func (p *process) serve(ctx context.Context, lis net.Listener, drainTimeout time.Duration, log *slog.Logger) error {
 	errc := make(chan error, 1)
 	go func() { errc <- p.grpc.Serve(lis) }()
+	restc := make(chan error, 1)
+	if p.restListener != nil {
+		go func() { restc <- p.serveREST() }()
+	}
 	select {
 	case err := <-errc:
 		return err
+	case err := <-restc:
+		p.grpc.Stop()
+		return fmt.Errorf("rest catalog: %w", err)
 	case <-ctx.Done():
 	}
 	p.drain(drainTimeout, log)
@@ -294,12 +319,16 @@ func (p *process) serve(ctx context.Context, lis net.Listener, drainTimeout time
 // process is one flightd server: the gRPC server with its services and
 // the background work (worker health checks, telemetry) behind it.
 type process struct {
-	grpc     *grpc.Server
-	health   *health.Server
-	draining chan struct{} // closed when the drain starts
-	tables   int
-	workers  sync.WaitGroup
-	closers  []func()
+	grpc *grpc.Server
+	// rest serves the Iceberg REST catalog on restListener when
+	// --rest-listen is set.
+	rest         *http.Server
+	restListener net.Listener
+	health       *health.Server
+	draining     chan struct{} // closed when the drain starts
+	tables       int
+	workers      sync.WaitGroup
+	closers      []func()
 }
 
 // newProcess builds the services for a configuration.
@@ -402,7 +431,13 @@ func newProcess(ctx context.Context, cfg serveConfig, role engine.Role, log *slo
 	// registry, which keeps one FileIO per credential set.
 	opts = append(opts, engine.WithStorage(src.storage.ForProperties))
 	eng := engine.New(src.catalog, src.reader, signer, opts...)
-	svc := flight.NewService(eng, writeOptions(cfg, src.catalog, pl, log)...)
+	w := newWriter(src.catalog, pl, log)
+	svc := flight.NewService(eng, writeOptions(cfg, src.catalog, w)...)
+	if cfg.restListen != "" {
+		if p.rest, err = newRESTServer(cfg, eng, w, log); err != nil {
+			return nil, err
+		}
+	}
 	sqlOpts := []flightsql.Option{flightsql.WithVersion(buildVersion()), flightsql.WithMaxEndpoints(cfg.sqlMaxEndpoints)}
 	if len(cfg.catalogs) > 0 {
 		sqlOpts = append(sqlOpts, flightsql.WithCatalogs())
@@ -469,6 +504,17 @@ func (p *process) drain(timeout time.Duration, log *slog.Logger) {
 	log.Info("draining: health NOT_SERVING, finishing running calls", "timeout", timeout)
 	p.health.Shutdown()
 	close(p.draining)
+	if p.rest != nil {
+		// REST calls are short (a plan waits at most its plan wait): they
+		// get the same timeout, after which Close cuts them.
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), timeout)
+			defer cancel()
+			if err := p.rest.Shutdown(ctx); err != nil {
+				p.rest.Close()
+			}
+		}()
+	}
 	done := make(chan struct{})
 	go func() { p.grpc.GracefulStop(); close(done) }()
 	select {

@@ -27,6 +27,16 @@ func (f tlsFiles) scheme() string {
 
 // server returns the server's transport credentials, or nil for plaintext.
 func (f tlsFiles) server() (credentials.TransportCredentials, error) {
+	cfg, err := f.serverConfig()
+	if cfg == nil || err != nil {
+		return nil, err
+	}
+	return credentials.NewTLS(cfg), nil
+}
+
+// serverConfig is the TLS configuration every listener of the process
+// serves (gRPC and the REST catalog), or nil for plaintext.
+func (f tlsFiles) serverConfig() (*tls.Config, error) {
 	if f.cert == "" {
 		return nil, nil
 	}
@@ -43,7 +53,7 @@ func (f tlsFiles) server() (credentials.TransportCredentials, error) {
 		cfg.ClientCAs = pool
 		cfg.ClientAuth = tls.RequireAndVerifyClientCert
 	}
-	return credentials.NewTLS(cfg), nil
+	return cfg, nil
 }
 
 // workerClient returns the credentials a coordinator dials its workers

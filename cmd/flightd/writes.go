@@ -33,30 +33,51 @@ func (w *writeFlags) flags(fs *flag.FlagSet) {
 	fs.IntVar(&w.maxMessage, "max-message-bytes", defaultMaxMessageBytes, "largest gRPC message received, such as one record batch of a DoPut; a larger one fails ResourceExhausted (the clients split their batches below 4 MiB)")
 }
 
-// writeOptions wires a writer over the process's catalog when it can
-// commit: a coordinator or an all process whose catalog is a Committer.
-// Without credentials on an address other hosts reach (--insecure-listen),
-// anyone could write, so writes are refused there: they need --tokens or
-// --users with rw: grants.
-func writeOptions(cfg serveConfig, cat catalog.Catalog, pl *planner.Planner, log *slog.Logger) []flight.Option {
-	opts := []flight.Option{flight.WithPutLimits(cfg.maxPuts, cfg.maxPutBytes)}
+// readOnlyReason is why the process refuses writes, or "". Without
+// credentials on an address other hosts reach (--insecure-listen), anyone
+// could write, so writes are refused there: they need --tokens or --users
+// with rw: grants.
+func readOnlyReason(cfg serveConfig, listen string) string {
 	switch {
 	case cfg.readOnly:
-		opts = append(opts, flight.WithReadOnly("the server was started with --read-only"))
-	case cfg.tokens == "" && cfg.users == "" && !loopback(cfg.listen):
-		opts = append(opts, flight.WithReadOnly("the server listens on "+cfg.listen+" without --tokens or --users; "+
-			"writes need credentials with rw: grants (or a loopback --listen)"))
+		return "the server was started with --read-only"
+	case cfg.tokens == "" && cfg.users == "" && !loopback(listen):
+		return "the server listens on " + listen + " without --tokens or --users; " +
+			"writes need credentials with rw: grants (or a loopback address)"
+	}
+	return ""
+}
+
+// newWriter returns the writer every front end commits through, or nil
+// when the catalog cannot commit (a worker has no catalog at all). One
+// writer serves them all, so that its per-table lock makes commits from
+// Flight and from REST clients take turns.
+func newWriter(cat catalog.Catalog, pl *planner.Planner, log *slog.Logger) *writer.Writer {
+	wc, ok := cat.(writer.Catalog)
+	if !ok {
+		if cat != nil {
+			log.Info("the catalog cannot commit; serving reads only")
+		}
+		return nil
+	}
+	// The crash tests (writes_crash_test.go) stop a real flightd at a
+	// named point of a commit; the variable is unset everywhere else.
+	return writer.New(wc, writer.WithPlanner(pl), writer.WithHook(writer.CrashHook(os.Getenv("ICEFLIGHT_TEST_CRASH_POINT"))))
+}
+
+// writeOptions wires the writer into the Flight service.
+func writeOptions(cfg serveConfig, cat catalog.Catalog, w *writer.Writer) []flight.Option {
+	opts := []flight.Option{flight.WithPutLimits(cfg.maxPuts, cfg.maxPutBytes)}
+	if reason := readOnlyReason(cfg, cfg.listen); reason != "" {
+		opts = append(opts, flight.WithReadOnly(reason))
 	}
 	// Namespaces are listed even by a read-only server.
 	ns, _ := cat.(flight.WriteCatalog)
-	var w flight.Writer
-	if wc, ok := cat.(writer.Catalog); ok {
-		// The crash tests (writes_crash_test.go) stop a real flightd at a
-		// named point of a commit; the variable is unset everywhere else.
-		w = writer.New(wc, writer.WithPlanner(pl), writer.WithHook(writer.CrashHook(os.Getenv("ICEFLIGHT_TEST_CRASH_POINT"))))
-	} else if cat != nil {
-		// A worker has no catalog; the service tells a client so.
-		log.Info("the catalog cannot commit; serving reads only")
+	var fw flight.Writer
+	if w != nil {
+		// A nil *writer.Writer in the interface would not read as "no
+		// writer" to the service.
+		fw = w
 	}
-	return append(opts, flight.WithWriter(w, ns))
+	return append(opts, flight.WithWriter(fw, ns))
 }
