@@ -1,0 +1,104 @@
+"""Helpers of the Iceberg REST catalog tests: PyIceberg's RestCatalog against a
+real ``flightd --rest-listen`` over a copy of the sample warehouse, and rows of
+PyIceberg and of iceflight's Flight read in one canonical form.
+
+PyIceberg is the reference here: what it reads through the REST catalog (or
+writes through it) must be what the iceflight Python client reads through
+Flight. Importing this module skips the test module when PyIceberg is not
+installed, and fails it under ICEFLIGHT_REQUIRE_SERVERS=1.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from _expected import canon
+from _flightd import WAREHOUSE, Server, serve_rest
+from _sql import REQUIRE
+
+try:
+    from pyiceberg.catalog.rest import RestCatalog
+    from pyiceberg.schema import Schema
+except ImportError as err:  # pragma: no cover - depends on the venv
+    _msg = f"pyiceberg is not installed ({err}): `pip install -r tests/e2e/requirements.txt`"
+    if REQUIRE:
+        raise RuntimeError(_msg + " (ICEFLIGHT_REQUIRE_SERVERS=1)") from err
+    pytest.skip(_msg, allow_module_level=True)
+
+import _relocated_io
+
+#: The sample tables, as the Java oracle named them (testdata/expected).
+SAMPLE_TABLES = sorted(
+    d.name for d in (WAREHOUSE.parent / "expected").iterdir() if d.is_dir() and d.name.startswith("samples.")
+)
+
+
+def recorded_root() -> str:
+    """The warehouse location the sample tables' metadata records (the
+    checkout Iceberg Java wrote them in), read from samples.trips' metadata."""
+    index = json.loads((WAREHOUSE.parent / "expected" / "samples.trips" / "index.json").read_text())
+    md = json.loads((WAREHOUSE / "samples" / "trips" / index["metadata_file"]).read_text())
+    location: str = md["location"]
+    suffix = "/samples/trips"
+    assert location.endswith(suffix), f"samples.trips is recorded at {location}"
+    return location[: -len(suffix)]
+
+
+def copy_warehouse(dest: pathlib.Path) -> pathlib.Path:
+    """Copy the sample warehouse to dest/warehouse, for a server whose clients write."""
+    out = dest / "warehouse"
+    shutil.copytree(WAREHOUSE, out)
+    return out
+
+
+def catalog(server: Server, warehouse: pathlib.Path | None = None, **props: Any) -> RestCatalog:
+    """A PyIceberg RestCatalog of server; with warehouse, the copy of the samples it serves,
+    whose files PyIceberg reads there (see _relocated_io)."""
+    assert server.rest is not None
+    extra = _relocated_io.properties(recorded_root(), str(warehouse)) if warehouse is not None else {}
+    return RestCatalog("iceflight", uri=server.rest, **extra, **props)
+
+
+def schema_json(schema: Schema) -> dict[str, Any]:
+    """An Iceberg schema as the spec's JSON, the form the oracle's rows are typed by."""
+    out: dict[str, Any] = json.loads(schema.model_dump_json())
+    return out
+
+
+def _plain(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """column as both readers can be compared in: without an extension type
+    (PyIceberg reads uuid as arrow.uuid), its storage; a list of structs with
+    its nulls as empty lists, as PyIceberg 0.12 reads them
+    (apache/iceberg-python#3833: the Java oracle and Flight read null)."""
+    if isinstance(column.type, pa.BaseExtensionType):
+        return pa.chunked_array([c.storage for c in column.chunks], type=column.type.storage_type)
+    if pa.types.is_list(column.type) and pa.types.is_struct(column.type.value_type) and column.null_count:
+        return pa.chunked_array([pa.array([[] if v is None else v for v in column.to_pylist()], type=column.type)])
+    return column
+
+
+def rows(table: pa.Table, schema: Schema) -> list[str]:
+    """The rows of table, of Iceberg schema schema, in canonical form, sorted,
+    where PyIceberg's reads and Flight's can be compared (see _plain)."""
+    plain = pa.table([_plain(c) for c in table.columns], names=table.column_names)
+    return list(canon.arrow_rows(plain, schema_json(schema)))
+
+
+@pytest.fixture(scope="module")
+def rest_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, pathlib.Path]]:
+    """A flightd serving a fresh copy of the sample warehouse over Flight and REST."""
+    wh = copy_warehouse(tmp_path_factory.mktemp("rest"))
+    with serve_rest(warehouse=wh) as server:
+        yield server, wh
+
+
+def failed_calls(server: Server) -> str:
+    """The log lines of the server's REST calls that did not answer OK, for a failure message."""
+    lines = [ln for ln in server.log().splitlines() if "/iceberg.rest/" in ln and "code=OK" not in ln]
+    return "\n".join(lines[-20:])
