@@ -72,18 +72,21 @@ def start(*args: str) -> Iterator[Server]:
         )
         try:
             assert proc.stdout is not None
-            # The REST catalog's line, when there is one, comes before the
-            # Flight service's; both are printed once their ports are bound.
-            rest = None
+            # The Flight address is on the first line, the REST catalog's
+            # (with --rest-listen) on a later one; both are printed once
+            # their ports are bound.
+            flight, rest = None, None
             for line in proc.stdout:
-                if m := re.search(r"Iceberg REST catalog on (https?://\S+)", line):
+                if flight is None and (m := re.search(r"grpc://(\S+)", line)):
+                    flight = m.group(1)
+                elif m := re.search(r"Iceberg REST catalog on (https?://\S+)", line):
                     rest = m.group(1)
-                elif m := re.search(r"grpc://(\S+)", line):
-                    yield Server(flight=m.group(1), rest=rest, _log=log)
+                if flight is not None and (rest is not None or "--rest-listen" not in args):
                     break
             else:
                 log.seek(0)
                 raise RuntimeError(f"flightd did not start: {log.read()}")
+            yield Server(flight=flight, rest=rest, _log=log)
         finally:
             proc.terminate()
             try:

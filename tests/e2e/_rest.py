@@ -24,6 +24,7 @@ from _sql import REQUIRE
 
 try:
     from pyiceberg.catalog.rest import RestCatalog
+    from pyiceberg.expressions import BooleanExpression
     from pyiceberg.schema import Schema
 except ImportError as err:  # pragma: no cover - depends on the venv
     _msg = f"pyiceberg is not installed ({err}): `pip install -r tests/e2e/requirements.txt`"
@@ -57,17 +58,24 @@ def copy_warehouse(dest: pathlib.Path) -> pathlib.Path:
     return out
 
 
-def catalog(server: Server, warehouse: pathlib.Path | None = None, **props: Any) -> RestCatalog:
-    """A PyIceberg RestCatalog of server; with warehouse, the copy of the samples it serves,
-    whose files PyIceberg reads there (see _relocated_io)."""
+def catalog(server: Server, copy: pathlib.Path | None = None, **props: Any) -> RestCatalog:
+    """A PyIceberg RestCatalog of server with catalog properties props; with copy, the
+    copy of the sample warehouse it serves, whose files PyIceberg then reads there
+    (see _relocated_io)."""
     assert server.rest is not None
-    extra = _relocated_io.properties(recorded_root(), str(warehouse)) if warehouse is not None else {}
+    extra = _relocated_io.properties(recorded_root(), str(copy)) if copy is not None else {}
     return RestCatalog("iceflight", uri=server.rest, **extra, **props)
 
 
 def schema_json(schema: Schema) -> dict[str, Any]:
     """An Iceberg schema as the spec's JSON, the form the oracle's rows are typed by."""
     out: dict[str, Any] = json.loads(schema.model_dump_json())
+    return out
+
+
+def filter_json(expr: BooleanExpression) -> dict[str, Any]:
+    """expr in the REST Expression JSON PyIceberg sends, which iceflight's command takes too."""
+    out: dict[str, Any] = json.loads(expr.model_dump_json())
     return out
 
 
@@ -96,6 +104,14 @@ def rest_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Serv
     wh = copy_warehouse(tmp_path_factory.mktemp("rest"))
     with serve_rest(warehouse=wh) as server:
         yield server, wh
+
+
+def server_gap(reason: str, raises: type[BaseException]) -> pytest.MarkDecorator:
+    """Mark a test that fails against flightd's REST catalog as it is today, for
+    reason (the failed request and answer, reported for the server to be fixed).
+    Strict: once the server is fixed the test passes, which fails the run until
+    the mark is removed; a failure of any other kind fails it at once."""
+    return pytest.mark.xfail(reason=reason, raises=raises, strict=True)
 
 
 def failed_calls(server: Server) -> str:

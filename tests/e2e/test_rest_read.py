@@ -18,7 +18,7 @@ import _rest
 import iceflight
 import pytest
 from _flightd import WAREHOUSE, Server
-from _rest import SAMPLE_TABLES, catalog, rest_server, rows  # noqa: F401 (rest_server: a fixture)
+from _rest import SAMPLE_TABLES, catalog, filter_json, rest_server, rows  # noqa: F401 (rest_server: a fixture)
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.expressions import (
     And,
@@ -47,12 +47,6 @@ def rest(rest_server: tuple[Server, pathlib.Path]) -> RestCatalog:
 def flight(rest_server: tuple[Server, pathlib.Path]) -> Iterator[iceflight.Client]:
     with iceflight.connect(f"grpc://{rest_server[0].flight}") as c:
         yield c
-
-
-def filter_json(expr: BooleanExpression) -> dict[str, Any]:
-    """expr in the REST Expression JSON PyIceberg sends, which iceflight's command takes too."""
-    out: dict[str, Any] = json.loads(expr.model_dump_json())
-    return out
 
 
 def test_lists_the_namespace_and_its_tables(rest: RestCatalog) -> None:
