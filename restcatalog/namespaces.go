@@ -258,7 +258,6 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-
 func (s *Server) updateProperties(req *request, w http.ResponseWriter) error {
 	body, err := s.body(req)
 	if err != nil {
