@@ -89,8 +89,8 @@ type Task struct {
 	// end that describes files in full (the REST catalog's scan planning);
 	// nil unless the plan was asked to keep files. It may be shared with
 	// the planner's manifest cache and other plans: it is read only. It
-	// never goes on the wire: a ticket carries the fields above, and a
-	// worker needs nothing more.
+	// never goes on the wire: the ticket codec (engine/ticket_tasks.go)
+	// carries the fields above, all a worker needs, and leaves it out.
 	File *iceberg.DataFile
 }
 
