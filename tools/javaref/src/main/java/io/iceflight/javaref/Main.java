@@ -41,6 +41,9 @@ public final class Main {
       case "jdbcwrite":
         rc = JdbcWrite.run(rest);
         break;
+      case "jdbcread":
+        rc = JdbcRead.run(rest);
+        break;
       case "manifestcheck":
         rc = org.apache.iceberg.ManifestCheck.run(rest);
         break;
@@ -64,6 +67,9 @@ public final class Main {
         break;
       case "metacheck":
         rc = MetaCheck.run(rest);
+        break;
+      case "resttaskcheck":
+        rc = RestTaskCheck.run(rest);
         break;
       default:
         usage();
