@@ -11,30 +11,15 @@ from __future__ import annotations
 import json
 import pathlib
 from collections.abc import Iterator
-from decimal import Decimal
 from typing import Any
 
 import _rest
 import iceflight
 import pytest
 from _flightd import WAREHOUSE, Server
-from _rest import SAMPLE_TABLES, catalog, filter_json, rest_server, rows  # noqa: F401 (rest_server: a fixture)
+from _rest import EQUALITY_DELETES, FILTERS, SAMPLE_TABLES, catalog, filter_json, rest_server_fixture, rows  # noqa: F401 (the rest_server fixture)
 from pyiceberg.catalog.rest import RestCatalog
-from pyiceberg.expressions import (
-    And,
-    BooleanExpression,
-    EqualTo,
-    GreaterThan,
-    GreaterThanOrEqual,
-    In,
-    LessThan,
-    NotNull,
-    StartsWith,
-)
-
-#: PyIceberg 0.12 refuses tables with equality deletes when it plans (the Java oracle
-#: and Flight read them; tests/e2e/test_classes.py and the Go suite check those).
-EQUALITY_DELETES = "PyIceberg does not yet support equality deletes"
+from pyiceberg.expressions import BooleanExpression
 
 
 @pytest.fixture(scope="module")
@@ -83,21 +68,6 @@ def test_scan_equals_flight_read(rest: RestCatalog, flight: iceflight.Client, na
     got, schema = _pyiceberg_read(rest, name)
     assert got.num_rows > 0
     assert rows(got, schema) == rows(flight.read(name), schema)
-
-
-FILTERS = [
-    ("samples.trips", And(GreaterThan("fare", 20.0), NotNull("vendor")), ("id", "fare", "vendor")),
-    ("samples.trips", In("vendor", {"DDS", "CMT"}), ("id", "vendor")),
-    (
-        "samples.events_by_day",
-        And(GreaterThanOrEqual("ts", "2024-03-02T00:00:00"), LessThan("ts", "2024-03-03T00:00:00")),
-        ("id", "ts", "level"),
-    ),
-    ("samples.events_by_kind", EqualTo("kind", "click"), ("id", "kind", "value")),
-    ("samples.truncated", And(StartsWith("name", "app"), LessThan("price", Decimal("5.00"))), ("id", "name", "price")),
-    ("samples.pos_deletes_rowgroups", GreaterThanOrEqual("id", 1500), ("id", "v")),
-    ("samples.dv_many_files", EqualTo("grp", 1), ("id", "val")),
-]
 
 
 @pytest.mark.parametrize("name,expr,fields", FILTERS, ids=[f"{n}:{e}" for n, e, _ in FILTERS])
