@@ -19,10 +19,7 @@ import (
 	"github.com/iceflight/iceflight/planner"
 )
 
-var (
-	warehouse = filepath.Join("..", "testdata", "warehouse")
-	corpus    = filepath.Join("..", "..", "shared", "conformance", "tables")
-)
+var corpus = filepath.Join("..", "..", "shared", "conformance", "tables")
 
 // sample names a table: a sample table of testdata's warehouse, or a
 // table of the conformance corpus beside the checkout.
