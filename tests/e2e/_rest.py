@@ -138,11 +138,11 @@ def rest_server_fixture(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tu
         yield server, wh
 
 
-def server_gap(reason: str, raises: type[BaseException]) -> pytest.MarkDecorator:
+def known_gap(reason: str, raises: type[BaseException]) -> pytest.MarkDecorator:
     """Mark a test that fails against flightd's REST catalog as it is today, for
-    reason (the failed request and answer, reported for the server to be fixed).
-    Strict: once the server is fixed the test passes, which fails the run until
-    the mark is removed; a failure of any other kind fails it at once."""
+    reason (the failed request and answer, reported to be fixed in the server or
+    named as PyIceberg's). Strict: once it is fixed the test passes, which fails
+    the run until the mark is removed; a failure of any other kind fails it at once."""
     return pytest.mark.xfail(reason=reason, raises=raises, strict=True)
 
 
