@@ -66,7 +66,7 @@ func (d *Directory) CreateNamespace(ctx context.Context, ns []string, props map[
 	}
 	name := strings.Join(ns, ".")
 	if len(props) > 0 {
-		return fmt.Errorf("create namespace %s: a directory catalog keeps no namespace properties", name)
+		return fmt.Errorf("create namespace %s: %w: a directory catalog keeps no namespace properties", name, ErrUnsupported)
 	}
 	_, err := fileio.Await(ctx, func() (struct{}, error) {
 		parent, err := d.namespaceFolder(ctx, ns[:len(ns)-1])

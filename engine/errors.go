@@ -105,8 +105,10 @@ func Code(err error) codes.Code {
 		return codes.Aborted
 	case errors.Is(err, datafile.ErrSchemaMismatch), errors.Is(err, ErrPutTooLarge), errors.Is(err, writer.ErrInvalidArgument):
 		return codes.InvalidArgument
-	case errors.Is(err, writer.ErrUnsupported):
+	case errors.Is(err, writer.ErrUnsupported), errors.Is(err, catalog.ErrUnsupported):
 		return codes.Unimplemented
+	case errors.Is(err, catalog.ErrInvalidProperties):
+		return codes.InvalidArgument
 	case errors.Is(err, catalog.ErrCatalogPermissionDenied):
 		// A catalog server that refused its credentials: the message names
 		// the catalog, never the token.

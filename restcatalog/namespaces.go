@@ -114,8 +114,9 @@ func (s *Server) createNamespace(req *request, w http.ResponseWriter) error {
 	if err != nil {
 		return err
 	}
+	// The catalogs' errors name the operation and the namespace.
 	if err := n.CreateNamespace(req.ctx, ns, in.Properties); err != nil {
-		return fmt.Errorf("create namespace %s: %w", joinNS(in.Namespace), err)
+		return err
 	}
 	props := in.Properties
 	if props == nil {
@@ -190,7 +191,7 @@ func (s *Server) dropNamespace(req *request, w http.ResponseWriter) error {
 		return err
 	}
 	if err := n.DropNamespace(req.ctx, ns); err != nil {
-		return fmt.Errorf("drop namespace %s: %w", joinNS(req.vars.namespace), err)
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
@@ -281,7 +282,7 @@ func (s *Server) updateProperties(req *request, w http.ResponseWriter) error {
 	}
 	change, err := np.UpdateNamespaceProperties(req.ctx, ns, in.Removals, in.Updates)
 	if err != nil {
-		return fmt.Errorf("update properties of %s: %w", what, err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, updatePropertiesResponse{Updated: orEmpty(change.Updated), Removed: orEmpty(change.Removed), Missing: change.Missing})
 	return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -41,13 +42,14 @@ func (s *Server) listTables(req *request, w http.ResponseWriter) error {
 	if _, err := s.loadNamespaceProps(req); err != nil {
 		return err
 	}
-	ids, err := s.cat.ListTables(req.ctx)
+	cat, inner := s.catalogOf(ns)
+	ids, err := cat.ListTables(req.ctx)
 	if err != nil {
 		return fmt.Errorf("list tables in %s: %w", joinNS(req.vars.namespace), err)
 	}
 	var out []tableIdentifier
 	for _, id := range ids {
-		if slices.Equal(id.Namespace(), ns) {
+		if slices.Equal(id.Namespace(), inner) {
 			out = append(out, tableIdentifier{Namespace: req.vars.namespace, Name: id.Name()})
 		}
 	}
@@ -57,6 +59,23 @@ func (s *Server) listTables(req *request, w http.ResponseWriter) error {
 	}
 	writeJSON(w, http.StatusOK, listTablesResponse{Identifiers: orEmpty(out), NextPageToken: next})
 	return nil
+}
+
+// mounts is a catalog of mounted catalogs: a catalog.Registry.
+type mounts interface {
+	Catalog(name string) (catalog.Catalog, bool)
+}
+
+// catalogOf returns the catalog that holds namespace ns and ns's name
+// there: the mount its first part names, so that listing one catalog's
+// tables neither waits for nor fails with the others.
+func (s *Server) catalogOf(ns []string) (catalog.Catalog, []string) {
+	if m, ok := s.cat.(mounts); ok && len(ns) > 0 {
+		if cat, ok := m.Catalog(ns[0]); ok {
+			return cat, ns[1:]
+		}
+	}
+	return s.cat, ns
 }
 
 // loadTableResult is the API's LoadTableResult.
@@ -232,9 +251,12 @@ func (s *Server) dropTable(req *request, w http.ResponseWriter) error {
 	if err != nil {
 		return err
 	}
-	purge := req.query.Get("purgeRequested") == "true"
+	purge, err := boolParam(req, "purgeRequested")
+	if err != nil {
+		return err
+	}
 	if err := c.DropTable(req.ctx, id, purge); err != nil {
-		return fmt.Errorf("drop table %s: %w", catalog.Identifier(req.unmount(id)), err)
+		return err
 	}
 	s.refresh(id)
 	w.WriteHeader(http.StatusNoContent)
@@ -257,4 +279,19 @@ func (s *Server) reportMetrics(req *request, w http.ResponseWriter) error {
 
 func (s *Server) views(req *request, _ http.ResponseWriter) error {
 	return fmt.Errorf("%w: views: no catalog this server serves stores views (the view endpoints are not in /v1/config)", errNotImplemented)
+}
+
+// boolParam reads a boolean query parameter as Java and Python clients
+// spell it ("true", "True", "false", ...); absent is false, anything
+// else a 400, so that a misspelt purge never silently keeps files.
+func boolParam(req *request, name string) (bool, error) {
+	v := req.query.Get(name)
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, badRequest("%s=%q: want true or false", name, abbreviate(v))
+	}
+	return b, nil
 }

@@ -22,10 +22,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from _flightd import ROOT, WAREHOUSE, serve
+from _flightd import ROOT, WAREHOUSE, Server, serve_rest
 
 README = ROOT / "README.md"
 README_ADDR = "127.0.0.1:8815"
+README_REST = "http://127.0.0.1:8181"
 
 # Commands that cannot run inside a test, with the reason.
 SKIPPED_COMMANDS = {
@@ -33,6 +34,8 @@ SKIPPED_COMMANDS = {
     "make test": "it runs this test",
     "pip install": "it changes the environment this test runs in; make test installs the same package",
     "docker": "no Docker engine runs here; make lint-docker checks the Dockerfile",
+    "bin/flightd serve": "it serves in the foreground until Ctrl-C; this test starts the same server itself",
+    "spark-sql": "no Spark runs here; Iceberg Java's RESTCatalog, which Spark's catalog wraps, is tested in cmd/flightd",
 }
 
 
@@ -84,13 +87,14 @@ def test_the_readme_has_the_blocks_this_test_runs() -> None:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """flightd serving a copy of the sample warehouse on a free loopback
-    port: the README's write examples change the tables they are given."""
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """flightd serving a copy of the sample warehouse on free loopback
+    ports, Flight and the REST catalog: the README's write examples change
+    the tables they are given."""
     warehouse = tmp_path_factory.mktemp("readme") / "warehouse"
     shutil.copytree(WAREHOUSE, warehouse, symlinks=True)
-    with serve("--log-level", "error", warehouse=warehouse) as addr:
-        yield addr
+    with serve_rest("--log-level", "error", warehouse=warehouse) as srv:
+        yield srv
 
 
 @pytest.fixture()
@@ -103,15 +107,16 @@ def checkout(tmp_path: pathlib.Path) -> pathlib.Path:
     return tmp_path
 
 
-def run(argv: list[str], cwd: pathlib.Path, server: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run(argv: list[str], cwd: pathlib.Path, server: Server, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(pathlib.Path(sys.executable).parent), str(ROOT / "bin"), env.get("PATH", "")])
-    env["ICEFLIGHT_SERVER"] = f"grpc://{server}"
+    env["ICEFLIGHT_SERVER"] = f"grpc://{server.flight}"
     return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 
-def local(code: str, server: str) -> str:
-    return code.replace(README_ADDR, server)
+def local(code: str, server: Server) -> str:
+    """code with the README's addresses replaced by the test server's."""
+    return code.replace(README_ADDR, server.flight).replace(README_REST, server.rest or README_REST)
 
 
 def skip_reason(command: str) -> str | None:
@@ -122,13 +127,15 @@ def skip_reason(command: str) -> str | None:
 
 
 def shell_commands(code: str) -> list[str]:
-    """The command lines of a shell block: comment and continuation lines
-    (a leading # after indentation) are not commands."""
-    return [ln for ln in code.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    """The command lines of a shell block: comment lines (a leading # after
+    indentation) are not commands, and a line ending in a backslash
+    continues on the next."""
+    joined = re.sub(r"\\\n\s*", " ", code)
+    return [ln for ln in joined.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "python"], ids=lambda b: b.id)
-def test_python_block_runs(block: Block, server: str, checkout: pathlib.Path) -> None:
+def test_python_block_runs(block: Block, server: Server, checkout: pathlib.Path) -> None:
     # The blocks before it in its section run first, as in one session.
     earlier = [b for b in BLOCKS if b.lang == "python" and b.section == block.section and b.line < block.line]
     program = "".join(local(b.code, server) for b in earlier + [block])
@@ -137,7 +144,7 @@ def test_python_block_runs(block: Block, server: str, checkout: pathlib.Path) ->
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "sh"], ids=lambda b: b.id)
-def test_shell_block_runs(block: Block, server: str, checkout: pathlib.Path) -> None:
+def test_shell_block_runs(block: Block, server: Server, checkout: pathlib.Path) -> None:
     ran, skipped = 0, []
     for command in shell_commands(block.code):
         reason = skip_reason(command.strip())
@@ -152,7 +159,7 @@ def test_shell_block_runs(block: Block, server: str, checkout: pathlib.Path) -> 
 
 
 @pytest.mark.parametrize("block", [b for b in BLOCKS if b.lang == "go"], ids=lambda b: b.id)
-def test_go_block_compiles_and_runs(block: Block, server: str) -> None:
+def test_go_block_compiles_and_runs(block: Block, server: Server) -> None:
     go = shutil.which("go")
     assert go, "go is not on PATH"
     # Inside the module, so the import of the client package resolves; an

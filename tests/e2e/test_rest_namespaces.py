@@ -13,7 +13,7 @@ import iceflight
 import pyarrow as pa
 import pytest
 from _flightd import Server, serve_rest
-from _rest import catalog, known_gap, rest_server_fixture, rows  # noqa: F401 (the rest_server fixture)
+from _rest import catalog, rest_server_fixture, rows  # noqa: F401 (the rest_server fixture)
 from iceflight.errors import TableNotFoundError
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.exceptions import NamespaceAlreadyExistsError, NamespaceNotEmptyError, NoSuchNamespaceError, RESTError
@@ -27,11 +27,6 @@ def directory(rest_server: tuple[Server, pathlib.Path]) -> RestCatalog:
     return catalog(*rest_server)
 
 
-@known_gap(
-    "the table's purge (DELETE ...?purgeRequested=True) leaves its files, so DELETE /v1/namespaces/nsdir "
-    "answers 409 NamespaceNotEmptyException",
-    NamespaceNotEmptyError,
-)
 def test_directory_namespaces_are_created_listed_and_dropped(directory: RestCatalog) -> None:
     directory.create_namespace("nsdir")
     with pytest.raises(NamespaceAlreadyExistsError):
@@ -59,11 +54,6 @@ def test_directory_refuses_to_update_namespace_properties_plainly(directory: Res
     assert list(directory.load_namespace_properties("samples")) == ["location"]
 
 
-@known_gap(
-    "POST /v1/namespaces {namespace: [with_props], properties: {owner: alice}} answers 500 InternalServerError "
-    "'create namespace with_props: create namespace with_props: a directory catalog keeps no namespace properties'",
-    AssertionError,
-)
 def test_directory_refuses_to_create_a_namespace_with_properties_plainly(directory: RestCatalog) -> None:
     with pytest.raises(RESTError) as err:
         directory.create_namespace("with_props", {"owner": "alice"})

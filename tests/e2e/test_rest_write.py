@@ -19,7 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 from _flightd import Server
-from _rest import catalog, failed_calls, filter_json, known_gap, rest_server_fixture, rows  # noqa: F401 (the rest_server fixture)
+from _rest import catalog, failed_calls, filter_json, rest_server_fixture, rows  # noqa: F401 (the rest_server fixture)
 from iceflight.errors import TableNotFoundError
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.exceptions import NoSuchTableError, RESTError
@@ -214,11 +214,6 @@ def _folder(tb: Table) -> pathlib.Path:
     return pathlib.Path(urlparse(tb.location()).path)
 
 
-@known_gap(
-    "PyIceberg sends DELETE /v1/namespaces/pyw/tables/purged?purgeRequested=True (Python's bool); the "
-    "server purges only for the exact text 'true', answers 204 and leaves the data, manifest and manifest list files",
-    AssertionError,
-)
 def test_drop_with_purge_removes_the_table_and_its_files(rest: RestCatalog, flight: iceflight.Client) -> None:
     name = f"{NS}.purged"
     tb = rest.create_table(name, schema=SCHEMA)
