@@ -211,8 +211,10 @@ type updatePropertiesResponse struct {
 // decode decodes a request body strictly: a misspelt member is an error,
 // never ignored, and so is JSON nested deeper than maxJSONDepth.
 func decode(body []byte, v any) error {
-	if err := checkDepth(body); err != nil {
-		return err
+	// Refused before decoding, so that a hostile body cannot make the
+	// decoder recurse without end.
+	if d := strictjson.Depth(body); d > maxJSONDepth {
+		return badRequest("request body nested %d levels deep; at most %d", d, maxJSONDepth)
 	}
 	if err := strictjson.Decode(body, v); err != nil {
 		return badRequest("malformed request body: %v", err)
@@ -223,34 +225,6 @@ func decode(body []byte, v any) error {
 // maxJSONDepth bounds the nesting of a request body: the deepest the API
 // needs is a schema of nested types or a filter, far below it.
 const maxJSONDepth = 256
-
-// checkDepth refuses JSON nested deeper than maxJSONDepth before it is
-// decoded, so a hostile body cannot make the decoder recurse without end.
-func checkDepth(body []byte) error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range body {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxJSONDepth {
-				return badRequest("request body nested deeper than %d levels", maxJSONDepth)
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return nil
-}
 
 func orEmpty[T any](s []T) []T {
 	if s == nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/internal/strictjson"
 )
 
 // nested wraps inner in n levels of open and close.
@@ -167,7 +167,7 @@ func TestLongChainsStayFlat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d := jsonDepth(raw); d > 64 {
+	if d := strictjson.Depth(raw); d > 64 {
 		t.Fatalf("JSON of a %d-term chain nests %d levels", n, d)
 	}
 	back, err := ParseJSON(raw)
@@ -180,76 +180,5 @@ func TestLongChainsStayFlat(t *testing.T) {
 	}
 	if rebound.String() != bound.String() {
 		t.Fatal("the chain changed through JSON")
-	}
-}
-
-// jsonDepth is the deepest nesting of objects and arrays in b.
-func jsonDepth(b []byte) int {
-	depth, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range b {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			depth++
-			deepest = max(deepest, depth)
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return deepest
-}
-
-// TestWalkersRefuseDeepTrees hands binding, projection and the evaluators
-// a tree built in Go past the bound: each refuses it with ErrTooDeep.
-func TestWalkersRefuseDeepTrees(t *testing.T) {
-	t.Parallel()
-	var e Expr = Equal("id", 1)
-	for i := range maxTreeDepth + 1 {
-		if i%2 == 0 {
-			e = AndExpr{Terms: []Expr{e, IsNull("s")}}
-		} else {
-			e = OrExpr{Terms: []Expr{e, IsNull("s")}}
-		}
-	}
-	if _, err := Bind(e, testSchema, true); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("Bind error = %v, want ErrTooDeep", err)
-	}
-	spec := spec1(1, iceberg.IdentityTransform{}, "id")
-	if _, err := Inclusive(spec, testSchema, e); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("Inclusive error = %v, want ErrTooDeep", err)
-	}
-	if _, err := NewMetricsEvaluator(testSchema, e, true); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("NewMetricsEvaluator error = %v, want ErrTooDeep", err)
-	}
-	if _, err := NewManifestEvaluator(spec, nil, e); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("NewManifestEvaluator error = %v, want ErrTooDeep", err)
-	}
-	if _, err := NewPartitionEvaluator(spec, nil, e); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("NewPartitionEvaluator error = %v, want ErrTooDeep", err)
-	}
-	if s := Summary(e); len(s) > 200 {
-		t.Fatalf("Summary is %d bytes", len(s))
-	}
-	// A hundred thousand NOTs built in Go print without recursing that
-	// deep: the printer stops at the bound.
-	var nots Expr = Equal("id", 1)
-	for range 100_000 {
-		nots = NotExpr{Child: nots}
-	}
-	if s := nots.String(); !strings.HasSuffix(s, "NOT …") || len(s) > 4*maxTreeDepth+10 {
-		t.Fatalf("a deep NOT prints as %d bytes ending %q", len(s), s[max(0, len(s)-20):])
-	}
-	if _, err := Bind(nots, testSchema, true); !errors.Is(err, ErrTooDeep) {
-		t.Fatalf("Bind error = %v, want ErrTooDeep", err)
 	}
 }

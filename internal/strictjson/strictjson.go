@@ -30,3 +30,32 @@ func Decode(b []byte, v any) error {
 	}
 	return nil
 }
+
+// Depth returns the deepest nesting of objects and arrays in the JSON text
+// b, without decoding it, so that a caller can refuse a hostile document
+// before a recursive decoder sees it. Brackets inside strings do not
+// count.
+func Depth(b []byte) int {
+	depth, deepest, inString, escaped := 0, 0, false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
+}
