@@ -62,6 +62,9 @@ public final class Main {
       case "evolve":
         rc = org.apache.iceberg.JavarefEvolve.run(rest);
         break;
+      case "restclient":
+        rc = RestClient.run(rest);
+        break;
       case "metacheck":
         rc = MetaCheck.run(rest);
         break;
@@ -88,6 +91,9 @@ public final class Main {
             + " [--user U --password P] [--schema-version V0|V1]");
     System.err.println(
         "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
+    System.err.println(
+        "  restclient --uri URI [--credential ID:SECRET | --token T] [--warehouse W] [--prefix P]"
+            + " [--prop KEY=VALUE ...] [--remap] --steps FILE|-");
     System.err.println(
         "  metacheck [--new] FILE... | metacheck --apply BASE UPDATES ..."
             + " | metacheck --requirements BASE REQUIREMENTS");
