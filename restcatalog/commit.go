@@ -3,9 +3,9 @@ package restcatalog
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
@@ -49,11 +49,6 @@ func (c *createTableRequest) metadata() (*iceberg.TableMetadata, error) {
 	return md, nil
 }
 
-// locator is a catalog that says where it puts a new table by default.
-type locator interface {
-	DefaultLocation(ctx context.Context, id catalog.Identifier) (string, error)
-}
-
 func (s *Server) createTable(req *request, w http.ResponseWriter) error {
 	body, err := s.body(req)
 	if err != nil {
@@ -79,7 +74,7 @@ func (s *Server) createTable(req *request, w http.ResponseWriter) error {
 		// Nothing is written: the client commits the table later with
 		// assert-create, after writing its first files at the location.
 		if md.Location == "" {
-			l, ok := s.cat.(locator)
+			l, ok := s.cat.(catalog.Locator)
 			if !ok {
 				return fmt.Errorf("%w: stage-create of %s: the catalog has no default location; give one", errUnsupported, in.Name)
 			}
@@ -142,7 +137,7 @@ func (s *Server) updateTable(req *request, w http.ResponseWriter) error {
 		if err != nil {
 			return err
 		}
-		if !equalIDs(req.mount(named), id) {
+		if !slices.Equal(req.mount(named), id) {
 			return badRequest("commit body names table %s, the path %s", catalog.Identifier(named), catalog.Identifier(req.unmount(id)))
 		}
 	}
@@ -216,8 +211,6 @@ func (s *Server) commitTransaction(req *request, w http.ResponseWriter) error {
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
-
-func equalIDs(a, b catalog.Identifier) bool { return a.String() == b.String() && len(a) == len(b) }
 
 // registrar is a catalog that registers a table by its metadata file.
 type registrar interface {
@@ -302,9 +295,6 @@ func (s *Server) renameTable(req *request, w http.ResponseWriter) error {
 		return fmt.Errorf("%w: rename table %s: the catalog cannot rename tables", errUnsupported, src)
 	}
 	if err := r.RenameTable(req.ctx, from, to); err != nil {
-		if errors.Is(err, catalog.ErrNamespaceNotFound) && !errors.Is(err, catalog.ErrTableNotFound) {
-			return fmt.Errorf("rename table %s to %s: %w", src, dst, err)
-		}
 		return fmt.Errorf("rename table %s to %s: %w", src, dst, err)
 	}
 	s.refresh(from)

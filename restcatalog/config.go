@@ -17,7 +17,7 @@ type configResponse struct {
 // and the endpoints this server serves.
 func (s *Server) getConfig(req *request, w http.ResponseWriter) error {
 	resp := configResponse{Defaults: map[string]string{}, Overrides: map[string]string{}, Endpoints: endpoints()}
-	if wh := req.r.URL.Query().Get("warehouse"); wh != "" && len(s.mounts) > 0 {
+	if wh := req.query.Get("warehouse"); wh != "" && len(s.mounts) > 0 {
 		if err := s.checkPrefix(wh); err != nil {
 			return fmt.Errorf("%w: warehouse %q names no catalog of this server (catalogs: %s)", errBadRequest, wh, strings.Join(s.mounts, ", "))
 		}

@@ -95,15 +95,15 @@ func classify(err error, about subject) (int, string) {
 		return http.StatusConflict, "AlreadyExistsException"
 	case errors.Is(err, catalog.ErrNamespaceNotEmpty):
 		return http.StatusConflict, "NamespaceNotEmptyException"
-	case errors.Is(err, catalog.ErrNamespaceNotFound) && about != aboutTable:
-		return http.StatusNotFound, "NoSuchNamespaceException"
 	case errors.Is(err, catalog.ErrTableNotFound):
+		// A table looked up in a missing namespace wraps both; it is the
+		// table the client asked for, as in Iceberg Java's server.
 		if about == aboutView {
 			return http.StatusNotFound, "NoSuchViewException"
 		}
 		return http.StatusNotFound, "NoSuchTableException"
 	case errors.Is(err, catalog.ErrNamespaceNotFound):
-		return http.StatusNotFound, "NoSuchTableException"
+		return http.StatusNotFound, "NoSuchNamespaceException"
 	case errors.Is(err, iceberg.ErrInvalidMetadata) && about != aboutPlan:
 		// A create or commit whose updates do not apply: the client's
 		// request is at fault (a plan's is the table's).

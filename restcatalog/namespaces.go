@@ -47,7 +47,7 @@ func (s *Server) listNamespaces(req *request, w http.ResponseWriter) error {
 		return err
 	}
 	var parent []string
-	if p := req.r.URL.Query().Get("parent"); p != "" {
+	if p := req.query.Get("parent"); p != "" {
 		parent = strings.Split(p, namespaceSeparator)
 		if err := catalog.Identifier(parent).Validate(); err != nil {
 			return fmt.Errorf("%w: parent: %w", errBadRequest, err)

@@ -16,7 +16,7 @@ const maxPageSize = 1000
 // stays in order when items come and go between pages. Without pageSize
 // every item after the token is one page, as the API allows.
 func page[T any](req *request, items []T, key func(T) string) ([]T, *string, error) {
-	q := req.r.URL.Query()
+	q := req.query
 	sort.SliceStable(items, func(i, j int) bool { return key(items[i]) < key(items[j]) })
 	if tok := q.Get("pageToken"); tok != "" {
 		after, err := base64.RawURLEncoding.DecodeString(tok)

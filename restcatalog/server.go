@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -101,6 +102,7 @@ type request struct {
 	prefix []string // the mount the route's prefix names; nil for all
 	route  *route
 	vars   routeVars
+	query  url.Values
 }
 
 // ServeHTTP serves one call: it authenticates the caller, routes the
@@ -138,7 +140,11 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 		}
 		ctx = engine.ContextWithPrincipal(ctx, p)
 	}
-	req := &request{r: r, ctx: ctx, route: rt, vars: vars}
+	query, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return badRequest("query: %v", err)
+	}
+	req := &request{r: r, ctx: ctx, route: rt, vars: vars, query: query}
 	if vars.prefix != "" {
 		req.prefix = []string{vars.prefix}
 	}

@@ -95,7 +95,7 @@ func (s *Server) loadTable(req *request, w http.ResponseWriter) error {
 	if err != nil {
 		return err
 	}
-	switch snaps := req.r.URL.Query().Get("snapshots"); snaps {
+	switch snaps := req.query.Get("snapshots"); snaps {
 	case "", "all":
 		return s.writeTable(req, w, t.MetadataLocation, t.Metadata, t)
 	case "refs":
@@ -232,7 +232,7 @@ func (s *Server) dropTable(req *request, w http.ResponseWriter) error {
 	if err != nil {
 		return err
 	}
-	purge := req.r.URL.Query().Get("purgeRequested") == "true"
+	purge := req.query.Get("purgeRequested") == "true"
 	if err := c.DropTable(req.ctx, id, purge); err != nil {
 		return fmt.Errorf("drop table %s: %w", catalog.Identifier(req.unmount(id)), err)
 	}

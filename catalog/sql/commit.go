@@ -231,14 +231,12 @@ func (c *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, md *ic
 		return nil, fmt.Errorf("catalog %s: %s: %w", c.name, op, catalog.ErrTableExists)
 	}
 	if md.Location == "" {
-		if c.warehouse == "" {
-			return nil, fmt.Errorf("catalog %s: %s: no location, and no %q property to put it in", c.name, op, PropWarehouse)
+		loc, err := c.DefaultLocation(ctx, id)
+		if err != nil {
+			return nil, err
 		}
 		cp := *md
-		cp.Location = c.warehouse + "/" + namespace + ".db/" + id.Name()
-		if namespace == "" {
-			cp.Location = c.warehouse + "/" + id.Name()
-		}
+		cp.Location = loc
 		md = &cp
 	}
 	loc := newMetadataLocation(md, 0)

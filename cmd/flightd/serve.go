@@ -264,8 +264,6 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("rest listen: %w", err)
 		}
 		p.restListener = rl
-		fmt.Fprintf(stdout, "Iceberg REST catalog on %s://%s (PyIceberg: load_catalog(\"iceflight\", type=\"rest\", uri=\"%s://%s\"))\n",
-			cfg.restScheme(), rl.Addr(), cfg.restScheme(), rl.Addr())
 	}
 	scheme := cfg.tls.scheme()
 	if role == engine.RoleWorker {
@@ -275,6 +273,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// The command a newcomer can paste needs no pyarrow of their own:
 		// the iceflight CLI comes with it (make run installs it in .venv).
 		fmt.Fprintf(stdout, "list the tables: iceflight --server %s://%s tables   (the CLI of clients/python: pip install ./clients/python; make run puts it in .venv/bin)\n", scheme, lis.Addr())
+	}
+	if p.restListener != nil {
+		// After the first line, which scripts and tests read the Flight
+		// address from.
+		fmt.Fprintf(stdout, "Iceberg REST catalog on %s://%s (PyIceberg: load_catalog(\"iceflight\", type=\"rest\", uri=\"%s://%s\"))\n",
+			cfg.restScheme(), p.restListener.Addr(), cfg.restScheme(), p.restListener.Addr())
 	}
 
 	return p.serve(ctx, lis, cfg.drainTimeout, log)

@@ -469,3 +469,19 @@ func TestServeAllowRoot(t *testing.T) {
 		c.Close()
 	}
 }
+
+func TestServeRESTListenRules(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--warehouse", sampleWarehouse, "--rest-listen", "0.0.0.0:0"}, "--rest-listen 0.0.0.0:0 is reachable"},
+		{[]string{"--role", "worker", "--rest-listen", "127.0.0.1:0"}, "needs a catalog"},
+	} {
+		code, _, stderr := runCmd(t, append([]string{"serve"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("serve %v: exit %d, %q; want a usage error with %q", c.args, code, stderr, c.want)
+		}
+	}
+}
