@@ -3,6 +3,9 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -27,6 +30,16 @@ var (
 	// ErrReadOnly marks a catalog that cannot change tables (its
 	// configuration or its kind).
 	ErrReadOnly = errors.New("catalog is read-only")
+	// ErrUnsupported marks an operation the catalog's kind cannot do: a
+	// directory warehouse names a table by its folder, so it cannot rename
+	// one, and keeps no namespace properties, as Iceberg Java's
+	// HadoopCatalog cannot. Java's REST server answers such an operation
+	// 406 (UnsupportedOperationException).
+	ErrUnsupported = errors.New("unsupported by this catalog")
+	// ErrInvalidProperties marks a change of namespace properties that
+	// cannot be made: a key both removed and set (the REST API's 422), or
+	// a key the catalog reserves for itself.
+	ErrInvalidProperties = errors.New("invalid namespace properties change")
 )
 
 // Committer is a catalog that changes tables atomically.
@@ -60,4 +73,69 @@ type Namespaces interface {
 	// DropNamespace drops an empty namespace; ErrNamespaceNotEmpty if it
 	// holds tables or namespaces, ErrNamespaceNotFound if it is absent.
 	DropNamespace(ctx context.Context, ns []string) error
+}
+
+// NamespaceProperties is a catalog whose namespaces carry properties.
+type NamespaceProperties interface {
+	// LoadNamespace returns the properties of the namespace ns, never nil,
+	// or an error wrapping ErrNamespaceNotFound when it does not exist:
+	// it is how a caller learns that a namespace exists.
+	LoadNamespace(ctx context.Context, ns []string) (map[string]string, error)
+	// UpdateNamespaceProperties removes the keys removals from ns and
+	// sets updates on it, and reports what it did as the REST API's
+	// UpdateNamespacePropertiesResponse does. A key in both wraps
+	// ErrInvalidProperties; a namespace that does not exist,
+	// ErrNamespaceNotFound.
+	UpdateNamespaceProperties(ctx context.Context, ns []string, removals []string, updates map[string]string) (PropertiesChange, error)
+}
+
+// PropertiesChange is what an update of namespace properties did, each
+// list sorted.
+type PropertiesChange struct {
+	// Updated are the keys set, new or changed.
+	Updated []string
+	// Removed are the keys removed.
+	Removed []string
+	// Missing are the keys asked to be removed that the namespace did not
+	// have.
+	Missing []string
+}
+
+// CheckPropertiesUpdate refuses an update of namespace properties that
+// both removes and sets a key, with an error wrapping
+// ErrInvalidProperties that names the keys, as the REST API and Iceberg
+// Java's UpdateNamespacePropertiesRequest do.
+func CheckPropertiesUpdate(removals []string, updates map[string]string) error {
+	var both []string
+	for _, k := range removals {
+		if _, ok := updates[k]; ok && !slices.Contains(both, k) {
+			both = append(both, k)
+		}
+	}
+	if len(both) > 0 {
+		slices.Sort(both)
+		return fmt.Errorf("%w: keys both removed and set: %s", ErrInvalidProperties, strings.Join(both, ", "))
+	}
+	return nil
+}
+
+// Renamer is a catalog that renames tables, possibly into another
+// namespace.
+type Renamer interface {
+	// RenameTable gives the table from the name to. It wraps
+	// ErrTableNotFound when from names no table, ErrTableExists when to
+	// names a table (or a view), ErrNamespaceNotFound when to's namespace
+	// does not exist, and ErrUnsupported when the catalog cannot rename.
+	RenameTable(ctx context.Context, from, to Identifier) error
+}
+
+// Registrar is a catalog that adds an existing table by its metadata
+// file, as the REST API's register does.
+type Registrar interface {
+	// RegisterTable adds the table id whose current metadata is the file
+	// at metadataLocation, which must parse as table metadata, and
+	// returns it loaded. It wraps ErrTableExists when id names a table
+	// (or a view) and ErrNamespaceNotFound when its namespace does not
+	// exist.
+	RegisterTable(ctx context.Context, id Identifier, metadataLocation string) (*Table, error)
 }

@@ -12,8 +12,11 @@ import (
 )
 
 var (
-	_ Committer  = (*Directory)(nil)
-	_ Namespaces = (*Directory)(nil)
+	_ Committer           = (*Directory)(nil)
+	_ Namespaces          = (*Directory)(nil)
+	_ NamespaceProperties = (*Directory)(nil)
+	_ Renamer             = (*Directory)(nil)
+	_ Registrar           = (*Directory)(nil)
 )
 
 // writeIO is the FileIO a Directory writes metadata with: for a local
@@ -142,14 +145,20 @@ func (d *Directory) CreateTable(ctx context.Context, id Identifier, md *iceberg.
 	if md == nil {
 		return nil, fmt.Errorf("create table %s: no metadata", id)
 	}
+	return d.create(ctx, "create table", id, md)
+}
+
+// create makes the table id in its namespace's folder with md as its
+// first version, for CreateTable and RegisterTable.
+func (d *Directory) create(ctx context.Context, op string, id Identifier, md *iceberg.TableMetadata) (*Table, error) {
 	parent, err := d.namespaceFolder(ctx, id.Namespace())
 	if err != nil {
-		return nil, fmt.Errorf("create table %s: %w", id, err)
+		return nil, fmt.Errorf("%s %s: %w", op, id, err)
 	}
 	if _, err := d.loadFresh(ctx, id); err == nil {
-		return nil, fmt.Errorf("create table %s: %w", id, ErrTableExists)
+		return nil, fmt.Errorf("%s %s: %w", op, id, ErrTableExists)
 	} else if !errors.Is(err, ErrTableNotFound) {
-		return nil, fmt.Errorf("create table %s: %w", id, err)
+		return nil, fmt.Errorf("%s %s: %w", op, id, err)
 	}
 	folder := d.tree.join(parent, id.Name())
 	if md.Location == "" {
@@ -159,6 +168,51 @@ func (d *Directory) CreateTable(ctx context.Context, id Identifier, md *iceberg.
 	}
 	metaDir := d.tree.join(folder, "metadata")
 	return d.publish(ctx, id, folder, metaDir, 1, md, ErrTableExists)
+}
+
+// RegisterTable adds the table id from the metadata file at
+// metadataLocation as Iceberg Java's HadoopCatalog does (it keeps
+// BaseMetastoreCatalog's registerTable): the file is parsed and written
+// as the new table's metadata/v1.metadata.json, exclusively, as
+// CreateTable writes a new table. The table is then read as every table of
+// a directory warehouse is, in its own folder (see tableRules): the files
+// its metadata records below its location must be there, as when a
+// dropped table's metadata is registered again over the data it left.
+//
+// The file must lie below the warehouse or an allowed root
+// (ErrOutsideWarehouse), as every file a table reads, and not in another
+// table's folder (ErrOtherTable): a copy of a table's metadata under a
+// second name would be read in a folder where that table's files are not,
+// and would show whoever may read the new name the other table's schema
+// and history.
+func (d *Directory) RegisterTable(ctx context.Context, id Identifier, metadataLocation string) (*Table, error) {
+	if err := d.writable(id); err != nil {
+		return nil, err
+	}
+	if _, ok := fileio.CleanLocation(metadataLocation); !ok {
+		return nil, fmt.Errorf("register table %s: metadata file %s: %w: not an absolute location", id, metadataLocation, ErrOutsideWarehouse)
+	}
+	noOtherTable := func(Identifier) bool { return false }
+	if err := newConfinement(d, "", noOtherTable).check(metadataLocation); err != nil {
+		return nil, fmt.Errorf("register table %s: metadata file %s: %w", id, metadataLocation, err)
+	}
+	md, _, err := ReadMetadata(ctx, d.io, metadataLocation, d.maxMetadata)
+	if err != nil {
+		return nil, fmt.Errorf("register table %s: %w", id, err)
+	}
+	return d.create(ctx, "register table", id, md)
+}
+
+// RenameTable refuses, wrapping ErrUnsupported: a directory warehouse
+// names a table by its folder, which no storage but a local disk can move
+// in one step, and Iceberg Java's HadoopCatalog cannot rename either.
+func (d *Directory) RenameTable(ctx context.Context, from, to Identifier) error {
+	for _, id := range []Identifier{from, to} {
+		if err := id.Validate(); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("rename table %s to %s: %w: a directory warehouse names a table by its folder", from, to, ErrUnsupported)
 }
 
 // DropTable removes the table id from the warehouse. Without purge its

@@ -130,3 +130,40 @@ func (d *Directory) DropNamespace(ctx context.Context, ns []string) error {
 	}
 	return nil
 }
+
+// LoadNamespace returns what a directory warehouse knows of the namespace
+// ns, its folder as the property "location", as Iceberg Java's
+// HadoopCatalog does. A namespace without a folder, or whose folder is a
+// table, wraps ErrNamespaceNotFound.
+func (d *Directory) LoadNamespace(ctx context.Context, ns []string) (map[string]string, error) {
+	if err := Identifier(ns).Validate(); err != nil {
+		return nil, err
+	}
+	dir, err := fileio.Await(ctx, func() (string, error) { return d.namespaceFolder(ctx, ns) })
+	if err != nil {
+		return nil, fmt.Errorf("load namespace %s: %w", strings.Join(ns, "."), err)
+	}
+	return map[string]string{"location": dir}, nil
+}
+
+// UpdateNamespaceProperties refuses any change, wrapping ErrUnsupported:
+// a directory warehouse keeps no namespace properties (nor does
+// HadoopCatalog). It answers as Iceberg Java's REST server does over
+// one: a key both removed and set first, then a namespace that does not
+// exist, and an update that asks nothing changes nothing.
+func (d *Directory) UpdateNamespaceProperties(ctx context.Context, ns []string, removals []string, updates map[string]string) (PropertiesChange, error) {
+	if err := Identifier(ns).Validate(); err != nil {
+		return PropertiesChange{}, err
+	}
+	name := strings.Join(ns, ".")
+	if err := CheckPropertiesUpdate(removals, updates); err != nil {
+		return PropertiesChange{}, fmt.Errorf("update properties of namespace %s: %w", name, err)
+	}
+	if _, err := d.LoadNamespace(ctx, ns); err != nil {
+		return PropertiesChange{}, err
+	}
+	if len(removals) == 0 && len(updates) == 0 {
+		return PropertiesChange{}, nil
+	}
+	return PropertiesChange{}, fmt.Errorf("update properties of namespace %s: %w: a directory warehouse keeps no namespace properties", name, ErrUnsupported)
+}

@@ -8,8 +8,11 @@ import (
 )
 
 var (
-	_ Committer  = (*Registry)(nil)
-	_ Namespaces = (*Registry)(nil)
+	_ Committer           = (*Registry)(nil)
+	_ Namespaces          = (*Registry)(nil)
+	_ NamespaceProperties = (*Registry)(nil)
+	_ Renamer             = (*Registry)(nil)
+	_ Registrar           = (*Registry)(nil)
 )
 
 // committer returns the mounted catalog id names as a Committer, and the
@@ -79,6 +82,20 @@ func (r *Registry) DropTable(ctx context.Context, id Identifier, purge bool) err
 // namespaces returns the mounted catalog the first part of ns names, as
 // Namespaces, and the namespace there.
 func (r *Registry) namespaces(op string, ns []string) (Namespaces, []string, error) {
+	cat, inner, err := r.mount(op, ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, ok := cat.(Namespaces)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s %s: %w", op, Identifier(ns), ErrReadOnly)
+	}
+	return n, inner, nil
+}
+
+// mount returns the mounted catalog the first part of ns names, and the
+// namespace there.
+func (r *Registry) mount(op string, ns []string) (Catalog, []string, error) {
 	if len(ns) == 0 {
 		return nil, nil, fmt.Errorf("%s: %w: a namespace starts with its catalog", op, ErrNamespaceNotFound)
 	}
@@ -86,11 +103,7 @@ func (r *Registry) namespaces(op string, ns []string) (Namespaces, []string, err
 	if !ok {
 		return nil, nil, fmt.Errorf("%s %s: %w: no catalog %q", op, Identifier(ns), ErrNamespaceNotFound, ns[0])
 	}
-	n, ok := cat.(Namespaces)
-	if !ok {
-		return nil, nil, fmt.Errorf("%s %s: %w", op, Identifier(ns), ErrReadOnly)
-	}
-	return n, ns[1:], nil
+	return cat, ns[1:], nil
 }
 
 // ListNamespaces lists below parent: at the top level the mounted

@@ -1,7 +1,6 @@
 package restcatalog
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -212,11 +211,6 @@ func (s *Server) commitTransaction(req *request, w http.ResponseWriter) error {
 	return nil
 }
 
-// registrar is a catalog that registers a table by its metadata file.
-type registrar interface {
-	RegisterTable(ctx context.Context, id catalog.Identifier, metadataLocation string) (*catalog.Table, error)
-}
-
 type registerTableRequest struct {
 	Name             string `json:"name"`
 	MetadataLocation string `json:"metadata-location"`
@@ -245,7 +239,16 @@ func (s *Server) registerTable(req *request, w http.ResponseWriter) error {
 	if _, err := s.committer(req, id.Namespace(), "table "+id.String()); err != nil {
 		return err
 	}
-	r, ok := s.cat.(registrar)
+	// A metadata file may be any table's: registering it under a name the
+	// caller may read would show it that table. Only a caller that may
+	// read every table registers; a directory catalog also refuses
+	// another table's file, whoever asks.
+	if p, err := s.auth.Principal(req.ctx); err != nil {
+		return err
+	} else if p != nil && !p.CanRead(nil) {
+		return fmt.Errorf("%w: %s may not register table %s: registering a metadata file needs a grant of every namespace (*)", errForbidden, p.Name, id)
+	}
+	r, ok := s.cat.(catalog.Registrar)
 	if !ok {
 		return fmt.Errorf("%w: register table %s: the catalog cannot register tables", errUnsupported, in.Name)
 	}
@@ -255,11 +258,6 @@ func (s *Server) registerTable(req *request, w http.ResponseWriter) error {
 	}
 	s.refresh(id)
 	return s.writeTable(req, w, t.MetadataLocation, t.Metadata, t)
-}
-
-// renamer is a catalog that renames tables.
-type renamer interface {
-	RenameTable(ctx context.Context, from, to catalog.Identifier) error
 }
 
 type renameTableRequest struct {
@@ -290,7 +288,7 @@ func (s *Server) renameTable(req *request, w http.ResponseWriter) error {
 			return err
 		}
 	}
-	r, ok := s.cat.(renamer)
+	r, ok := s.cat.(catalog.Renamer)
 	if !ok {
 		return fmt.Errorf("%w: rename table %s: the catalog cannot rename tables", errUnsupported, src)
 	}

@@ -79,8 +79,10 @@ func classify(err error, about subject) (int, string) {
 		return http.StatusMethodNotAllowed, "BadRequestException"
 	case errors.Is(err, errNotImplemented):
 		return http.StatusNotImplemented, "UnsupportedOperationException"
-	case errors.Is(err, errUnsupported):
+	case errors.Is(err, errUnsupported), errors.Is(err, catalog.ErrUnsupported):
 		return http.StatusNotAcceptable, "UnsupportedOperationException"
+	case errors.Is(err, catalog.ErrInvalidProperties):
+		return http.StatusUnprocessableEntity, "UnprocessableEntityException"
 	case errors.Is(err, errNoRoute):
 		return http.StatusNotFound, "NotFoundException"
 	case errors.Is(err, errNoSuchPlan):

@@ -2,7 +2,6 @@ package restcatalog
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,11 +10,6 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/internal/strictjson"
 )
-
-// namespaceLoader is a catalog that returns a namespace's properties.
-type namespaceLoader interface {
-	LoadNamespace(ctx context.Context, ns []string) (map[string]string, error)
-}
 
 // namespaces returns the catalog as catalog.Namespaces, or refuses.
 func (s *Server) namespaces(what string) (catalog.Namespaces, error) {
@@ -140,7 +134,7 @@ func (s *Server) loadNamespaceProps(req *request) (map[string]string, error) {
 	} else if !ok {
 		return nil, s.hidden(req.ctx, "namespace", ns)
 	}
-	if l, ok := s.cat.(namespaceLoader); ok {
+	if l, ok := s.cat.(catalog.NamespaceProperties); ok {
 		props, err := l.LoadNamespace(req.ctx, ns)
 		if err != nil {
 			return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), err)
@@ -264,8 +258,31 @@ func orEmpty[T any](s []T) []T {
 	return s
 }
 
-var _ = json.Marshal
-
 func (s *Server) updateProperties(req *request, w http.ResponseWriter) error {
-	return fmt.Errorf("%w: namespace properties", errUnsupported)
+	body, err := s.body(req)
+	if err != nil {
+		return err
+	}
+	var in updatePropertiesRequest
+	if err := decode(body, &in); err != nil {
+		return err
+	}
+	ns := req.namespace()
+	what := "namespace " + joinNS(req.vars.namespace)
+	if err := s.writable("update properties of " + what); err != nil {
+		return err
+	}
+	if err := s.auth.AuthorizeWrite(req.ctx, ns, "namespace "+joinNS(ns)); err != nil {
+		return err
+	}
+	np, ok := s.cat.(catalog.NamespaceProperties)
+	if !ok {
+		return fmt.Errorf("update properties of %s: %w: the catalog keeps no namespace properties", what, errUnsupported)
+	}
+	change, err := np.UpdateNamespaceProperties(req.ctx, ns, in.Removals, in.Updates)
+	if err != nil {
+		return fmt.Errorf("update properties of %s: %w", what, err)
+	}
+	writeJSON(w, http.StatusOK, updatePropertiesResponse{Updated: orEmpty(change.Updated), Removed: orEmpty(change.Removed), Missing: change.Missing})
+	return nil
 }

@@ -231,3 +231,38 @@ func TestPagesCoverEveryTableOnce(t *testing.T) {
 		t.Fatalf("pages %v, want %v", got, all.Identifiers)
 	}
 }
+
+// TestCatalogOperationsTheDirectoryLacks checks that what a Hadoop-style
+// directory cannot do is 406, as Iceberg Java's server answers it, and
+// that what it can (register) works through the API.
+func TestCatalogOperationsTheDirectoryLacks(t *testing.T) {
+	t.Parallel()
+	h := serve(t, serverConfig{})
+	expect(t, "rename", h.do(http.MethodPost, "/v1/tables/rename",
+		`{"source":{"namespace":["samples"],"name":"trips"},"destination":{"namespace":["samples"],"name":"trips2"}}`), http.StatusNotAcceptable, "UnsupportedOperationException")
+	expect(t, "properties", h.do(http.MethodPost, "/v1/namespaces/samples/properties", `{"removals":[],"updates":{"a":"b"}}`), http.StatusNotAcceptable, "UnsupportedOperationException")
+	var ns namespaceBody
+	h.do(http.MethodGet, "/v1/namespaces/samples", nil).decode(t, &ns)
+	if ns.Properties["location"] == "" {
+		t.Errorf("namespace properties %v lack the location", ns.Properties)
+	}
+
+	var trips struct {
+		MetadataLocation string `json:"metadata-location"`
+	}
+	h.do(http.MethodGet, "/v1/namespaces/samples/tables/trips", nil).decode(t, &trips)
+	expect(t, "create db", h.do(http.MethodPost, "/v1/namespaces", `{"namespace":["db"]}`), http.StatusOK, "")
+	// A directory refuses another table's metadata file whoever asks.
+	expect(t, "register another table's file", h.do(http.MethodPost, "/v1/namespaces/db/register",
+		fmt.Sprintf(`{"name":"copy","metadata-location":%q}`, trips.MetadataLocation)), http.StatusForbidden, "ForbiddenException")
+	expect(t, "register with overwrite", h.do(http.MethodPost, "/v1/namespaces/db/register",
+		fmt.Sprintf(`{"name":"copy","metadata-location":%q,"overwrite":true}`, trips.MetadataLocation)), http.StatusNotAcceptable, "UnsupportedOperationException")
+}
+
+func TestRegisterNeedsEveryNamespace(t *testing.T) {
+	t.Parallel()
+	h := authServer(t)
+	h.token = writerToken
+	expect(t, "register by a namespace writer", h.do(http.MethodPost, "/v1/namespaces/samples/register",
+		`{"name":"copy","metadata-location":"/tmp/x/metadata/v1.metadata.json"}`), http.StatusForbidden, "ForbiddenException")
+}

@@ -177,7 +177,8 @@ type errorModel struct {
 const maxServerMessage = 512
 
 // statusError maps an HTTP status to the catalog's sentinel errors:
-// 401/403 (and 419) PermissionDenied, 404 not found, 5xx and 429
+// 401/403 (and 419) PermissionDenied, 404 not found (the call's kind of
+// not found, unless the server says a namespace is missing), 5xx and 429
 // Unavailable, 3xx and other 4xx protocol errors. The server's error type
 // and message are kept, cut short.
 func (c *Catalog) statusError(cl call, resp *response) error {
@@ -208,7 +209,7 @@ func (c *Catalog) statusError(cl call, resp *response) error {
 				return c.errorf(cl, "%w: %w: HTTP 404: %s", catalog.ErrTableNotFound, kind, detail)
 			}
 		}
-		if cl.notFound != nil {
+		if cl.notFound != nil && em.Error.Type != "NoSuchNamespaceException" {
 			kind = cl.notFound
 		}
 		return c.errorf(cl, "%w: HTTP 404: %s", kind, detail)

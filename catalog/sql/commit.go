@@ -216,19 +216,8 @@ func (c *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, md *ic
 		return nil, c.dbError(ctx, op, err)
 	}
 	namespace := strings.Join(id.Namespace(), ".")
-	if namespace != "" {
-		exists, err := c.namespaceExists(ctx, s, namespace)
-		if err != nil {
-			return nil, c.dbError(ctx, op, err)
-		}
-		if !exists {
-			return nil, fmt.Errorf("catalog %s: %s: %w: %s", c.name, op, catalog.ErrNamespaceNotFound, namespace)
-		}
-	}
-	if _, ok, err := c.metadataLocation(ctx, s, namespace, id.Name()); err != nil {
-		return nil, c.dbError(ctx, op, err)
-	} else if ok {
-		return nil, fmt.Errorf("catalog %s: %s: %w", c.name, op, catalog.ErrTableExists)
+	if err := c.checkNewTable(ctx, s, op, namespace, id.Name()); err != nil {
+		return nil, err
 	}
 	if md.Location == "" {
 		loc, err := c.DefaultLocation(ctx, id)
@@ -243,17 +232,9 @@ func (c *Catalog) CreateTable(ctx context.Context, id catalog.Identifier, md *ic
 	if err := catalog.WriteMetadataFile(ctx, c.io, loc, md, false); err != nil {
 		return nil, fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
 	}
-	q := "INSERT INTO " + tablesTable + " (catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location) VALUES (?, ?, ?, ?, NULL)"
-	args := []any{c.catalogName, namespace, id.Name(), loc}
-	if s.v1 {
-		q = "INSERT INTO " + tablesTable + " (catalog_name, table_namespace, table_name, metadata_location, previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'TABLE')"
-	}
-	if _, err := c.exec(ctx, q, args...); err != nil {
+	if err := c.insertTable(ctx, s, op, namespace, id.Name(), loc); err != nil {
 		c.removeQuietly(loc)
-		if duplicateKey(err) {
-			return nil, fmt.Errorf("catalog %s: %s: %w", c.name, op, catalog.ErrTableExists)
-		}
-		return nil, c.dbError(ctx, op, err)
+		return nil, err
 	}
 	return c.committed(id, loc, md), nil
 }

@@ -30,6 +30,20 @@ func openWritable(t *testing.T, name string, props fileio.Properties) *sqlcat.Ca
 	return cat
 }
 
+// newSQLite returns a writable catalog name over a new, empty SQLite
+// file (an empty file is an empty catalog; the writer creates its
+// tables), with its warehouse beside it, and the file's path.
+func newSQLite(t *testing.T, name string) (*sqlcat.Catalog, string) {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "catalog.db")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	props := fileio.Properties{sqlcat.PropURI: "sqlite:///" + path, sqlcat.PropWarehouse: filepath.Join(dir, "wh")}
+	return openWritable(t, name, props), path
+}
+
 // checkCommits creates a namespace and a table in cat, races writers on
 // it, and drops both; it returns the snapshot the table had last.
 func checkCommits(t *testing.T, cat *sqlcat.Catalog, id catalog.Identifier, drop bool) int64 {
@@ -102,14 +116,8 @@ func checkCommits(t *testing.T, cat *sqlcat.Catalog, id catalog.Identifier, drop
 
 func TestSQLiteCommits(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "catalog.db")
-	// An empty file is an empty catalog; the writer creates its tables.
-	if err := os.WriteFile(path, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cat, path := newSQLite(t, "lake")
 	uri := "sqlite:///" + path
-	cat := openWritable(t, "lake", fileio.Properties{sqlcat.PropURI: uri, sqlcat.PropWarehouse: filepath.Join(dir, "wh")})
 	id := catalog.Identifier{"db", "t"}
 	last := checkCommits(t, cat, id, false)
 	readWithPyIceberg(t, uri, "lake", id, last)

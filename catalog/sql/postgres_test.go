@@ -94,6 +94,11 @@ func TestPostgres(t *testing.T) {
 		readWithPyIceberg(t, srv.URI(), "writes", id, last)
 		checkCommits(t, cat, catalog.Identifier{"other", "t"}, true)
 	})
+	t.Run("namespace properties, rename and register: the shared checks, and Java and PyIceberg see them", func(t *testing.T) {
+		checkOps(t, openWritable(t, "ops", fileio.Properties{sqlcat.PropURI: srv.URI(), sqlcat.PropWarehouse: filepath.Join(dir, "wh-ops")}))
+		seenBy := openWritable(t, "seen", fileio.Properties{sqlcat.PropURI: srv.URI(), sqlcat.PropWarehouse: filepath.Join(dir, "wh-seen")})
+		checkOpsSeenByReferences(t, seenBy, references{jdbc: srv.JDBC(), user: srv.User, password: srv.Password, python: srv.URI()})
+	})
 	t.Run("a server that went down is unavailable, and read again once back", func(t *testing.T) {
 		cat := open(t, fileio.Properties{sqlcat.PropURI: srv.URI()})
 		if _, err := cat.LoadTable(context.Background(), orders); err != nil {

@@ -41,6 +41,9 @@ public final class Main {
       case "jdbcwrite":
         rc = JdbcWrite.run(rest);
         break;
+      case "jdbcread":
+        rc = JdbcRead.run(rest);
+        break;
       case "manifestcheck":
         rc = org.apache.iceberg.ManifestCheck.run(rest);
         break;
