@@ -68,6 +68,9 @@ public final class Main {
       case "restclient":
         rc = RestClient.run(rest);
         break;
+      case "rck":
+        rc = Rck.run(rest);
+        break;
       case "metacheck":
         rc = MetaCheck.run(rest);
         break;
@@ -97,6 +100,9 @@ public final class Main {
     System.err.println(
         "  restclient --uri URI [--credential ID:SECRET | --token T] [--warehouse W] [--prefix P]"
             + " [--prop KEY=VALUE ...] [--remap] --steps FILE|-");
+    System.err.println(
+        "  rck --uri URI [--warehouse W] [--credential ID:SECRET] [--prop KEY=VALUE ...] [--list]"
+            + " [--test METHOD ...]");
     System.err.println(
         "  metacheck [--new] FILE... | metacheck --apply BASE UPDATES ..."
             + " | metacheck --requirements BASE REQUIREMENTS");
