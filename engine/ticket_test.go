@@ -321,9 +321,12 @@ func TestEncodeTasksRoundTrip(t *testing.T) {
 		Constants: []*scantask.PartitionConstant{{FieldID: 3, Value: []byte{1}}, {FieldID: 4}}, SpecID: 1,
 		DataSequenceNumber: 7, FileSequenceNumber: 8, FirstRowID: &first, Deletes: []*scantask.DeleteFile{del},
 		PartitionJSON: `{"k":1}`, Residual: shared}
+	// File is the planner's for front ends that describe files in full
+	// (REST scan planning); a ticket never carries it.
+	offWire := map[string]bool{"File": true}
 	if v := reflect.ValueOf(*full); true {
 		for i := range v.NumField() {
-			if v.Field(i).IsZero() {
+			if v.Field(i).IsZero() && !offWire[v.Type().Field(i).Name] {
 				t.Fatalf("the test task leaves %s unset: set it so that the test checks it", v.Type().Field(i).Name)
 			}
 		}

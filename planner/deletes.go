@@ -41,12 +41,14 @@ type indexedDelete struct {
 	dv   bool
 }
 
-func newDeleteIndex(deletes []liveFile, mapper Mapper) *deleteIndex {
+// newDeleteIndex indexes deletes; keepFiles puts each one's manifest
+// record on its DeleteFile.
+func newDeleteIndex(deletes []liveFile, mapper Mapper, keepFiles bool) *deleteIndex {
 	idx := &deleteIndex{byPartition: map[string][]*indexedDelete{}, byFile: map[string][]*indexedDelete{}}
 	for i := range deletes {
 		lf := &deletes[i]
 		df := &lf.entry.DataFile
-		d := &indexedDelete{seq: lf.entry.SequenceNumber, file: df, pb: deleteProto(lf, mapper),
+		d := &indexedDelete{seq: lf.entry.SequenceNumber, file: df, pb: deleteProto(lf, mapper, keepFiles),
 			dv: strings.EqualFold(df.Format, "PUFFIN")}
 		idx.count++
 		switch {
@@ -166,7 +168,7 @@ var deleteKinds = map[iceberg.FileContent]scantask.DeleteKind{
 	iceberg.FileContentEqualityDeletes: scantask.EqualityDeletes,
 }
 
-func deleteProto(lf *liveFile, mapper Mapper) *DeleteFile {
+func deleteProto(lf *liveFile, mapper Mapper, keepFile bool) *DeleteFile {
 	df := &lf.entry.DataFile
 	kind := deleteKinds[df.Content]
 	if strings.EqualFold(df.Format, "PUFFIN") {
@@ -194,6 +196,9 @@ func deleteProto(lf *liveFile, mapper Mapper) *DeleteFile {
 	}
 	if df.ContentSizeInBytes != nil {
 		pb.ContentSize = *df.ContentSizeInBytes
+	}
+	if keepFile {
+		pb.File = df
 	}
 	return pb
 }

@@ -63,7 +63,7 @@ func TestDeleteIndex(t *testing.T) {
 			for i := range deletes {
 				deletes[i].entry.DataFile.Path = fmt.Sprintf("delete-%d", i)
 			}
-			got := newDeleteIndex(deletes, nil).forDataFile(&data)
+			got := newDeleteIndex(deletes, nil, false).forDataFile(&data)
 			var paths []string
 			for _, d := range got {
 				paths = append(paths, d.Path)

@@ -87,6 +87,22 @@ type Request struct {
 	Limit int64
 	// Dictionary asks for columns as Arrow dictionaries.
 	Dictionary Dictionary
+	// Incremental, when set, plans the data files that appends added in a
+	// range of snapshots instead of a snapshot's live files (see
+	// Incremental); the Selection must then be empty.
+	Incremental *Incremental
+	// KeepFiles puts on every task the data file as its manifest records
+	// it (Task.File), and on every delete file the delete file
+	// (DeleteFile.File), and plans one task per data file: a front end
+	// that describes files in full, as the REST catalog's scan planning
+	// does, then has them, and its client splits files itself.
+	KeepFiles bool
+	// StatsFields names columns whose metrics the tasks' files keep
+	// (Task.File, with KeepFiles), beside those the filter tests: full
+	// names, nested ones dotted as Iceberg's Schema.findField takes them
+	// ("a.b", "points.element.x", "m.key"). Without it files keep only
+	// the metrics pruning needed.
+	StatsFields []string
 }
 
 // Plan is a planned scan.
@@ -95,6 +111,7 @@ type Plan struct {
 	MetadataLocation string
 	FormatVersion    int
 	// Snapshot is nil when the table has no snapshot: the plan is empty.
+	// An incremental plan's is its end snapshot.
 	Snapshot *iceberg.Snapshot
 	// Schema is the projected schema rows are read with.
 	Schema *iceberg.Schema
@@ -113,7 +130,10 @@ type Plan struct {
 	// Dictionary holds the ids of the top-level fields of Schema streamed
 	// as Arrow dictionaries (Request.Dictionary), in schema order.
 	Dictionary []int
-	Stats      Stats
+	// StatsFields holds the field ids Request.StatsFields names, in the
+	// order named.
+	StatsFields []int
+	Stats       Stats
 }
 
 // Endpoint is a group of tasks served by one DoGet.
@@ -170,11 +190,19 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	start := time.Now()
 
 	md := t.Metadata
+	appends, err := req.Incremental.resolve(md, req.Selection)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Name, err)
+	}
 	// The selection is resolved once: the snapshot, and the schema both the
-	// projection and the filter bind to, come from the same answer.
+	// projection and the filter bind to, come from the same answer. An
+	// incremental scan has none, so it reads with the current schema.
 	snap, readSchema, err := req.Resolve(md)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
+	}
+	if appends != nil {
+		snap = appends.to
 	}
 	schema, err := projectSchema(md, readSchema, req)
 	if err != nil {
@@ -184,8 +212,13 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
 	}
+	statsIDs, err := statsFieldIDs(readSchema, req.StatsFields, req.CaseSensitive)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Name, err)
+	}
 	plan := &Plan{
 		Dictionary:       dict,
+		StatsFields:      statsIDs,
 		Table:            t.Name,
 		MetadataLocation: t.MetadataLocation,
 		FormatVersion:    md.FormatVersion,
@@ -204,7 +237,11 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w: %w", t.Name, ErrInvalidRequest, err)
 	}
-	data, deletes, err := p.collect(ctx, t, snap, filter, req.Limit, &plan.Stats)
+	metrics := filter.metricColumns()
+	if len(statsIDs) > 0 {
+		metrics = metrics.Union(iceberg.MetricsOf(statsIDs...))
+	}
+	data, deletes, err := p.collect(ctx, t, snap, filter, collectOptions{limit: req.Limit, metrics: metrics, appends: appends}, &plan.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}
@@ -212,7 +249,10 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if target <= 0 {
 		target = DefaultTargetSplitBytes
 	}
-	tasks, err := p.tasks(t, data, deletes, filter, columnsOf(schema), target, &plan.Stats)
+	if req.KeepFiles {
+		target = 0 // one task per file: the front end's client splits
+	}
+	tasks, err := p.tasks(t, data, deletes, filter, taskOptions{cols: columnsOf(schema), targetSplit: target, keepFiles: req.KeepFiles}, &plan.Stats)
 	if err != nil {
 		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
 	}

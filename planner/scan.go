@@ -17,13 +17,30 @@ type counters struct {
 	deleteFilesSkipped       atomic.Int64
 }
 
+// collectOptions is what collect keeps beyond what the filter selects.
+type collectOptions struct {
+	// limit is the rows the plan needs at most; 0 for all.
+	limit int64
+	// metrics are the columns whose metrics data files keep.
+	metrics iceberg.MetricColumns
+	// appends, for an incremental plan, restricts the files to those its
+	// snapshots added; nil for a plan of one snapshot.
+	appends *appendScan
+}
+
 // collect returns the snapshot's live data and delete files that can hold
 // rows matching the filter, pruning in order: manifests by their partition
 // summaries and counts, then entries by partition values, then data files
 // by column metrics. With a limit and no filter, data manifests are read
-// in order only until enough rows are planned.
-func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, f *scanFilter, limit int64, stats *Stats) (data, deletes []liveFile, err error) {
-	mfs, err := p.manifests(ctx, t, snap)
+// in order only until enough rows are planned. An incremental plan reads
+// the data files its append snapshots added instead, and no deletes.
+func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, f *scanFilter, opts collectOptions, stats *Stats) (data, deletes []liveFile, err error) {
+	var mfs []iceberg.ManifestFile
+	if opts.appends == nil {
+		mfs, err = p.manifests(ctx, t, snap)
+	} else {
+		mfs, err = p.appendManifests(ctx, t, opts.appends, stats)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -69,10 +86,13 @@ func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, 
 		return nil, nil, err
 	}
 	keep := f.keepData(&c)
-	if limit > 0 && f == nil && len(deletes) == 0 {
-		data, err = p.readUntil(ctx, t, dataMfs, &c, keep, limit)
+	if opts.appends != nil {
+		keep = opts.appends.keep(keep)
+	}
+	if opts.limit > 0 && f == nil && len(deletes) == 0 {
+		data, err = p.readUntil(ctx, t, dataMfs, &c, opts.metrics, keep, opts.limit)
 	} else {
-		data, err = p.readEntries(ctx, t, dataMfs, &c, f.metricColumns(), keep)
+		data, err = p.readEntries(ctx, t, dataMfs, &c, opts.metrics, keep)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -89,12 +109,12 @@ func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, 
 // readUntil reads data manifests one at a time, in list order, until the
 // live data files hold at least limit rows. Only called when the snapshot
 // has no applicable deletes, so record counts are row counts.
-func (p *Planner) readUntil(ctx context.Context, t Table, mfs []iceberg.ManifestFile, c *counters,
+func (p *Planner) readUntil(ctx context.Context, t Table, mfs []iceberg.ManifestFile, c *counters, metrics iceberg.MetricColumns,
 	keep func(iceberg.PartitionSpec, *iceberg.ManifestEntry) bool, limit int64) ([]liveFile, error) {
 	var out []liveFile
 	var rows int64
 	for _, mf := range mfs {
-		files, err := p.readEntries(ctx, t, []iceberg.ManifestFile{mf}, c, iceberg.MetricColumns{}, keep)
+		files, err := p.readEntries(ctx, t, []iceberg.ManifestFile{mf}, c, metrics, keep)
 		if err != nil {
 			return nil, err
 		}

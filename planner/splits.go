@@ -59,7 +59,7 @@ func rangeTask(t *Task, start, length int64) *Task {
 		Constants: t.Constants, SpecID: t.SpecID,
 		DataSequenceNumber: t.DataSequenceNumber, FileSequenceNumber: t.FileSequenceNumber,
 		FirstRowID: t.FirstRowID, Deletes: t.Deletes, PartitionJSON: t.PartitionJSON,
-		Residual: t.Residual,
+		Residual: t.Residual, File: t.File,
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/iceberg/scantask"
 )
@@ -75,6 +76,7 @@ func TestSplitTaskKeepsEveryFieldOfTheFile(t *testing.T) {
 		Deletes:       []*scantask.DeleteFile{{Path: "d.parquet"}},
 		PartitionJSON: `{"k":1}`,
 		Residual:      &scantask.Residual{Expr: expr.GreaterThan("x", 1)},
+		File:          &iceberg.DataFile{Path: "f.parquet"},
 	}
 	// RowGroups is not set before a file is split.
 	ranged := map[string]bool{"Start": true, "Length": true, "RecordCount": true, "RowGroups": true}

@@ -23,10 +23,21 @@ var fileFormats = map[string]scantask.FileFormat{
 	"PUFFIN":  scantask.Puffin,
 }
 
+// taskOptions says what a plan's tasks carry and how files are split.
+type taskOptions struct {
+	cols taskColumns
+	// targetSplit is the size large files are split to; 0 keeps each
+	// file whole.
+	targetSplit int64
+	// keepFiles puts each file's manifest record on its task and delete
+	// files (Request.KeepFiles).
+	keepFiles bool
+}
+
 // tasks turns live files into one task per data file, each carrying the
 // delete files that apply to it. Files are turned into tasks in parallel
 // chunks; the tasks keep the order of the files.
-func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, cols taskColumns, targetSplit int64, stats *Stats) ([]*Task, error) {
+func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, opts taskOptions, stats *Stats) ([]*Task, error) {
 	mapper, _ := t.IO.(Mapper)
 	stats.DeleteFiles = len(deletes)
 	for i := range deletes {
@@ -34,8 +45,8 @@ func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, c
 			return nil, err
 		}
 	}
-	index := newDeleteIndex(deletes, mapper)
-	b := &taskBuilder{t: t, index: index, filter: filter, cols: cols, targetSplit: targetSplit}
+	index := newDeleteIndex(deletes, mapper, opts.keepFiles)
+	b := &taskBuilder{t: t, index: index, filter: filter, opts: opts}
 	chunks := max(1, min(runtime.GOMAXPROCS(0), len(data)/minTaskChunk))
 	parts := make([]taskChunk, chunks)
 	var g errgroup.Group
@@ -84,11 +95,10 @@ func columnsOf(schema *iceberg.Schema) taskColumns {
 // taskBuilder holds what building the tasks of one plan shares; it is only
 // read, so chunks of files are built at the same time.
 type taskBuilder struct {
-	t           Table
-	index       *deleteIndex
-	filter      *scanFilter
-	cols        taskColumns
-	targetSplit int64
+	t      Table
+	index  *deleteIndex
+	filter *scanFilter
+	opts   taskOptions
 }
 
 // taskChunk is the tasks of a run of files, with their statistics.
@@ -118,7 +128,7 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 		// Only the _partition column reads the tuple: leave it out of
 		// tickets otherwise, as it is a large share of a big plan.
 		var partJSON string
-		if b.cols.partition {
+		if b.opts.cols.partition {
 			if partJSON, err = partitionJSON(b.t.Metadata, lf.spec, df.Partition); err != nil {
 				return fmt.Errorf("data file %s: %w", df.Path, err)
 			}
@@ -136,7 +146,7 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 		// The reader reads the recorded path only for _file and to match
 		// position deletes to the file (Task.file_path): leave it out
 		// otherwise, as it would double the size of a big plan's tickets.
-		if b.cols.recordedPath || hasPositionDeletes(deletes) {
+		if b.opts.cols.recordedPath || hasPositionDeletes(deletes) {
 			task.FilePath = recordedIfMapped(df.Path, path)
 		}
 		task.Format = format
@@ -150,7 +160,10 @@ func (b *taskBuilder) build(files []liveFile, out *taskChunk) error {
 		task.PartitionJSON = partJSON
 		task.Deletes = deletes
 		task.Residual = residual
-		out.tasks = append(out.tasks, splitTask(task, df.SplitOffsets, b.targetSplit)...)
+		if b.opts.keepFiles {
+			task.File = df
+		}
+		out.tasks = append(out.tasks, splitTask(task, df.SplitOffsets, b.opts.targetSplit)...)
 		out.files++
 		out.records += df.RecordCount
 		out.bytes += df.FileSize

@@ -61,11 +61,13 @@ type planStore struct {
 	mu    sync.Mutex
 	plans map[string]*storedPlan
 	wait  time.Duration
-	now   func() time.Time
+	// pageTasks is the file scan tasks of one answer (tasksPerPage).
+	pageTasks int
+	now       func() time.Time
 }
 
 func newPlanStore(now func() time.Time) *planStore {
-	return &planStore{plans: map[string]*storedPlan{}, wait: DefaultPlanWait, now: now}
+	return &planStore{plans: map[string]*storedPlan{}, wait: DefaultPlanWait, pageTasks: tasksPerPage, now: now}
 }
 
 // start runs plan in the background with the caller's context values

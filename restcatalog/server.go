@@ -79,7 +79,7 @@ var reserved = []string{"config", "oauth", "namespaces", "tables", "transactions
 // New returns a server of eng's catalog.
 func New(eng *engine.Engine, opts ...Option) (*Server, error) {
 	s := &Server{eng: eng, cat: eng.Catalog(), auth: eng.Authenticator(), log: eng.Logger(),
-		maxBody: DefaultMaxBodyBytes, now: time.Now}
+		maxBody: DefaultMaxBodyBytes, now: time.Now, plans: newPlanStore(time.Now)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -91,7 +91,6 @@ func New(eng *engine.Engine, opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("rest catalog: catalog %q cannot be served as a REST prefix: the name is a route of the API; rename it", m)
 		}
 	}
-	s.plans = newPlanStore(s.now)
 	return s, nil
 }
 

@@ -5,7 +5,10 @@
 // one place), so neither side handles the wire message.
 package scantask
 
-import "github.com/iceflight/iceflight/iceberg/expr"
+import (
+	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/iceberg/expr"
+)
 
 // FileFormat is the format of a data or delete file.
 type FileFormat int
@@ -82,6 +85,13 @@ type Task struct {
 	// Residual is the part of the scan filter that the file's partition and
 	// metrics do not settle; nil when every row matches.
 	Residual *Residual
+	// File is the data file as its manifest entry records it, for a front
+	// end that describes files in full (the REST catalog's scan planning);
+	// nil unless the plan was asked to keep files. It may be shared with
+	// the planner's manifest cache and other plans: it is read only. It
+	// never goes on the wire: the ticket codec (engine/ticket_tasks.go)
+	// carries the fields above, all a worker needs, and leaves it out.
+	File *iceberg.DataFile
 }
 
 // Residual is a filter still to apply to a task's rows, bound to the
@@ -109,6 +119,10 @@ type DeleteFile struct {
 	// Puffin file.
 	ContentOffset, ContentSize int64
 	SpecID                     int32
+	// File is the delete file as its manifest entry records it; nil unless
+	// the plan was asked to keep files. Like Task.File it is read only and
+	// never goes on the wire.
+	File *iceberg.DataFile
 }
 
 // PartitionConstant is an identity-partition value a Task's rows share.

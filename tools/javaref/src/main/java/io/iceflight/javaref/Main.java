@@ -74,6 +74,9 @@ public final class Main {
       case "metacheck":
         rc = MetaCheck.run(rest);
         break;
+      case "resttaskcheck":
+        rc = RestTaskCheck.run(rest);
+        break;
       default:
         usage();
         rc = 2;
