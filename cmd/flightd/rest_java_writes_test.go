@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,8 +78,8 @@ func sqlConfig(t *testing.T) []string {
 // TestRESTJavaWritesReadBackByFlight creates, appends to, evolves,
 // commits a transaction across two tables, renames and drops through
 // Iceberg Java's RESTCatalog, and reads every table back through Flight:
-// the rows must be the ones Java wrote, and Java's own read through REST
-// too.
+// the rows must be the ones Java wrote, and Java's own reads through REST
+// too, planned by itself and planned by the server.
 func TestRESTJavaWritesReadBackByFlight(t *testing.T) {
 	t.Parallel()
 	for _, tg := range []restTarget{
@@ -116,14 +117,23 @@ func TestRESTJavaWritesReadBackByFlight(t *testing.T) {
 			if tx := got[6].SnapshotIDs; len(tx) != 2 || *got[7].SnapshotID != tx[0] || *got[8].SnapshotID != tx[1] {
 				t.Errorf("the transaction committed snapshots %v; the tables' current ones are %v and %v", tx, *got[7].SnapshotID, *got[8].SnapshotID)
 			}
+			// The same reads planned by the server (POST .../plan), Java
+			// reading the files of its tasks.
+			planned := runJava(t, uri, append(slices.Clone(tg.javaFlags), "--prop", "scan-planning-mode=server"),
+				step{"op": "read", "table": items}, step{"op": "read", "table": other})
+			for i, p := range planned {
+				if p.ok(t, fmt.Sprintf("planned read %d", i)).Scan != "RESTTableScan" {
+					t.Errorf("scan-planning-mode=server: Java planned with %s, want RESTTableScan", p.Scan)
+				}
+			}
 			for _, tc := range []struct {
-				table []string
-				m     model
-				read  javaStep
-				wrote []javaStep
+				table         []string
+				m             model
+				read, planned javaStep
+				wrote         []javaStep
 			}{
-				{items, m, got[7], []javaStep{got[2], got[4]}},
-				{other, o, got[8], nil},
+				{items, m, got[7], planned[0], []javaStep{got[2], got[4]}},
+				{other, o, got[8], planned[1], nil},
 			} {
 				schema := tc.read.schema(t)
 				var written []string
@@ -135,7 +145,8 @@ func TestRESTJavaWritesReadBackByFlight(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Flight read of %s: %v", label, err)
 				}
-				seen := map[string][]string{"Flight": flightRows, "Iceberg Java through REST": tc.read.rows(t, schema)}
+				seen := map[string][]string{"Flight": flightRows, "Iceberg Java through REST": tc.read.rows(t, schema),
+					"Iceberg Java planned by the server": tc.planned.rows(t, schema)}
 				want := rowsOf(t, &writecheck.Report{Schema: *schema}, tc.m.list())
 				writecheck.Same(t, label, want, seen)
 				if tc.wrote != nil && len(written) != 15 {
