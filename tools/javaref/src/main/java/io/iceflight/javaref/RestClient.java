@@ -1,8 +1,6 @@
 package io.iceflight.javaref;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -102,14 +100,6 @@ final class RestClient {
       out.add(n.asText());
     }
     return out;
-  }
-
-  /** Writes levels as a JSON array of strings under member of node. */
-  static void putNames(ObjectNode node, String member, String... levels) {
-    ArrayNode arr = node.putArray(member);
-    for (String l : levels) {
-      arr.add(l);
-    }
   }
 
   private static int usage(String why) {

@@ -66,7 +66,8 @@ final class RestRows {
     Table source = remap ? relocated(table) : table;
     out.put("remapped", source != table);
     out.put("scan", source.newScan().getClass().getSimpleName());
-    Schema schema = snapshotId == null ? source.schema() : SnapshotUtil.schemaFor(source, snapshotId);
+    Schema schema =
+        snapshotId == null ? source.schema() : SnapshotUtil.schemaFor(source, snapshotId);
     RestSteps.putSnapshot(
         out, snapshotId == null ? source.currentSnapshot() : source.snapshot(snapshotId));
     out.set("schema", Oracle.MAPPER.readTree(SchemaParser.toJson(schema)));

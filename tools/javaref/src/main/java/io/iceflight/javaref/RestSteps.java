@@ -98,9 +98,10 @@ final class RestSteps {
           break;
         case "add_column":
           Table evolved = catalog.loadTable(table(step, "table"));
+          String type = step.get("type").asText();
           evolved
               .updateSchema()
-              .addColumn(step.get("name").asText(), Types.fromPrimitiveString(step.get("type").asText()))
+              .addColumn(step.get("name").asText(), Types.fromPrimitiveString(type))
               .commit();
           load(catalog.loadTable(table(step, "table")), out);
           break;
@@ -108,7 +109,8 @@ final class RestSteps {
           catalog.renameTable(table(step, "from"), table(step, "to"));
           break;
         case "drop_table":
-          out.put("dropped", catalog.dropTable(table(step, "table"), step.path("purge").asBoolean(false)));
+          boolean purge = step.path("purge").asBoolean(false);
+          out.put("dropped", catalog.dropTable(table(step, "table"), purge));
           break;
         case "transaction":
           transaction(step.get("appends"), out);
@@ -188,7 +190,9 @@ final class RestSteps {
       spec.identity(col.asText());
     }
     Map<String, String> props = new HashMap<>();
-    step.path("properties").fields().forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
+    step.path("properties")
+        .fields()
+        .forEachRemaining(e -> props.put(e.getKey(), e.getValue().asText()));
     Table table = catalog.createTable(table(step, "table"), schema, spec.build(), props);
     load(table, out);
   }
