@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self, cast
+from typing import IO, Any, Self, cast
 
 import pyarrow.flight as fl
 
@@ -26,7 +26,7 @@ class Flightd:
     ``_stop`` releases what it made before calling this class's ``_stop``.
     """
 
-    def __init__(self, binary: Path, warehouse: Path) -> None:
+    def __init__(self, binary: Path, warehouse: Path, rest: bool = False) -> None:
         self._argv = [
             str(binary),
             "serve",
@@ -37,8 +37,12 @@ class Flightd:
             "--log-level",
             "warn",
         ]
+        if rest:
+            self._argv += ["--rest-listen", "127.0.0.1:0"]
         self._proc: subprocess.Popen[str] | None = None
         self.client: fl.FlightClient | None = None
+        #: The Iceberg REST catalog's ``http://HOST:PORT``, when started with ``rest``.
+        self.rest_uri: str | None = None
 
     def __enter__(self) -> Self:
         self._proc = subprocess.Popen(self._argv, stdout=subprocess.PIPE, text=True)
@@ -50,6 +54,8 @@ class Flightd:
             if " on grpc://" not in line:
                 raise RuntimeError(f"flightd did not start: {line.strip() or 'no output'}")
             self.client = fl.connect(line.rsplit(" on ", 1)[1].strip())
+            if "--rest-listen" in self._argv:
+                self.rest_uri = _rest_uri(self._proc.stdout)
             self._ready(self.client)
         except BaseException:
             self._stop()
@@ -81,6 +87,17 @@ class Flightd:
             if self._proc.stdout is not None:
                 self._proc.stdout.close()
             self._proc = None
+
+
+def _rest_uri(lines: IO[str]) -> str:
+    """Return the REST catalog's address from flightd's output.
+
+    Its line comes after the Flight one: "Iceberg REST catalog on http://HOST:PORT (...)".
+    """
+    for line in lines:
+        if line.startswith("Iceberg REST catalog on "):
+            return line.split()[4]
+    raise RuntimeError("flightd named no REST catalog address")
 
 
 def sources_fingerprint(gen_dir: Path) -> str:

@@ -97,7 +97,9 @@ func FormatJSONValue(t Type, v any) (json.RawMessage, error) {
 		if !ok {
 			return bad()
 		}
-		return str(hex.EncodeToString(b))
+		// Upper case, as the spec's example and Iceberg Java write it
+		// (Guava's base16, which Java also reads with, refuses lower case).
+		return str(strings.ToUpper(hex.EncodeToString(b)))
 	}
 	return nil, fmt.Errorf("format %v as JSON: no JSON single-value form", t)
 }

@@ -38,8 +38,8 @@ func TestFormatJSONValueAppendixD(t *testing.T) {
 		{"timestamptz_ns", TimestampTzNsType{}, int64(1510871468123456789), `"2017-11-16T22:31:08.123456789+00:00"`},
 		{"string", StringType{}, "iceberg", `"iceberg"`},
 		{"uuid is lowercase", UUIDType{}, u, `"f79c3e09-677c-4bbd-a479-3f349cb785e7"`},
-		{"fixed is hex", FixedType{4}, []byte{0, 1, 2, 0xff}, `"000102ff"`},
-		{"binary is hex", BinaryType{}, []byte{0, 1, 2, 0xff}, `"000102ff"`},
+		{"fixed is upper-case hex, as Java writes and reads it", FixedType{4}, []byte{0, 1, 2, 0xff}, `"000102FF"`},
+		{"binary is upper-case hex, as Java writes and reads it", BinaryType{}, []byte{0, 1, 2, 0xff}, `"000102FF"`},
 		{"pre-epoch timestamp", TimestampType{}, int64(-1), `"1969-12-31T23:59:59.999999"`},
 	}
 	for _, tc := range cases {

@@ -1,7 +1,6 @@
 package restcatalog
 
 import (
-	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -240,11 +239,6 @@ func (w *scanTaskWriter) partition(values []any, specID int) ([]json.RawMessage,
 		b, err := iceberg.FormatJSONValue(f.Type, values[i])
 		if err != nil {
 			return nil, fmt.Errorf("partition field %s: %w", f.Name, err)
-		}
-		switch f.Type.(type) {
-		case iceberg.BinaryType, iceberg.FixedType:
-			// The spec writes binary as upper-case hex, as Java does.
-			b = bytes.ToUpper(b)
 		}
 		out[i] = b
 	}

@@ -13,7 +13,7 @@ from pathlib import Path
 import pyarrow
 import pyiceberg
 
-from . import iceflight, peer
+from . import iceflight, peer, restplan
 from .cases import CASES
 from .dataset import TABLE_NAME, Dataset, TableShape, ensure_dataset
 from .report import Row, render
@@ -32,6 +32,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--cold-runs", type=int, default=5, help="fresh flightd processes")
     parser.add_argument("--warm-runs", type=int, default=10, help="calls on one process")
     parser.add_argument("--pyiceberg-runs", type=int, default=3)
+    parser.add_argument(
+        "--rest-runs", type=int, default=3, help="runs of each side through the REST catalog"
+    )
     parser.add_argument("--out", type=Path, default=BENCH_DIR / "results" / "plan.md")
     return parser.parse_args(argv)
 
@@ -47,7 +50,11 @@ def run_case_rows(args: argparse.Namespace, data: Dataset) -> list[Row]:
         warm = iceflight.measure_warm(args.flightd, data.warehouse, cmd, args.warm_runs)
         log(f"{case.name}: PyIceberg x{args.pyiceberg_runs}")
         theirs = peer.measure(data.metadata_location, case.pyiceberg_filter, args.pyiceberg_runs)
-        rows.append(Row(case, cold, warm, theirs))
+        log(f"{case.name}: PyIceberg through REST, server- and client-side x{args.rest_runs}")
+        rest = restplan.measure(
+            args.flightd, data.warehouse, TABLE_NAME, case.pyiceberg_filter, args.rest_runs
+        )
+        rows.append(Row(case, cold, warm, theirs, rest))
     return rows
 
 
@@ -69,7 +76,8 @@ def preamble(args: argparse.Namespace, data: Dataset, load: str) -> str:
                 "manifests, day(ts) + bucket[16](user_id), written by Iceberg Java 1.12",
                 f"- runs: iceflight cold = first GetFlightInfo of {args.cold_runs} fresh "
                 f"processes; warm = {args.warm_runs} calls on one process; PyIceberg = "
-                f"{args.pyiceberg_runs} runs of from_metadata + scan().plan_files()",
+                f"{args.pyiceberg_runs} runs of from_metadata + scan().plan_files(); "
+                f"through REST, {args.rest_runs} runs of each",
             ]
         )
         + "\n\n"

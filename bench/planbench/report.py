@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from .cases import Case
 from .outcome import Outcome
+from .restplan import RestRow
 
 HEADER = (
     "| case | files matched (iceflight) | files matched (PyIceberg) "
@@ -22,6 +23,7 @@ class Row:
     cold: Outcome
     warm: Outcome
     pyiceberg: Outcome
+    rest: RestRow
 
 
 DETAIL_HEADER = (
@@ -33,8 +35,24 @@ DETAIL_HEADER = (
 )
 
 
+REST_HEADER = (
+    "PyIceberg through iceflight's Iceberg REST catalog (`flightd serve --rest-listen`): "
+    "`plan_files()` of the loaded table with `scan-planning-mode: server` (POST `/plan`, "
+    "iceflight's planner, the task pages fetched and parsed by PyIceberg; cold: a fresh "
+    "flightd per run, warm: one process) beside PyIceberg's own client-side `plan_files()` "
+    "of the same table, medians.",
+    "",
+    "| case | files (server-side) | files (client-side) | server-side cold ms "
+    "| server-side warm ms | client-side ms | client / server cold | client / server warm |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+)
+
+
 def render(rows: list[Row]) -> str:
-    """Render the results table, any warnings, then iceflight's server detail, as Markdown."""
+    """Render every table and its warnings as Markdown.
+
+    The results table, iceflight's server detail, then planning through the REST catalog.
+    """
     lines = list(HEADER)
     lines += [_line(row) for row in rows]
     warnings = [w for w in (_mismatch(row) for row in rows) if w is not None]
@@ -44,6 +62,13 @@ def render(rows: list[Row]) -> str:
     lines.append("")
     lines += DETAIL_HEADER
     lines += [_detail_line(row) for row in rows]
+    lines.append("")
+    lines += REST_HEADER
+    lines += [_rest_line(row) for row in rows]
+    warnings = [w for w in (_rest_mismatch(row) for row in rows) if w is not None]
+    if warnings:
+        lines.append("")
+        lines += warnings
     return "\n".join(lines) + "\n"
 
 
@@ -67,6 +92,22 @@ def _detail_line(row: Row) -> str:
         _server_ms(row.cold),
         _server_ms(row.warm),
         "-" if size is None else f"{size / 1e6:,.1f}",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def _rest_line(row: Row) -> str:
+    rest = row.rest
+    server = rest.server_cold if rest.server_cold.files is not None else rest.server_warm
+    cells = [
+        row.case.name,
+        _files(server),
+        _files(rest.client),
+        _ms(rest.server_cold),
+        _ms(rest.server_warm),
+        _ms(rest.client),
+        _ratio(rest.client.median_ms, rest.server_cold.median_ms),
+        _ratio(rest.client.median_ms, rest.server_warm.median_ms),
     ]
     return "| " + " | ".join(cells) + " |"
 
@@ -95,6 +136,20 @@ def _ratio(numerator: float | None, denominator: float | None) -> str:
     if numerator is None or denominator is None or denominator <= 0:
         return "-"
     return f"{numerator / denominator:.1f}x"
+
+
+def _rest_mismatch(row: Row) -> str | None:
+    """Return a warning when server-side and client-side planning matched different files."""
+    counts = {
+        "server-side cold": row.rest.server_cold.files,
+        "server-side warm": row.rest.server_warm.files,
+        "client-side": row.rest.client.files,
+    }
+    seen = {k: v for k, v in counts.items() if v is not None}
+    if len(set(seen.values())) <= 1:
+        return None
+    found = ", ".join(f"{k} {v:,}" for k, v in seen.items())
+    return f"WARNING: {row.case.name}: PyIceberg through REST matched {found} files"
 
 
 def _mismatch(row: Row) -> str | None:

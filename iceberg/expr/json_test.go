@@ -89,7 +89,7 @@ func TestMarshalJSON(t *testing.T) {
 		{"decimals are strings with their scale", "dec IN (1, 2.5)", `{"type":"in","term":"dec","values":["1.00","2.50"]}`},
 		{"unary has no value", "s IS NULL", `{"type":"is-null","term":"s"}`},
 		{"nested and not", "NOT (id = 1 OR s STARTS WITH 'x')", `{"type":"not","child":{"type":"or","left":{"type":"eq","term":"id","value":1},"right":{"type":"starts-with","term":"s","value":"x"}}}`},
-		{"binary is hex", "b = X'00ff'", `{"type":"eq","term":"b","value":"00ff"}`},
+		{"binary is hex", "b = X'00ff'", `{"type":"eq","term":"b","value":"00FF"}`},
 		{"timestamptz ends in +00:00", "tstz >= '2017-11-16T14:31:08-08:00'", `{"type":"gt-eq","term":"tstz","value":"2017-11-16T22:31:08.000000+00:00"}`},
 		{"nested field uses its dotted name", "st.b != 'q'", `{"type":"not-eq","term":"st.b","value":"q"}`},
 	}
