@@ -65,6 +65,12 @@ public final class Main {
       case "evolve":
         rc = org.apache.iceberg.JavarefEvolve.run(rest);
         break;
+      case "restclient":
+        rc = RestClient.run(rest);
+        break;
+      case "rck":
+        rc = Rck.run(rest);
+        break;
       case "metacheck":
         rc = MetaCheck.run(rest);
         break;
@@ -94,6 +100,12 @@ public final class Main {
             + " [--user U --password P] [--schema-version V0|V1]");
     System.err.println(
         "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
+    System.err.println(
+        "  restclient --uri URI [--credential ID:SECRET | --token T] [--warehouse W] [--prefix P]"
+            + " [--prop KEY=VALUE ...] [--remap] --steps FILE|-");
+    System.err.println(
+        "  rck --uri URI [--warehouse W] [--credential ID:SECRET] [--prop KEY=VALUE ...] [--list]"
+            + " [--test METHOD ...]");
     System.err.println(
         "  metacheck [--new] FILE... | metacheck --apply BASE UPDATES ..."
             + " | metacheck --requirements BASE REQUIREMENTS");
