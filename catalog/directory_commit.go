@@ -192,6 +192,14 @@ func (d *Directory) RegisterTable(ctx context.Context, id Identifier, metadataLo
 	if _, ok := fileio.CleanLocation(metadataLocation); !ok {
 		return nil, fmt.Errorf("register table %s: metadata file %s: %w: not an absolute location", id, metadataLocation, ErrOutsideWarehouse)
 	}
+	// An existing name is ErrTableExists before the file is looked at: the
+	// file of the table being registered again lies in its own folder,
+	// which the confinement below would refuse as another table's.
+	if _, err := d.loadFresh(ctx, id); err == nil {
+		return nil, fmt.Errorf("register table %s: %w", id, ErrTableExists)
+	} else if !errors.Is(err, ErrTableNotFound) {
+		return nil, fmt.Errorf("register table %s: %w", id, err)
+	}
 	noOtherTable := func(Identifier) bool { return false }
 	if err := newConfinement(d, "", noOtherTable).check(metadataLocation); err != nil {
 		return nil, fmt.Errorf("register table %s: metadata file %s: %w", id, metadataLocation, err)

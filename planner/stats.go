@@ -74,3 +74,12 @@ func fieldNames(schema *iceberg.Schema) (exact map[string]int, folded map[string
 	walk("", "", schema.AsStruct())
 	return exact, folded
 }
+
+// FieldIDs resolves column names as Iceberg Java names them
+// (TypeUtil.indexByName: "a.b", "points.element.x", "m.key", "m.value",
+// and the short "points.x") to field ids in schema; an unknown or, without
+// case sensitivity, ambiguous name is an error wrapping ErrInvalidRequest.
+// The REST catalog's scan requests name columns this way.
+func FieldIDs(schema *iceberg.Schema, names []string, caseSensitive bool) ([]int, error) {
+	return statsFieldIDs(schema, names, caseSensitive)
+}

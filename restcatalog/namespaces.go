@@ -55,6 +55,13 @@ func (s *Server) listNamespaces(req *request, w http.ResponseWriter) error {
 			return s.hidden(req.ctx, "namespace", full)
 		}
 	}
+	if len(parent) > 0 {
+		// Some catalogs list nothing below a namespace that does not
+		// exist; the API says it does not.
+		if _, err := s.loadNamespaceProps(req, full); err != nil {
+			return err
+		}
+	}
 	list, err := n.ListNamespaces(req.ctx, full)
 	if err != nil {
 		return fmt.Errorf("list namespaces in %s: %w", joinNS(parent), err)
@@ -126,10 +133,11 @@ func (s *Server) createNamespace(req *request, w http.ResponseWriter) error {
 	return nil
 }
 
-// loadNamespaceProps returns the properties of the request's namespace,
-// or an error wrapping catalog.ErrNamespaceNotFound.
-func (s *Server) loadNamespaceProps(req *request) (map[string]string, error) {
-	ns := req.namespace()
+// loadNamespaceProps returns the properties of namespace ns (the
+// engine's name; shown names the client's), or an error wrapping
+// catalog.ErrNamespaceNotFound.
+func (s *Server) loadNamespaceProps(req *request, ns []string) (map[string]string, error) {
+	shown := joinNS(req.unmount(ns))
 	if ok, err := s.visible(req.ctx, ns); err != nil {
 		return nil, err
 	} else if !ok {
@@ -138,7 +146,7 @@ func (s *Server) loadNamespaceProps(req *request) (map[string]string, error) {
 	if l, ok := s.cat.(catalog.NamespaceProperties); ok {
 		props, err := l.LoadNamespace(req.ctx, ns)
 		if err != nil {
-			return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), err)
+			return nil, fmt.Errorf("load namespace %s: %w", shown, err)
 		}
 		return props, nil
 	}
@@ -150,16 +158,16 @@ func (s *Server) loadNamespaceProps(req *request) (map[string]string, error) {
 	}
 	list, err := n.ListNamespaces(req.ctx, ns[:len(ns)-1])
 	if err != nil {
-		return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), err)
+		return nil, fmt.Errorf("load namespace %s: %w", shown, err)
 	}
 	if !slices.ContainsFunc(list, func(l []string) bool { return slices.Equal(l, ns) }) {
-		return nil, fmt.Errorf("load namespace %s: %w", joinNS(req.vars.namespace), catalog.ErrNamespaceNotFound)
+		return nil, fmt.Errorf("load namespace %s: %w", shown, catalog.ErrNamespaceNotFound)
 	}
 	return map[string]string{}, nil
 }
 
 func (s *Server) loadNamespace(req *request, w http.ResponseWriter) error {
-	props, err := s.loadNamespaceProps(req)
+	props, err := s.loadNamespaceProps(req, req.namespace())
 	if err != nil {
 		return err
 	}
@@ -171,7 +179,7 @@ func (s *Server) loadNamespace(req *request, w http.ResponseWriter) error {
 }
 
 func (s *Server) namespaceExists(req *request, w http.ResponseWriter) error {
-	if _, err := s.loadNamespaceProps(req); err != nil {
+	if _, err := s.loadNamespaceProps(req, req.namespace()); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -29,8 +29,11 @@ type planTableScanRequest struct {
 // per data file with the file described in full, as the client splits
 // files itself.
 func (p *planTableScanRequest) plannerRequest() (planner.Request, error) {
+	// select is not the plan's projection: the answer names whole files,
+	// whatever columns the client reads of them. Its names (Java's, with
+	// "element", "key" and "value" inside lists and maps) are checked
+	// once the plan has its schema.
 	req := planner.Request{
-		Columns:       p.Select,
 		CaseSensitive: p.CaseSensitive == nil || *p.CaseSensitive,
 		KeepFiles:     true,
 		StatsFields:   p.StatsFields,
@@ -90,7 +93,7 @@ func (s *Server) planTableScan(req *request, w http.ResponseWriter) error {
 		return err
 	}
 	p, err := s.plans.start(req.ctx, id, func(ctx context.Context) (*planResult, error) {
-		return s.plan(ctx, id, preq)
+		return s.plan(ctx, id, preq, in.Select)
 	})
 	if err != nil {
 		return err
@@ -112,10 +115,15 @@ func (s *Server) planTableScan(req *request, w http.ResponseWriter) error {
 }
 
 // plan plans the scan and splits its tasks into pages.
-func (s *Server) plan(ctx context.Context, id catalog.Identifier, req planner.Request) (*planResult, error) {
+func (s *Server) plan(ctx context.Context, id catalog.Identifier, req planner.Request, selected []string) (*planResult, error) {
 	plan, t, err := s.eng.PlanTasks(ctx, id, req)
 	if err != nil {
 		return nil, err
+	}
+	if plan.Schema != nil {
+		if _, err := planner.FieldIDs(plan.Schema, selected, req.CaseSensitive); err != nil {
+			return nil, fmt.Errorf("table %s: select: %w", id, err)
+		}
 	}
 	res := &planResult{table: t}
 	var tasks []*planner.Task

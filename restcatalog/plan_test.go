@@ -145,3 +145,20 @@ func TestPlanRequestReachesThePlanner(t *testing.T) {
 }
 
 func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestPlanSelectTakesJavasFieldNames plans with the select Iceberg Java
+// sends, every leaf as TypeUtil.indexByName names it.
+func TestPlanSelectTakesJavasFieldNames(t *testing.T) {
+	t.Parallel()
+	h := serve(t, serverConfig{})
+	const path = "/v1/namespaces/samples/tables/all_types/plan"
+	var a planAnswer
+	r := h.do(http.MethodPost, path, `{"select":["id","c_struct.a","c_list.element","c_map.key","c_map.value","c_list_struct.element.x","C_INT"],"case-sensitive":false}`)
+	expect(t, "select of leaves", r, http.StatusOK, "")
+	r.decode(t, &a)
+	if a.Status != "completed" || len(a.FileScanTasks) == 0 {
+		t.Fatalf("plan: %s", r.body)
+	}
+	expect(t, "a leaf that is not there", h.do(http.MethodPost, path, `{"select":["c_list.nope"]}`), http.StatusBadRequest, "BadRequestException")
+	expect(t, "case matters by default", h.do(http.MethodPost, path, `{"select":["C_INT"]}`), http.StatusBadRequest, "BadRequestException")
+}

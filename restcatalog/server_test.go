@@ -255,6 +255,8 @@ func TestCatalogOperationsTheDirectoryLacks(t *testing.T) {
 	// A directory refuses another table's metadata file whoever asks.
 	expect(t, "register another table's file", h.do(http.MethodPost, "/v1/namespaces/db/register",
 		fmt.Sprintf(`{"name":"copy","metadata-location":%q}`, trips.MetadataLocation)), http.StatusForbidden, "ForbiddenException")
+	expect(t, "register a table again", h.do(http.MethodPost, "/v1/namespaces/samples/register",
+		fmt.Sprintf(`{"name":"trips","metadata-location":%q}`, trips.MetadataLocation)), http.StatusConflict, "AlreadyExistsException")
 	expect(t, "register with overwrite", h.do(http.MethodPost, "/v1/namespaces/db/register",
 		fmt.Sprintf(`{"name":"copy","metadata-location":%q,"overwrite":true}`, trips.MetadataLocation)), http.StatusNotAcceptable, "UnsupportedOperationException")
 }

@@ -39,7 +39,7 @@ func (s *Server) listTables(req *request, w http.ResponseWriter) error {
 	} else if p != nil && !p.CanRead(ns) {
 		return s.hidden(req.ctx, "namespace", ns)
 	}
-	if _, err := s.loadNamespaceProps(req); err != nil {
+	if _, err := s.loadNamespaceProps(req, ns); err != nil {
 		return err
 	}
 	cat, inner := s.catalogOf(ns)
