@@ -61,6 +61,7 @@ func (s *Server) createTable(req *request, w http.ResponseWriter) error {
 	if err := id.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errBadRequest, err)
 	}
+	req.about(req.vars.namespace, in.Name)
 	c, err := s.committer(req, id.Namespace(), "table "+id.String())
 	if err != nil {
 		return err
@@ -236,6 +237,7 @@ func (s *Server) registerTable(req *request, w http.ResponseWriter) error {
 	if err := id.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errBadRequest, err)
 	}
+	req.about(req.vars.namespace, in.Name)
 	if _, err := s.committer(req, id.Namespace(), "table "+id.String()); err != nil {
 		return err
 	}
@@ -283,6 +285,7 @@ func (s *Server) renameTable(req *request, w http.ResponseWriter) error {
 		return err
 	}
 	from, to := req.mount(src), req.mount(dst)
+	req.about(in.Source.Namespace, in.Source.Name)
 	for _, id := range []catalog.Identifier{from, to} {
 		if _, err := s.committer(req, id.Namespace(), "table "+id.String()); err != nil {
 			return err

@@ -144,13 +144,16 @@ func classify(err error, about subject) (int, string) {
 // writeError answers err in the REST error model and returns the status
 // it answered. The message keeps the wrapped context, which names the
 // table or namespace, cut to the engine's bound as a gRPC status would be.
-func writeError(w http.ResponseWriter, err error, about subject) int {
+func writeError(w http.ResponseWriter, err error, about subject, names subjectNames) int {
 	var a *answered
 	if errors.As(err, &a) {
 		return a.code
 	}
 	code, typ := classify(err, about)
 	msg := engine.TruncateMessage(err.Error())
+	if lead := leadSentence(typ, about, names); lead != "" {
+		msg = lead + " (" + msg + ")"
+	}
 	if code == http.StatusServiceUnavailable {
 		w.Header().Set("Retry-After", "1")
 	}
@@ -201,4 +204,32 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // badRequest returns an error wrapping errBadRequest.
 func badRequest(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errBadRequest, fmt.Sprintf(format, args...))
+}
+
+// leadSentence is the start Iceberg Java's server gives the message of an
+// error type ("Table does not exist: db.t"), which clients and their users
+// know; the wrapped detail follows it.
+func leadSentence(typ string, about subject, names subjectNames) string {
+	switch typ {
+	case "NoSuchTableException":
+		if names.table != "" {
+			return "Table does not exist: " + names.table
+		}
+	case "NoSuchViewException":
+		if names.table != "" {
+			return "View does not exist: " + names.table
+		}
+	case "NoSuchNamespaceException":
+		if names.namespace != "" {
+			return "Namespace does not exist: " + names.namespace
+		}
+	case "AlreadyExistsException":
+		if names.table == "" {
+			return "Namespace already exists: " + names.namespace
+		}
+		return "Table already exists: " + names.table
+	case "NamespaceNotEmptyException":
+		return "Namespace " + names.namespace + " is not empty"
+	}
+	return ""
 }

@@ -110,6 +110,7 @@ func (s *Server) createNamespace(req *request, w http.ResponseWriter) error {
 	if err := catalog.Identifier(in.Namespace).Validate(); err != nil {
 		return fmt.Errorf("%w: namespace: %w", errBadRequest, err)
 	}
+	req.about(in.Namespace, "")
 	ns := req.mount(in.Namespace)
 	if err := s.writable("create namespace " + joinNS(in.Namespace)); err != nil {
 		return err

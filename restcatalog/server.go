@@ -102,7 +102,26 @@ type request struct {
 	route  *route
 	vars   routeVars
 	query  url.Values
+	// names are what the call is about as the client names it, for the
+	// lead of an error message; routes that take the name from the body
+	// set it.
+	names *subjectNames
 }
+
+// subjectNames name a call's namespace and table as the client does.
+type subjectNames struct{ namespace, table string }
+
+// set names namespace, and the table when table is not "".
+func (n *subjectNames) set(namespace []string, table string) {
+	n.namespace, n.table = joinNS(namespace), ""
+	if table != "" {
+		n.table = joinNS(append(slices.Clone(namespace), table))
+	}
+}
+
+// about sets the names of a call whose namespace and table come in its
+// body.
+func (req *request) about(namespace []string, table string) { req.names.set(namespace, table) }
 
 // ServeHTTP serves one call: it authenticates the caller, routes the
 // call, and answers errors in the REST error model. Every call is logged
@@ -114,19 +133,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		method = "/iceberg.rest/" + rt.name
 	}
 	ctx, finish := engine.StartCall(r.Context(), s.log, s.eng.Metrics(), method, r.RemoteAddr, propagation.HeaderCarrier(r.Header))
-	err = s.serve(ctx, w, r, rt, vars, err)
+	var names subjectNames
+	names.set(vars.namespace, vars.table)
+	err = s.serve(ctx, w, r, rt, vars, &names, err)
 	if err != nil {
 		about := aboutTable
 		if rt != nil {
 			about = rt.about
 		}
-		err = logStatus(err, writeError(w, err, about))
+		err = logStatus(err, writeError(w, err, about, names))
 	}
 	finish(err)
 }
 
 // serve runs the matched route; a panic fails only its call.
-func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, rt *route, vars routeVars, matchErr error) (err error) {
+func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Request, rt *route, vars routeVars, names *subjectNames, matchErr error) (err error) {
 	defer panics.Recover(&err, "rest "+r.Method+" "+r.URL.Path)
 	if matchErr != nil {
 		return matchErr
@@ -143,7 +164,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return badRequest("query: %v", err)
 	}
-	req := &request{r: r, ctx: ctx, route: rt, vars: vars, query: query}
+	req := &request{r: r, ctx: ctx, route: rt, vars: vars, query: query, names: names}
 	if vars.prefix != "" {
 		req.prefix = []string{vars.prefix}
 	}

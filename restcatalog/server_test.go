@@ -122,7 +122,19 @@ func TestTableLifecycle(t *testing.T) {
 	}
 	expect(t, "drop namespace with a table", h.do(http.MethodDelete, "/v1/namespaces/db", nil), http.StatusConflict, "NamespaceNotEmptyException")
 	expect(t, "drop table", h.do(http.MethodDelete, "/v1/namespaces/db/tables/t?purgeRequested=true", nil), http.StatusNoContent, "")
-	expect(t, "load dropped", h.do(http.MethodGet, "/v1/namespaces/db/tables/t", nil), http.StatusNotFound, "NoSuchTableException")
+	r = h.do(http.MethodGet, "/v1/namespaces/db/tables/t", nil)
+	expect(t, "load dropped", r, http.StatusNotFound, "NoSuchTableException")
+	// Messages start as Iceberg Java's server starts them.
+	var m errorModel
+	r.decode(t, &m)
+	if !strings.HasPrefix(m.Error.Message, "Table does not exist: db.t (") {
+		t.Errorf("message %q", m.Error.Message)
+	}
+	r = h.do(http.MethodPost, "/v1/namespaces", `{"namespace":["samples"]}`)
+	r.decode(t, &m)
+	if !strings.HasPrefix(m.Error.Message, "Namespace already exists: samples (") {
+		t.Errorf("message %q", m.Error.Message)
+	}
 	expect(t, "commit to dropped", commit(loaded.Metadata.UUID), http.StatusNotFound, "NoSuchTableException")
 	expect(t, "drop namespace", h.do(http.MethodDelete, "/v1/namespaces/db", nil), http.StatusNoContent, "")
 }
