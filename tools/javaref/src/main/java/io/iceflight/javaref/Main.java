@@ -99,6 +99,9 @@ public final class Main {
         "  jdbcwrite --uri JDBC_URL --warehouse DIR --name CATALOG --out DIR"
             + " [--user U --password P] [--schema-version V0|V1]");
     System.err.println(
+        "  jdbcread --uri JDBC_URL --warehouse DIR --name CATALOG [--user U --password P]");
+    System.err.println("  resttaskcheck --table DIR --checks FILE");
+    System.err.println(
         "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
     System.err.println(
         "  restclient --uri URI [--credential ID:SECRET | --token T] [--warehouse W] [--prefix P]"
