@@ -100,37 +100,3 @@ func writeFile(ctx context.Context, fio fileio.FileIO, location string, data []b
 // lostRace reports whether err is an exclusive create that found the file
 // there.
 func lostRace(err error) bool { return errors.Is(err, fileio.ErrExist) }
-
-// PurgeLocation deletes every file below the folder location with fio,
-// which must list (fileio.Lister) and delete (fileio.Remover): a dropped
-// table's purge, for catalogs whose tables each own a folder. Files the
-// table keeps elsewhere are left alone. Folders left empty are removed
-// where the storage has folders (local disks; object stores have none).
-func PurgeLocation(ctx context.Context, fio fileio.FileIO, location string) error {
-	location = strings.TrimRight(location, "/")
-	entries, err := fileio.ReadDir(ctx, fio, location)
-	if errors.Is(err, fileio.ErrNotFound) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("purge %s: %w", location, err)
-	}
-	for _, e := range entries {
-		p := location + "/" + e.Name
-		if e.IsDir {
-			if err := PurgeLocation(ctx, fio, p); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fileio.Remove(ctx, fio, p); err != nil && !errors.Is(err, fileio.ErrNotFound) {
-			return fmt.Errorf("purge %s: %w", location, err)
-		}
-	}
-	if s := fileio.Scheme(location); s == "" || s == "file" {
-		if err := fileio.Remove(ctx, fio, location); err != nil && !errors.Is(err, fileio.ErrNotFound) {
-			return fmt.Errorf("purge %s: %w", location, err)
-		}
-	}
-	return nil
-}

@@ -68,6 +68,12 @@ type (
 	RemoveSnapshots struct{ SnapshotIDs []int64 }
 	// RemoveSnapshotRef removes a branch or tag.
 	RemoveSnapshotRef struct{ Name string }
+	// RemoveSchemas removes schemas by id; unknown ids are ignored, the
+	// current schema cannot be removed.
+	RemoveSchemas struct{ SchemaIDs []int }
+	// RemovePartitionSpecs removes partition specs by id; unknown ids are
+	// ignored, the default spec cannot be removed.
+	RemovePartitionSpecs struct{ SpecIDs []int }
 	// SetLocation changes the table's base location.
 	SetLocation struct{ Location string }
 	// SetProperties sets table properties.
@@ -112,6 +118,8 @@ func (AddSnapshot) Action() string          { return "add-snapshot" }
 func (SetSnapshotRef) Action() string       { return "set-snapshot-ref" }
 func (RemoveSnapshots) Action() string      { return "remove-snapshots" }
 func (RemoveSnapshotRef) Action() string    { return "remove-snapshot-ref" }
+func (RemoveSchemas) Action() string        { return "remove-schemas" }
+func (RemovePartitionSpecs) Action() string { return "remove-partition-specs" }
 func (SetLocation) Action() string          { return "set-location" }
 func (SetProperties) Action() string        { return "set-properties" }
 func (RemoveProperties) Action() string     { return "remove-properties" }

@@ -50,7 +50,7 @@ func ApplyUpdates(base *TableMetadata, baseLocation string, updates []Update) (*
 	}
 	md := b.md
 	md.SnapshotLog = b.snapshotLog()
-	if !created && reflect.DeepEqual(md, base.clone()) {
+	if !created && !b.changed && reflect.DeepEqual(md, base.clone()) {
 		// Nothing changed: Java's builder returns its base, and a
 		// catalog has no new file to write.
 		return base, nil
@@ -117,6 +117,9 @@ type builder struct {
 	added            map[int64]bool
 	latestAddedMs    int64
 	removedSnapshots bool
+	// changed is a change Java records though the metadata may read the
+	// same: a removal of schemas or specs, even of unknown ids.
+	changed bool
 	// mainAdded lists the snapshots added in this commit that main was
 	// set to, in order: all but the one main ends at are intermediate.
 	mainAdded []int64
@@ -196,6 +199,20 @@ func (b *builder) apply(u Update) error {
 		b.removeSnapshots(u.SnapshotIDs)
 	case RemoveSnapshotRef:
 		b.removeRef(u.Name)
+	case RemoveSchemas:
+		// Java's TableMetadata.Builder.removeSchemas: unknown ids are ignored.
+		if slices.Contains(u.SchemaIDs, md.CurrentSchemaID) {
+			return fmt.Errorf("cannot remove the current schema %d", md.CurrentSchemaID)
+		}
+		md.Schemas = slices.DeleteFunc(md.Schemas, func(s *Schema) bool { return slices.Contains(u.SchemaIDs, s.ID) })
+		b.changed = b.changed || len(u.SchemaIDs) > 0
+	case RemovePartitionSpecs:
+		// Java's TableMetadata.Builder.removeSpecs: unknown ids are ignored.
+		if slices.Contains(u.SpecIDs, md.DefaultSpecID) {
+			return fmt.Errorf("cannot remove the default partition spec %d", md.DefaultSpecID)
+		}
+		md.Specs = slices.DeleteFunc(md.Specs, func(s PartitionSpec) bool { return slices.Contains(u.SpecIDs, s.ID) })
+		b.changed = b.changed || len(u.SpecIDs) > 0
 	case SetLocation:
 		if u.Location == "" {
 			return fmt.Errorf("empty location")

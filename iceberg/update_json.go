@@ -160,6 +160,20 @@ func (u RemoveSnapshotRef) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the REST form.
+func (u RemoveSchemas) MarshalJSON() ([]byte, error) {
+	return marshalAction(u.Action(), struct {
+		SchemaIDs []int `json:"schema-ids"`
+	}{orEmpty(u.SchemaIDs)})
+}
+
+// MarshalJSON writes the REST form.
+func (u RemovePartitionSpecs) MarshalJSON() ([]byte, error) {
+	return marshalAction(u.Action(), struct {
+		SpecIDs []int `json:"spec-ids"`
+	}{orEmpty(u.SpecIDs)})
+}
+
+// MarshalJSON writes the REST form.
 func (u SetLocation) MarshalJSON() ([]byte, error) {
 	return marshalAction(u.Action(), struct {
 		Location string `json:"location"`

@@ -57,6 +57,8 @@ type restUpdate struct {
 	RefName       *string           `json:"ref-name"`
 	Type          string            `json:"type"`
 	SnapshotID    *int64            `json:"snapshot-id"`
+	SchemaIDs     []int             `json:"schema-ids"`
+	SpecIDs       []int             `json:"spec-ids"`
 	MaxRefAgeMs   *int64            `json:"max-ref-age-ms"`
 	MaxSnapAgeMs  *int64            `json:"max-snapshot-age-ms"`
 	MinSnapshots  *int              `json:"min-snapshots-to-keep"`
@@ -147,6 +149,16 @@ func ParseUpdate(data []byte) (Update, error) {
 			return nil, missing("ref-name")
 		}
 		return RemoveSnapshotRef{Name: *r.RefName}, nil
+	case "remove-schemas":
+		if r.SchemaIDs == nil {
+			return nil, missing("schema-ids")
+		}
+		return RemoveSchemas{SchemaIDs: r.SchemaIDs}, nil
+	case "remove-partition-specs":
+		if r.SpecIDs == nil {
+			return nil, missing("spec-ids")
+		}
+		return RemovePartitionSpecs{SpecIDs: r.SpecIDs}, nil
 	case "set-location":
 		if r.Location == nil {
 			return nil, missing("location")

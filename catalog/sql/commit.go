@@ -252,9 +252,10 @@ func duplicateKey(err error) bool {
 	return false
 }
 
-// DropTable deletes the table's row; with purge, every file below the
-// table's location too (catalog.PurgeLocation), which needs storage that
-// lists.
+// DropTable deletes the table's row; with purge, also the files its
+// metadata reaches (catalog.ReachableFiles), found before the row goes so
+// that a table whose files cannot all be found is not dropped. No folder
+// is listed: after a rename, another table may own the same location.
 func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bool) error {
 	op := "drop table " + id.String()
 	if err := c.writable(op); err != nil {
@@ -276,9 +277,13 @@ func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bo
 	if !ok {
 		return fmt.Errorf("catalog %s: table %s: %w", c.name, id, catalog.ErrTableNotFound)
 	}
-	var md *iceberg.TableMetadata
+	var files catalog.TableFiles
 	if purge {
-		if md, _, err = catalog.ReadMetadata(ctx, c.io, loc, c.maxMetadata); err != nil {
+		md, _, err := catalog.ReadMetadata(ctx, c.io, loc, c.maxMetadata)
+		if err != nil {
+			return fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
+		}
+		if files, err = catalog.ReachableFiles(ctx, c.io, md, loc); err != nil {
 			return fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
 		}
 	}
@@ -294,7 +299,7 @@ func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bo
 		return fmt.Errorf("catalog %s: table %s: %w", c.name, id, catalog.ErrTableNotFound)
 	}
 	if purge {
-		if err := catalog.PurgeLocation(ctx, c.io, md.Location); err != nil {
+		if err := catalog.RemoveFiles(ctx, c.io, files); err != nil {
 			return fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
 		}
 	}

@@ -44,6 +44,9 @@ public final class Main {
       case "jdbcread":
         rc = JdbcRead.run(rest);
         break;
+      case "dropfiles":
+        rc = DropFiles.run(rest);
+        break;
       case "manifestcheck":
         rc = org.apache.iceberg.ManifestCheck.run(rest);
         break;
