@@ -105,6 +105,9 @@ public final class Main {
         "  jdbcread --uri JDBC_URL --warehouse DIR --name CATALOG [--user U --password P]");
     System.err.println("  resttaskcheck --table DIR --checks FILE");
     System.err.println(
+        "  dropfiles --uri JDBC_URL --warehouse DIR --name CATALOG --table NS.NAME"
+            + " [--delete-where COL=VALUE]");
+    System.err.println(
         "  restserver --port N --warehouse LOCATION [--prop KEY=VALUE ...] [--samples DIR]");
     System.err.println(
         "  restclient --uri URI [--credential ID:SECRET | --token T] [--warehouse W] [--prefix P]"
