@@ -2,13 +2,29 @@ package iceberg
 
 import "fmt"
 
-// The requirements' checks follow Iceberg Java's UpdateRequirement: each
-// says what it expected and what the table holds.
+// The requirements' checks follow Iceberg Java's UpdateRequirement, in its
+// words: each says what it expected and what the table holds.
+
+// RequirementError is a requirement that does not hold of the table. It
+// matches ErrRequirementFailed; Detail is Iceberg Java's message after
+// its "Requirement failed: ", which the REST catalog answers with.
+type RequirementError struct {
+	Detail string
+}
+
+func (e *RequirementError) Error() string { return ErrRequirementFailed.Error() + ": " + e.Detail }
+
+// Is makes errors.Is(err, ErrRequirementFailed) hold.
+func (e *RequirementError) Is(target error) bool { return target == ErrRequirementFailed }
+
+func requirementFailed(format string, args ...any) error {
+	return &RequirementError{Detail: fmt.Sprintf(format, args...)}
+}
 
 // Validate fails when the table exists.
 func (AssertCreate) Validate(current *TableMetadata) error {
 	if current != nil {
-		return fmt.Errorf("%w: table already exists", ErrRequirementFailed)
+		return requirementFailed("table already exists")
 	}
 	return nil
 }
@@ -16,10 +32,10 @@ func (AssertCreate) Validate(current *TableMetadata) error {
 // Validate fails unless the table's UUID is r.UUID.
 func (r AssertTableUUID) Validate(current *TableMetadata) error {
 	if current == nil {
-		return fmt.Errorf("%w: table does not exist, expected uuid %s", ErrRequirementFailed, r.UUID)
+		return requirementFailed("table does not exist, expected uuid %s", r.UUID)
 	}
 	if current.TableUUID != r.UUID {
-		return fmt.Errorf("%w: uuid does not match: expected %s, table has %s", ErrRequirementFailed, r.UUID, current.TableUUID)
+		return requirementFailed("UUID does not match: expected %s != %s", current.TableUUID, r.UUID)
 	}
 	return nil
 }
@@ -35,11 +51,11 @@ func (r AssertRefSnapshotID) Validate(current *TableMetadata) error {
 	}
 	switch {
 	case ref != nil && r.SnapshotID == nil:
-		return fmt.Errorf("%w: %s %s was created concurrently (now at snapshot %d)", ErrRequirementFailed, ref.Type, r.Ref, ref.SnapshotID)
+		return requirementFailed("%s %s was created concurrently (now at snapshot %d)", ref.Type, r.Ref, ref.SnapshotID)
 	case ref != nil && *r.SnapshotID != ref.SnapshotID:
-		return fmt.Errorf("%w: %s %s has changed: expected snapshot %d, table has %d", ErrRequirementFailed, ref.Type, r.Ref, *r.SnapshotID, ref.SnapshotID)
+		return requirementFailed("%s %s has changed: expected id %d != %d", ref.Type, r.Ref, *r.SnapshotID, ref.SnapshotID)
 	case ref == nil && r.SnapshotID != nil:
-		return fmt.Errorf("%w: branch or tag %s is missing, expected snapshot %d", ErrRequirementFailed, r.Ref, *r.SnapshotID)
+		return requirementFailed("branch or tag %s is missing, expected %d", r.Ref, *r.SnapshotID)
 	}
 	return nil
 }
@@ -48,7 +64,7 @@ func (r AssertRefSnapshotID) Validate(current *TableMetadata) error {
 // a table that does not exist yet passes, as in Java.
 func (r AssertLastAssignedFieldID) Validate(current *TableMetadata) error {
 	if current != nil && current.LastColumnID != r.LastAssignedFieldID {
-		return fmt.Errorf("%w: last assigned field id changed: expected %d, table has %d", ErrRequirementFailed, r.LastAssignedFieldID, current.LastColumnID)
+		return requirementFailed("last assigned field id changed: expected id %d != %d", r.LastAssignedFieldID, current.LastColumnID)
 	}
 	return nil
 }
@@ -56,10 +72,10 @@ func (r AssertLastAssignedFieldID) Validate(current *TableMetadata) error {
 // Validate fails unless the current schema id is the one expected.
 func (r AssertCurrentSchemaID) Validate(current *TableMetadata) error {
 	if current == nil {
-		return fmt.Errorf("%w: table does not exist, expected current schema id %d", ErrRequirementFailed, r.CurrentSchemaID)
+		return requirementFailed("table does not exist, expected current schema id %d", r.CurrentSchemaID)
 	}
 	if current.CurrentSchemaID != r.CurrentSchemaID {
-		return fmt.Errorf("%w: current schema changed: expected id %d, table has %d", ErrRequirementFailed, r.CurrentSchemaID, current.CurrentSchemaID)
+		return requirementFailed("current schema changed: expected id %d != %d", r.CurrentSchemaID, current.CurrentSchemaID)
 	}
 	return nil
 }
@@ -68,7 +84,7 @@ func (r AssertCurrentSchemaID) Validate(current *TableMetadata) error {
 // expected; a table that does not exist yet passes, as in Java.
 func (r AssertLastAssignedPartitionID) Validate(current *TableMetadata) error {
 	if current != nil && current.LastPartitionID != r.LastAssignedPartitionID {
-		return fmt.Errorf("%w: last assigned partition id changed: expected %d, table has %d", ErrRequirementFailed, r.LastAssignedPartitionID, current.LastPartitionID)
+		return requirementFailed("last assigned partition id changed: expected id %d != %d", r.LastAssignedPartitionID, current.LastPartitionID)
 	}
 	return nil
 }
@@ -76,10 +92,10 @@ func (r AssertLastAssignedPartitionID) Validate(current *TableMetadata) error {
 // Validate fails unless the default spec id is the one expected.
 func (r AssertDefaultSpecID) Validate(current *TableMetadata) error {
 	if current == nil {
-		return fmt.Errorf("%w: table does not exist, expected default spec id %d", ErrRequirementFailed, r.DefaultSpecID)
+		return requirementFailed("table does not exist, expected default spec id %d", r.DefaultSpecID)
 	}
 	if current.DefaultSpecID != r.DefaultSpecID {
-		return fmt.Errorf("%w: default partition spec changed: expected id %d, table has %d", ErrRequirementFailed, r.DefaultSpecID, current.DefaultSpecID)
+		return requirementFailed("default partition spec changed: expected id %d != %d", r.DefaultSpecID, current.DefaultSpecID)
 	}
 	return nil
 }
@@ -87,10 +103,10 @@ func (r AssertDefaultSpecID) Validate(current *TableMetadata) error {
 // Validate fails unless the default sort order id is the one expected.
 func (r AssertDefaultSortOrderID) Validate(current *TableMetadata) error {
 	if current == nil {
-		return fmt.Errorf("%w: table does not exist, expected default sort order id %d", ErrRequirementFailed, r.DefaultSortOrderID)
+		return requirementFailed("table does not exist, expected default sort order id %d", r.DefaultSortOrderID)
 	}
 	if current.DefaultSortOrderID != r.DefaultSortOrderID {
-		return fmt.Errorf("%w: default sort order changed: expected id %d, table has %d", ErrRequirementFailed, r.DefaultSortOrderID, current.DefaultSortOrderID)
+		return requirementFailed("default sort order changed: expected id %d != %d", r.DefaultSortOrderID, current.DefaultSortOrderID)
 	}
 	return nil
 }

@@ -151,7 +151,7 @@ func writeError(w http.ResponseWriter, err error, about subject, names subjectNa
 	}
 	code, typ := classify(err, about)
 	msg := engine.TruncateMessage(err.Error())
-	if lead := leadSentence(typ, about, names); lead != "" {
+	if lead := leadSentence(err, typ, names); lead != "" {
 		msg = lead + " (" + msg + ")"
 	}
 	if code == http.StatusServiceUnavailable {
@@ -209,8 +209,13 @@ func badRequest(format string, args ...any) error {
 // leadSentence is the start Iceberg Java's server gives the message of an
 // error type ("Table does not exist: db.t"), which clients and their users
 // know; the wrapped detail follows it.
-func leadSentence(typ string, about subject, names subjectNames) string {
+func leadSentence(err error, typ string, names subjectNames) string {
 	switch typ {
+	case "CommitFailedException":
+		var req *iceberg.RequirementError
+		if errors.As(err, &req) {
+			return "Requirement failed: " + req.Detail
+		}
 	case "NoSuchTableException":
 		if names.table != "" {
 			return "Table does not exist: " + names.table

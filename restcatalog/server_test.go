@@ -113,7 +113,13 @@ func TestTableLifecycle(t *testing.T) {
 	if committed.MetadataLocation == loaded.MetadataLocation {
 		t.Fatalf("commit kept the metadata file: %s", r.body)
 	}
-	expect(t, "commit on a stale requirement", commit("00000000-0000-0000-0000-000000000000"), http.StatusConflict, "CommitFailedException")
+	r = commit("00000000-0000-0000-0000-000000000000")
+	expect(t, "commit on a stale requirement", r, http.StatusConflict, "CommitFailedException")
+	var failed errorModel
+	r.decode(t, &failed)
+	if !strings.HasPrefix(failed.Error.Message, "Requirement failed: UUID does not match: expected "+loaded.Metadata.UUID+" != 0000") {
+		t.Errorf("message %q", failed.Error.Message)
+	}
 
 	r = h.do(http.MethodGet, "/v1/namespaces/db/tables/t", nil)
 	r.decode(t, &loaded)
