@@ -31,8 +31,6 @@ const maxManifestBytes = 1 << 30
 type TableFiles struct {
 	// Content is the data and delete files every manifest names, in any
 	// status (a DELETED entry's file is still there for older snapshots).
-	// Empty when the table's gc.enabled is false: its files may then be
-	// shared with another table.
 	Content []string
 	// Manifests is the manifests of every snapshot.
 	Manifests []string
@@ -58,9 +56,26 @@ func (f TableFiles) All() []string {
 	return out
 }
 
+// PurgeFiles returns the files a purge of the table deletes: those it
+// reaches (ReachableFiles), without its data and delete files when its
+// gc.enabled is false, as Iceberg Java's CatalogUtil.dropTableData keeps
+// them then (they may be shared with another table).
+//
+// A manifest list or manifest that is already gone is passed over (what it
+// named cannot be found, and there is nothing of it to delete), so a table
+// whose files were partly lost can still be purged; one that is there but
+// cannot be read fails the purge before anything is deleted.
+func PurgeFiles(ctx context.Context, fio fileio.FileIO, md *iceberg.TableMetadata, metadataLocation string) (TableFiles, error) {
+	files, err := reachable(ctx, fio, md, metadataLocation, true)
+	if err == nil && !gcEnabled(md) {
+		files.Content = nil
+	}
+	return files, err
+}
+
 // ReachableFiles returns the files the metadata md, read from
 // metadataLocation, reaches, as Iceberg Java's CatalogUtil.dropTableData
-// finds them for a purge: every snapshot's manifest list and manifests,
+// finds them, and as orphan file removal must keep them: every snapshot's manifest list and manifests,
 // every file those manifests name, the metadata log, the statistics and
 // partition-statistics files, and metadataLocation. Nothing is listed, so
 // files of another table below the same folder are never among them.
@@ -68,8 +83,14 @@ func (f TableFiles) All() []string {
 // that cannot be read, a missing one included, fails the call, since a
 // purge must not run on a table whose files it cannot all find.
 func ReachableFiles(ctx context.Context, fio fileio.FileIO, md *iceberg.TableMetadata, metadataLocation string) (TableFiles, error) {
+	return reachable(ctx, fio, md, metadataLocation, false)
+}
+
+// reachable is ReachableFiles; with skipMissing a manifest list or
+// manifest that does not exist counts as empty.
+func reachable(ctx context.Context, fio fileio.FileIO, md *iceberg.TableMetadata, metadataLocation string, skipMissing bool) (TableFiles, error) {
 	var out TableFiles
-	manifests, lists, err := snapshotsManifests(ctx, fio, md)
+	manifests, lists, err := snapshotsManifests(ctx, fio, md, skipMissing)
 	if err != nil {
 		return out, err
 	}
@@ -77,10 +98,8 @@ func ReachableFiles(ctx context.Context, fio fileio.FileIO, md *iceberg.TableMet
 	for _, mf := range manifests {
 		out.Manifests = append(out.Manifests, mf.Path)
 	}
-	if gcEnabled(md) {
-		if out.Content, err = manifestsContent(ctx, fio, manifests); err != nil {
-			return out, err
-		}
+	if out.Content, err = manifestsContent(ctx, fio, manifests, skipMissing); err != nil {
+		return out, err
 	}
 	for _, e := range md.MetadataLog {
 		out.Metadata = append(out.Metadata, e.MetadataFile)
@@ -157,13 +176,16 @@ func gcEnabled(md *iceberg.TableMetadata) bool {
 // snapshotsManifests reads every snapshot's manifest list, a few at a
 // time, and returns the distinct manifests (by location, in snapshot
 // order) and manifest lists.
-func snapshotsManifests(ctx context.Context, fio fileio.FileIO, md *iceberg.TableMetadata) ([]iceberg.ManifestFile, []string, error) {
+func snapshotsManifests(ctx context.Context, fio fileio.FileIO, md *iceberg.TableMetadata, skipMissing bool) ([]iceberg.ManifestFile, []string, error) {
 	perSnapshot := make([][]iceberg.ManifestFile, len(md.Snapshots))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(purgeWorkers)
 	for i := range md.Snapshots {
 		g.Go(func() error {
 			mfs, err := snapshotManifests(gctx, fio, md.FormatVersion, &md.Snapshots[i])
+			if skipMissing && errors.Is(err, fileio.ErrNotFound) {
+				return nil
+			}
 			perSnapshot[i] = mfs
 			return err
 		})
@@ -218,13 +240,16 @@ func snapshotManifests(ctx context.Context, fio fileio.FileIO, formatVersion int
 
 // manifestsContent reads manifests a few at a time and returns the
 // distinct files their entries name, in manifest order.
-func manifestsContent(ctx context.Context, fio fileio.FileIO, manifests []iceberg.ManifestFile) ([]string, error) {
+func manifestsContent(ctx context.Context, fio fileio.FileIO, manifests []iceberg.ManifestFile, skipMissing bool) ([]string, error) {
 	perManifest := make([][]string, len(manifests))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(purgeWorkers)
 	for i, mf := range manifests {
 		g.Go(func() error {
 			b, err := fileio.ReadAll(gctx, fio, mf.Path, maxManifestBytes)
+			if skipMissing && errors.Is(err, fileio.ErrNotFound) {
+				return nil
+			}
 			if err != nil {
 				return fmt.Errorf("read manifest %s: %w", mf.Path, err)
 			}

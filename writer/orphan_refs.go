@@ -38,47 +38,23 @@ func statisticsOf(md *iceberg.TableMetadata) ([]statisticsFile, error) {
 }
 
 // referencedFiles returns, by normalised location, every file the table's
-// metadata reaches: the current metadata file and those of its metadata
-// log, the manifest lists and manifests of every snapshot, every data and
-// delete file any manifest names (DELETED entries too: a reader of an
-// older snapshot may still be planning with them), and the statistics
-// files. Locations are mapped as the table's IO maps them, so a relocated
-// table compares the files where they are.
+// metadata reaches (catalog.ReachableFiles: the current metadata file and
+// those of its metadata log, the manifest lists and manifests of every
+// snapshot, every data and delete file any manifest names, DELETED
+// entries too, since a reader of an older snapshot may still be planning
+// with them, and the statistics files). Locations are mapped as the
+// table's IO maps them, so a relocated table compares the files where
+// they are.
 func referencedFiles(ctx context.Context, t *catalog.Table) (map[string]bool, error) {
-	md := t.Metadata
+	files, err := catalog.ReachableFiles(ctx, t.IO, t.Metadata, t.MetadataLocation)
+	if err != nil {
+		return nil, err
+	}
 	seen := map[string]bool{}
-	add := func(loc string) {
+	for _, loc := range files.All() {
 		if loc != "" {
 			seen[normalizeLocation(mapLocation(t, loc))] = true
 		}
-	}
-	add(t.MetadataLocation)
-	for _, e := range md.MetadataLog {
-		add(e.MetadataFile)
-	}
-	stats, err := statisticsOf(md)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range stats {
-		add(s.Path)
-	}
-	set, err := collectManifests(ctx, t, md.Snapshots, false)
-	if err != nil {
-		return nil, err
-	}
-	for l := range set.lists {
-		add(l)
-	}
-	for p := range set.manifests {
-		add(p)
-	}
-	if err := manifestEntries(ctx, t, set.manifests, false, func(_ iceberg.ManifestFile, entries []iceberg.ManifestEntry) {
-		for _, e := range entries {
-			add(e.DataFile.Path)
-		}
-	}); err != nil {
-		return nil, err
 	}
 	return seen, nil
 }

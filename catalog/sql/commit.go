@@ -253,7 +253,7 @@ func duplicateKey(err error) bool {
 }
 
 // DropTable deletes the table's row; with purge, also the files its
-// metadata reaches (catalog.ReachableFiles), found before the row goes so
+// metadata reaches (catalog.PurgeFiles), found before the row goes so
 // that a table whose files cannot all be found is not dropped. No folder
 // is listed: after a rename, another table may own the same location.
 func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bool) error {
@@ -283,7 +283,7 @@ func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bo
 		if err != nil {
 			return fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
 		}
-		if files, err = catalog.ReachableFiles(ctx, c.io, md, loc); err != nil {
+		if files, err = catalog.PurgeFiles(ctx, c.io, md, loc); err != nil {
 			return fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
 		}
 	}
