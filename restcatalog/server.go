@@ -40,7 +40,6 @@ type Server struct {
 	maxBody int64
 	vend    VendFunc
 	plans   *planStore
-	now     func() time.Time
 }
 
 // VendFunc returns the storage properties (credentials included) that a
@@ -79,7 +78,7 @@ var reserved = []string{"config", "oauth", "namespaces", "tables", "transactions
 // New returns a server of eng's catalog.
 func New(eng *engine.Engine, opts ...Option) (*Server, error) {
 	s := &Server{eng: eng, cat: eng.Catalog(), auth: eng.Authenticator(), log: eng.Logger(),
-		maxBody: DefaultMaxBodyBytes, now: time.Now, plans: newPlanStore(time.Now)}
+		maxBody: DefaultMaxBodyBytes, plans: newPlanStore(time.Now)}
 	for _, o := range opts {
 		o(s)
 	}
