@@ -49,15 +49,11 @@ func (c *createTableRequest) metadata() (*iceberg.TableMetadata, error) {
 }
 
 func (s *Server) createTable(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in createTableRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
-	id := req.mount(append(append([]string{}, req.vars.namespace...), in.Name))
+	id := req.tableNamed(in.Name)
 	if err := id.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errBadRequest, err)
 	}
@@ -123,12 +119,8 @@ type commitTableResponse struct {
 }
 
 func (s *Server) updateTable(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in tableUpdate
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	id := req.table()
@@ -170,12 +162,8 @@ type commitTransactionRequest struct {
 const maxTransactionTables = 100
 
 func (s *Server) commitTransaction(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in commitTransactionRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	switch n := len(in.TableChanges); {
@@ -201,7 +189,7 @@ func (s *Server) commitTransaction(req *request, w http.ResponseWriter) error {
 			return err
 		}
 	}
-	_, err = s.writer.CommitAll(req.ctx, commits)
+	_, err := s.writer.CommitAll(req.ctx, commits)
 	for _, c := range commits {
 		s.refresh(c.ID)
 	}
@@ -219,12 +207,8 @@ type registerTableRequest struct {
 }
 
 func (s *Server) registerTable(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in registerTableRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	if in.MetadataLocation == "" {
@@ -233,7 +217,7 @@ func (s *Server) registerTable(req *request, w http.ResponseWriter) error {
 	if in.Overwrite {
 		return fmt.Errorf("%w: register table %s with overwrite", errUnsupported, in.Name)
 	}
-	id := req.mount(append(append([]string{}, req.vars.namespace...), in.Name))
+	id := req.tableNamed(in.Name)
 	if err := id.Validate(); err != nil {
 		return fmt.Errorf("%w: %w", errBadRequest, err)
 	}
@@ -268,12 +252,8 @@ type renameTableRequest struct {
 }
 
 func (s *Server) renameTable(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in renameTableRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	src, err := in.Source.id()

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog"
-	"github.com/iceflight/iceflight/internal/strictjson"
 )
 
 // namespaces returns the catalog as catalog.Namespaces, or refuses.
@@ -99,12 +98,8 @@ type namespaceBody struct {
 }
 
 func (s *Server) createNamespace(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in namespaceBody
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	if err := catalog.Identifier(in.Namespace).Validate(); err != nil {
@@ -217,24 +212,6 @@ type updatePropertiesResponse struct {
 	Missing []string `json:"missing,omitempty"`
 }
 
-// decode decodes a request body strictly: a misspelt member is an error,
-// never ignored, and so is JSON nested deeper than maxJSONDepth.
-func decode(body []byte, v any) error {
-	// Refused before decoding, so that a hostile body cannot make the
-	// decoder recurse without end.
-	if d := strictjson.Depth(body); d > maxJSONDepth {
-		return badRequest("request body nested %d levels deep; at most %d", d, maxJSONDepth)
-	}
-	if err := strictjson.Decode(body, v); err != nil {
-		return badRequest("malformed request body: %v", err)
-	}
-	return nil
-}
-
-// maxJSONDepth bounds the nesting of a request body: the deepest the API
-// needs is a schema of nested types or a filter, far below it.
-const maxJSONDepth = 256
-
 func orEmpty[T any](s []T) []T {
 	if s == nil {
 		return []T{}
@@ -243,12 +220,8 @@ func orEmpty[T any](s []T) []T {
 }
 
 func (s *Server) updateProperties(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in updatePropertiesRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	ns := req.namespace()

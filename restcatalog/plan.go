@@ -76,12 +76,8 @@ type planResponse struct {
 }
 
 func (s *Server) planTableScan(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in planTableScanRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	preq, err := in.plannerRequest()
@@ -215,12 +211,8 @@ type fetchScanTasksRequest struct {
 }
 
 func (s *Server) fetchScanTasks(req *request, w http.ResponseWriter) error {
-	body, err := s.body(req)
-	if err != nil {
-		return err
-	}
 	var in fetchScanTasksRequest
-	if err := decode(body, &in); err != nil {
+	if err := s.decodeBody(req, &in); err != nil {
 		return err
 	}
 	if err := s.auth.Authorize(req.ctx, req.table()); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/iceflight/iceflight/engine"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/internal/strictjson"
 	"github.com/iceflight/iceflight/writer"
 )
 
@@ -98,7 +99,6 @@ type request struct {
 	r      *http.Request
 	ctx    context.Context
 	prefix []string // the mount the route's prefix names; nil for all
-	route  *route
 	vars   routeVars
 	query  url.Values
 	// names are what the call is about as the client names it, for the
@@ -163,7 +163,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	if err != nil {
 		return badRequest("query: %v", err)
 	}
-	req := &request{r: r, ctx: ctx, route: rt, vars: vars, query: query, names: names}
+	req := &request{r: r, ctx: ctx, vars: vars, query: query, names: names}
 	if vars.prefix != "" {
 		req.prefix = []string{vars.prefix}
 	}
@@ -182,6 +182,29 @@ func (s *Server) body(req *request) ([]byte, error) {
 		return nil, badRequest("read body: %v", err)
 	}
 	return b, nil
+}
+
+// maxJSONDepth bounds the nesting of a request body: the deepest the API
+// needs is a schema of nested types or a filter, far below it.
+const maxJSONDepth = 256
+
+// decodeBody reads the request body and decodes it into v strictly: a
+// misspelt member is an error, never ignored, and so is JSON nested
+// deeper than maxJSONDepth.
+func (s *Server) decodeBody(req *request, v any) error {
+	body, err := s.body(req)
+	if err != nil {
+		return err
+	}
+	// Refused before decoding, so that a hostile body cannot make the
+	// decoder recurse without end.
+	if d := strictjson.Depth(body); d > maxJSONDepth {
+		return badRequest("request body nested %d levels deep; at most %d", d, maxJSONDepth)
+	}
+	if err := strictjson.Decode(body, v); err != nil {
+		return badRequest("malformed request body: %v", err)
+	}
+	return nil
 }
 
 // writable refuses changes on a read-only server.
@@ -206,12 +229,16 @@ func (req *request) unmount(id []string) []string {
 	return id[len(req.prefix):]
 }
 
-// namespaceOf returns the request's namespace as the engine names it.
+// namespace returns the request's namespace as the engine names it.
 func (req *request) namespace() []string { return req.mount(req.vars.namespace) }
 
 // table returns the request's table as the engine names it.
-func (req *request) table() catalog.Identifier {
-	return req.mount(append(slices.Clone(req.vars.namespace), req.vars.table))
+func (req *request) table() catalog.Identifier { return req.tableNamed(req.vars.table) }
+
+// tableNamed returns table name of the request's namespace as the engine
+// names it, for routes that take the name from their body.
+func (req *request) tableNamed(name string) catalog.Identifier {
+	return req.mount(append(slices.Clone(req.vars.namespace), name))
 }
 
 // joinNS names a namespace in messages.

@@ -99,9 +99,7 @@ func (s *Server) loadFresh(req *request, id catalog.Identifier) (*catalog.Table,
 	if err := s.auth.Authorize(req.ctx, id); err != nil {
 		return nil, err
 	}
-	if r, ok := s.cat.(interface{ Refresh(catalog.Identifier) }); ok {
-		r.Refresh(id)
-	}
+	s.refresh(id)
 	t, err := s.cat.LoadTable(req.ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("load table %s: %w", catalog.Identifier(req.unmount(id)), err)
