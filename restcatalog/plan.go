@@ -127,7 +127,8 @@ func (s *Server) plan(ctx context.Context, id catalog.Identifier, req planner.Re
 		tasks = append(tasks, ep.Tasks...)
 	}
 	per := s.plans.pageTasks
-	for start := 0; start < len(tasks) || start == 0; start += per {
+	// An empty plan is one empty page.
+	for start := 0; ; start += per {
 		end := min(start+per, len(tasks))
 		page, err := newScanTasks(t.Metadata, tasks[start:end], plan.StatsFields)
 		if err != nil {

@@ -118,7 +118,7 @@ func (w *Writer) createFromUpdates(ctx context.Context, c TableCommit) (*catalog
 	t, err := w.cat.CreateTable(ctx, c.ID, md)
 	if errors.Is(err, catalog.ErrTableExists) {
 		// assert-create failed: the table was created first by another.
-		return nil, fmt.Errorf("create table %s: %w: %w", c.ID, iceberg.AssertCreate{}.Validate(&iceberg.TableMetadata{}), err)
+		return nil, fmt.Errorf("create table %s: %w: %w", c.ID, &iceberg.RequirementError{Detail: "table already exists"}, err)
 	}
 	return t, err
 }
