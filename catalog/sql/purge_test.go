@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/iceflight/iceflight/testkit/writecheck"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -163,7 +165,9 @@ func TestPurgeAfterRenameKeepsNewTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := map[int64]string{}
-	for _, line := range javaRows(t, l, cur.MetadataLocation) {
+	report := writecheck.Java(t, writecheck.Table{MetadataLocation: cur.MetadataLocation})
+	report.Clean(t)
+	for _, line := range report.Current(t) {
 		var row struct {
 			ID   int64  `json:"id"`
 			Name string `json:"name"`
@@ -181,44 +185,6 @@ func TestPurgeAfterRenameKeepsNewTable(t *testing.T) {
 			t.Fatalf("Iceberg Java reads %v from the new table, want %v", got, want)
 		}
 	}
-}
-
-// javaRows scans the table of the metadata file loc with Iceberg Java
-// (javaref tablecheck) and returns its current snapshot's rows as JSON
-// lines; any problem Java finds with the table fails the test.
-func javaRows(t *testing.T, l javaLake, loc string) []string {
-	t.Helper()
-	out := t.TempDir()
-	l.java(t, "tablecheck", "--out", out, "--metadata", loc)
-	raw, err := os.ReadFile(filepath.Join(out, "report.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var report struct {
-		Errors []string `json:"errors"`
-		Scans  []struct{ Name, File, Error string }
-	}
-	if err := json.Unmarshal(raw, &report); err != nil {
-		t.Fatal(err)
-	}
-	if len(report.Errors) > 0 {
-		t.Fatalf("Iceberg Java finds problems with the new table:\n  %s", strings.Join(report.Errors, "\n  "))
-	}
-	for _, s := range report.Scans {
-		if s.Name != "current" {
-			continue
-		}
-		if s.Error != "" {
-			t.Fatalf("Iceberg Java cannot scan the new table: %s", s.Error)
-		}
-		rows, err := os.ReadFile(filepath.Join(out, s.File))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Fields(strings.TrimSpace(string(rows)))
-	}
-	t.Fatal("tablecheck made no current scan")
-	return nil
 }
 
 // A purge reads every manifest before it deletes: a table with one it
