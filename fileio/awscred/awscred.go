@@ -11,8 +11,11 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
@@ -90,6 +93,21 @@ func Load(ctx context.Context, props fileio.Properties, names Names, anonymous b
 		return aws.Config{}, "", fmt.Errorf("load AWS configuration (credentials from %s): %w", source, err)
 	}
 	return cfg, source, nil
+}
+
+// Retryer returns the SDK's standard retryer, trying a request at most
+// attempts times (the first try included) and waiting at most maxBackoff
+// between tries, with no client-side retry quota: a service that is down
+// should cost each request its bounded tries, not fail later requests at
+// once because earlier ones used the quota up.
+func Retryer(attempts int, maxBackoff time.Duration) func() aws.Retryer {
+	return func() aws.Retryer {
+		return retry.NewStandard(func(so *retry.StandardOptions) {
+			so.MaxAttempts = max(attempts, 1)
+			so.MaxBackoff = maxBackoff
+			so.RateLimiter = ratelimit.None
+		})
+	}
 }
 
 func first(names []string) string {

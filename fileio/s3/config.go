@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -115,16 +113,7 @@ func newClient(ctx context.Context, props fileio.Properties, o *options) (*clien
 		// A buildable client, so that the SDK can add a CA bundle
 		// (AWS_CA_BUNDLE, ca_bundle in a profile) to its transport.
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(tune)),
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(so *retry.StandardOptions) {
-				so.MaxAttempts = o.maxAttempts
-				so.MaxBackoff = o.maxBackoff
-				// No client-side retry quota: a store that is down should
-				// cost each request its bounded tries, not fail later
-				// requests at once because earlier ones used the quota up.
-				so.RateLimiter = ratelimit.None
-			})
-		}),
+		config.WithRetryer(awscred.Retryer(o.maxAttempts, o.maxBackoff)),
 	}
 	// s3.region, s3.access-key-id ... then PyIceberg's client.* names.
 	cfg, source, err := awscred.Load(ctx, props, awscred.ClientNames("s3."), anonymous, loads...)
