@@ -1,7 +1,7 @@
 // Package hms starts a standalone Hive Metastore (tools/hms: the metastore
-// 4.0.0 over an embedded Derby database, plain Thrift, no SASL) on loopback
-// for a test, and kills it when the test ends. `make servers-hms` builds it
-// and names its launcher in HMS_BIN.
+// 4.0.0 over an embedded Derby database or a PostgreSQL one, plain Thrift,
+// no SASL) on loopback for a test, and kills it when the test ends. `make
+// servers-hms` builds it and names its launcher in HMS_BIN.
 package hms
 
 import (
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/iceflight/iceflight/testkit/servers"
+	"github.com/iceflight/iceflight/testkit/servers/postgres"
 )
 
 // Env names the launcher of tools/hms, set by `make servers-hms`.
@@ -34,14 +35,37 @@ type Server struct {
 	proc *servers.Process
 }
 
-// Start starts a metastore with an empty database in a temporary folder
-// of t and kills it when t ends. Without the launcher the test is skipped
-// (or fails under servers.RequireEnv).
-func Start(t testing.TB) *Server {
+// Option configures a metastore Start starts.
+type Option func(*options)
+
+type options struct{ postgres bool }
+
+// OnPostgres keeps the metastore's database in a PostgreSQL server of its
+// own (testkit/servers/postgres) instead of embedded Derby. Hive 4.0's
+// metastore deadlocks on Derby under concurrent commits (its transaction
+// handler's lock() and check_lock() wait on each other, as do concurrent
+// alter_table calls of one table, until Derby's 60 s lock timeout), so
+// the tests that race writers need it.
+func OnPostgres() Option { return func(o *options) { o.postgres = true } }
+
+// Start starts a metastore with an empty database (embedded Derby in a
+// temporary folder of t, unless OnPostgres) and kills it when t ends.
+// Without the launcher the test is skipped (or fails under
+// servers.RequireEnv).
+func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	bin := servers.Program(t, Env, "servers-hms")
 	port := servers.FreePort(t)
 	s := &Server{URI: "thrift://127.0.0.1:" + strconv.Itoa(port), Dir: t.TempDir()}
+	args := []string{"--dir", s.Dir, "--port", strconv.Itoa(port)}
+	if o.postgres {
+		pg := postgres.Start(t)
+		args = append(args, "--db-url", pg.JDBC(), "--db-user", pg.User, "--db-password", pg.Password)
+	}
 	var pipes []*os.File
 	t.Cleanup(func() {
 		for _, f := range pipes {
@@ -49,7 +73,7 @@ func Start(t testing.TB) *Server {
 		}
 	})
 	s.proc = servers.NewProcess(t, "hive metastore", "127.0.0.1:"+strconv.Itoa(port), func() *exec.Cmd {
-		cmd := exec.Command(bin, "--dir", s.Dir, "--port", strconv.Itoa(port))
+		cmd := exec.Command(bin, args...)
 		cmd.Env = servers.ProgramEnv(s.Dir)
 		// The metastore exits when its standard input ends: this test
 		// process holds the pipe's other end, so a test killed before

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -33,6 +34,9 @@ public final class Main {
   public static void main(String[] args) throws Throwable {
     String dir = null;
     String home = null;
+    String dbURL = null;
+    String dbUser = "";
+    String dbPassword = "";
     int port = 0;
     for (int i = 0; i < args.length; i++) {
       String a = args[i];
@@ -44,6 +48,9 @@ public final class Main {
         case "--dir" -> dir = v;
         case "--port" -> port = Integer.parseInt(v);
         case "--home" -> home = v;
+        case "--db-url" -> dbURL = v;
+        case "--db-user" -> dbUser = v;
+        case "--db-password" -> dbPassword = v;
         default -> usage("unknown flag " + a);
       }
     }
@@ -57,13 +64,26 @@ public final class Main {
     }
     System.setProperty("derby.stream.error.file", base.resolve("derby.log").toString());
 
-    Path db = base.resolve("metastore_db");
-    boolean fresh = !db.toFile().exists();
     Configuration conf = MetastoreConf.newMetastoreConf();
-    String url = "jdbc:derby:;databaseName=" + db + ";create=true";
-    MetastoreConf.setVar(conf, MetastoreConf.ConfVars.CONNECT_URL_KEY, url);
-    MetastoreConf.setVar(conf, MetastoreConf.ConfVars.CONNECTION_DRIVER,
-        "org.apache.derby.jdbc.EmbeddedDriver");
+    String dbType = "derby";
+    // A PostgreSQL database is initialised once: the marker says so.
+    Path initialised = base.resolve("schema-initialised");
+    if (dbURL == null) {
+      Path db = base.resolve("metastore_db");
+      dbURL = "jdbc:derby:;databaseName=" + db + ";create=true";
+      initialised = db;
+      MetastoreConf.setVar(conf, MetastoreConf.ConfVars.CONNECTION_DRIVER,
+          "org.apache.derby.jdbc.EmbeddedDriver");
+    } else if (dbURL.startsWith("jdbc:postgresql:")) {
+      dbType = "postgres";
+      MetastoreConf.setVar(conf, MetastoreConf.ConfVars.CONNECTION_DRIVER, "org.postgresql.Driver");
+      MetastoreConf.setVar(conf, MetastoreConf.ConfVars.CONNECTION_USER_NAME, dbUser);
+      MetastoreConf.setVar(conf, MetastoreConf.ConfVars.PWD, dbPassword);
+    } else {
+      usage("--db-url: only jdbc:postgresql: URLs (Derby is the default)");
+    }
+    boolean fresh = !initialised.toFile().exists();
+    MetastoreConf.setVar(conf, MetastoreConf.ConfVars.CONNECT_URL_KEY, dbURL);
     // The schema comes from the metastore's own script (below); datanucleus
     // adds what the script lacks and nothing checks the version.
     MetastoreConf.setBoolVar(conf, MetastoreConf.ConfVars.SCHEMA_VERIFICATION, false);
@@ -88,10 +108,13 @@ public final class Main {
 
     if (fresh) {
       int rc = new MetastoreSchemaTool().run(home,
-          new String[] {"-initSchema", "-dbType", "derby"}, null, conf);
+          new String[] {"-initSchema", "-dbType", dbType}, null, conf);
       if (rc != 0) {
         System.err.println("hms: schema initialisation failed: " + rc);
         System.exit(1);
+      }
+      if (!dbType.equals("derby")) {
+        Files.createFile(initialised);
       }
     }
 
