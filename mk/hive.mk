@@ -1,8 +1,9 @@
 # Hive Metastore: the standalone metastore 4.0.0 from Maven Central over an
-# embedded Derby database (tools/hms), for the tests of catalog/hive and
-# flightd's `type: hive`. testkit/servers/hms starts one per test on
-# loopback. The schema scripts come from the metastore's binary
-# distribution (Maven Central's "bin" tar.gz), which the build unpacks.
+# embedded Derby database, or a PostgreSQL one for the tests that race
+# writers (tools/hms), for the tests of catalog/hive and flightd's `type:
+# hive`. testkit/servers/hms starts one per test on loopback. The schema
+# scripts come from the metastore's binary distribution (Maven Central's
+# "bin" tar.gz), which the build unpacks.
 
 HMS_DIR := $(TOOLS)/hms
 HMS_BIN := $(HMS_DIR)/hms
@@ -23,8 +24,8 @@ $(HMS_BIN): $(HMS_SRC)
 
 ## test-hive: the Hive catalog's suite (catalog/hive, flightd's type: hive) against metastores it starts itself.
 test-hive: servers-hms servers-sql
-	HMS_BIN=$(HMS_BIN) PYICEBERG_PYTHON=$(PYICEBERG_VENV)/bin/python $(GO) test -race -count=1 -v ./catalog/hive/... ./testkit/servers/hms/...
-	HMS_BIN=$(HMS_BIN) PYICEBERG_PYTHON=$(PYICEBERG_VENV)/bin/python $(GO) test -race -count=1 -v -run Hive ./cmd/flightd
+	HMS_BIN=$(HMS_BIN) POSTGRES_BIN=$(POSTGRES_BIN) PYICEBERG_PYTHON=$(PYICEBERG_VENV)/bin/python $(GO) test -race -count=1 -v ./catalog/hive/...
+	HMS_BIN=$(HMS_BIN) PYICEBERG_PYTHON=$(PYICEBERG_VENV)/bin/python JAVAREF_JAR=$(abspath $(SQL_JAVAREF_JAR)) $(GO) test -race -count=1 -v -run Hive ./cmd/flightd
 
 TEST_DEPS += servers-hms
 TEST_ENV  += HMS_BIN=$(HMS_BIN)
