@@ -3,10 +3,12 @@ package hive
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog/hive/hms"
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 )
 
@@ -77,7 +79,7 @@ func (s *store) mirror(t *hms.Table, loc, prev string, md *iceberg.TableMetadata
 	if v, ok := md.Properties[propEngineHive]; ok {
 		engine = strings.EqualFold(v, "true")
 	}
-	sd, err := storageDescriptor(md, engine, s.cfg.hive2)
+	sd, err := storageDescriptor(md, tableLocation(loc, md), engine, s.cfg.hive2)
 	if err != nil {
 		return err
 	}
@@ -183,12 +185,31 @@ func partitioned(spec iceberg.PartitionSpec) bool {
 	return false
 }
 
-// storageDescriptor returns the storage descriptor of a table of md, as
-// Java's HiveOperationsBase.storageDescriptor makes it: the current
-// schema's columns with their Hive types, the table's location, and the
+// tableLocation returns where the table whose metadata file is loc lies:
+// md's location, unless loc lies outside it (a table registered away from
+// where it was written), then the folder above loc's "metadata" folder,
+// where catalog.Relocate reads it. Java mirrors the recorded location
+// whatever it is; but the metastore creates the folder an entry names, so
+// a location recorded on another machine (an HDFS or S3 it cannot reach,
+// a local path that is not there) would fail the registration or leave a
+// stray folder behind.
+func tableLocation(loc string, md *iceberg.TableMetadata) string {
+	if md.Location == "" || fileio.Under(loc, md.Location) {
+		return md.Location
+	}
+	dir := loc[:max(strings.LastIndex(loc, "/"), 0)]
+	if path.Base(dir) != "metadata" {
+		return md.Location
+	}
+	return dir[:max(strings.LastIndex(dir, "/"), 0)]
+}
+
+// storageDescriptor returns the storage descriptor of a table of md at
+// location, as Java's HiveOperationsBase.storageDescriptor makes it: the
+// current schema's columns with their Hive types, the location, and the
 // formats and SerDe that let Hive read it (engine) or that mark it as not
 // Hive's to read.
-func storageDescriptor(md *iceberg.TableMetadata, engine, hive2 bool) (*hms.StorageDescriptor, error) {
+func storageDescriptor(md *iceberg.TableMetadata, location string, engine, hive2 bool) (*hms.StorageDescriptor, error) {
 	schema := md.CurrentSchema()
 	if schema == nil {
 		return nil, fmt.Errorf("metadata has no current schema %d", md.CurrentSchemaID)
@@ -197,7 +218,7 @@ func storageDescriptor(md *iceberg.TableMetadata, engine, hive2 bool) (*hms.Stor
 	for i, f := range schema.Fields {
 		cols[i] = hms.FieldSchema{Name: f.Name, Type: hiveType(f.Type, hive2), Comment: f.Doc}
 	}
-	sd := &hms.StorageDescriptor{Cols: cols, Location: md.Location,
+	sd := &hms.StorageDescriptor{Cols: cols, Location: location,
 		InputFormat:  "org.apache.hadoop.mapred.FileInputFormat",
 		OutputFormat: "org.apache.hadoop.mapred.FileOutputFormat",
 		SerDeInfo:    &hms.SerDeInfo{SerializationLib: "org.apache.hadoop.hive.serde2.lazy.LazySimpleSerDe", Parameters: map[string]string{}},
