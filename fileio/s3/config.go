@@ -10,14 +10,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/internal/awsconfig"
 )
 
 // Property names, as PyIceberg spells them (pyiceberg/io/__init__.py);
@@ -115,41 +113,13 @@ func newClient(ctx context.Context, props fileio.Properties, o *options) (*clien
 		// A buildable client, so that the SDK can add a CA bundle
 		// (AWS_CA_BUNDLE, ca_bundle in a profile) to its transport.
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(tune)),
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(so *retry.StandardOptions) {
-				so.MaxAttempts = o.maxAttempts
-				so.MaxBackoff = o.maxBackoff
-				// No client-side retry quota: a store that is down should
-				// cost each request its bounded tries, not fail later
-				// requests at once because earlier ones used the quota up.
-				so.RateLimiter = ratelimit.None
-			})
-		}),
+		config.WithRetryer(awsconfig.Retryer(o.maxAttempts, o.maxBackoff)),
 	}
-	if region := props.Get(PropRegion, PropClientRegion); region != "" {
-		loads = append(loads, config.WithRegion(region))
+	creds, source, err := awsconfig.Options(props, "s3", anonymous)
+	if err != nil {
+		return nil, err
 	}
-	key := props.Get(PropAccessKeyID, PropClientAccessKeyID)
-	secret := props.Get(PropSecretAccessKey, PropClientSecretKey)
-	profile := props.Get(PropProfileName, PropClientProfileName)
-	var source string
-	switch {
-	case anonymous:
-		source = "anonymous"
-		loads = append(loads, config.WithCredentialsProvider(aws.AnonymousCredentials{}))
-	case key != "" || secret != "":
-		if key == "" || secret == "" {
-			return nil, fmt.Errorf("s3: %s and %s must be set together", PropAccessKeyID, PropSecretAccessKey)
-		}
-		source = "static keys (" + PropAccessKeyID + ")"
-		token := props.Get(PropSessionToken, PropClientSessionToken)
-		loads = append(loads, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(key, secret, token)))
-	case profile != "":
-		source = "profile " + strconv.Quote(profile)
-		loads = append(loads, config.WithSharedConfigProfile(profile))
-	default:
-		source = "default chain"
-	}
+	loads = append(loads, creds...)
 	cfg, err := config.LoadDefaultConfig(ctx, loads...)
 	if err != nil {
 		return nil, fmt.Errorf("s3: load AWS configuration (credentials from %s): %w", source, err)
