@@ -2,12 +2,17 @@
 # from Debian: testkit/servers/postgres runs initdb and postgres from the
 # bin folder linked as .tools/postgres-bin. The writers of the tables the
 # tests read, run at test time: PyIceberg 0.12 with SqlCatalog's SQLite and
-# PostgreSQL drivers, in its own venv, and Iceberg Java's JdbcCatalog
-# (tools/javaref's jdbcwrite, in the jar the Makefile builds). SQLite needs
-# nothing (modernc.org/sqlite is Go).
+# PostgreSQL drivers (and the Glue and Hive catalogs' clients, which the
+# tests of those catalogs use), in its own venv, and Iceberg Java's
+# JdbcCatalog (tools/javaref's jdbcwrite, in the jar the Makefile builds).
+# SQLite needs nothing (modernc.org/sqlite is Go).
 PYICEBERG_VERSION := 0.12.0
+# The extras of every catalog the tests have PyIceberg check: SqlCatalog's
+# drivers, GlueCatalog's boto3 and HiveCatalog's thrift.
+PYICEBERG_EXTRAS  := sql-sqlite,sql-postgres,pyarrow,glue,hive
 PYICEBERG_VENV    := $(TOOLS)/pyiceberg-venv
-PYICEBERG_STAMP   := $(PYICEBERG_VENV)/.installed-$(PYICEBERG_VERSION)
+comma             := ,
+PYICEBERG_STAMP   := $(PYICEBERG_VENV)/.installed-$(PYICEBERG_VERSION)-$(subst $(comma),-,$(PYICEBERG_EXTRAS))
 POSTGRES_BIN      := $(TOOLS)/postgres-bin
 # The Makefile names and builds this jar (JAVAREF_JAR) below the include.
 SQL_JAVAREF_JAR   := tools/javaref/target/javaref.jar
@@ -26,7 +31,7 @@ servers-postgres:
 
 $(PYICEBERG_STAMP):
 	$(PYTHON) -m venv $(PYICEBERG_VENV)
-	$(PYICEBERG_VENV)/bin/pip install -q 'pyiceberg[sql-sqlite,sql-postgres,pyarrow]==$(PYICEBERG_VERSION)'
+	$(PYICEBERG_VENV)/bin/pip install -q 'pyiceberg[$(PYICEBERG_EXTRAS)]==$(PYICEBERG_VERSION)'
 	touch $@
 
 TEST_DEPS += servers-sql $(SQL_JAVAREF_JAR)

@@ -3,11 +3,13 @@ package pointer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/fileio"
+	"github.com/iceflight/iceflight/iceberg"
 )
 
 // Properties of a pointer catalog's configuration that Catalog reads; a
@@ -96,6 +98,16 @@ func New(ctx context.Context, name string, store Store, props fileio.Properties,
 	return c, nil
 }
 
+var (
+	_ catalog.Catalog             = (*Catalog)(nil)
+	_ catalog.Committer           = (*Catalog)(nil)
+	_ catalog.Namespaces          = (*Catalog)(nil)
+	_ catalog.NamespaceProperties = (*Catalog)(nil)
+	_ catalog.Renamer             = (*Catalog)(nil)
+	_ catalog.Registrar           = (*Catalog)(nil)
+	_ catalog.Locator             = (*Catalog)(nil)
+)
+
 // Name returns the catalog's name in the configuration.
 func (c *Catalog) Name() string { return c.name }
 
@@ -103,6 +115,81 @@ func (c *Catalog) Name() string { return c.name }
 func (c *Catalog) Close() error {
 	if cl, ok := c.store.(interface{ Close() error }); ok {
 		return cl.Close()
+	}
+	return nil
+}
+
+// ListTables returns every table of the catalog, sorted by name. Entries
+// whose names cannot name a table (catalog.Identifier.Validate) are left
+// out.
+func (c *Catalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) {
+	ids, err := c.store.Tables(ctx)
+	if err != nil {
+		return nil, c.fail("list tables", err)
+	}
+	ids = slices.DeleteFunc(ids, func(id catalog.Identifier) bool { return id.Validate() != nil })
+	slices.SortFunc(ids, func(a, b catalog.Identifier) int { return strings.Compare(a.String(), b.String()) })
+	return ids, nil
+}
+
+// LoadTable returns the current metadata of the table id names: the file
+// its pointer names, read through the catalog's FileIO. Loaded tables are
+// cached (catalog.MetadataCache): within the refresh interval a table is
+// served with no call to the store; after it, the pointer is read again
+// and the metadata file parsed anew only when it names another.
+func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalog.Table, error) {
+	if err := id.Validate(); err != nil {
+		return nil, err
+	}
+	op := "load table " + id.String()
+	if err := ctx.Err(); err != nil {
+		return nil, c.fail(op, err)
+	}
+	locate := func(ctx context.Context) (string, error) {
+		loc, err := c.store.Locate(ctx, id)
+		if err != nil {
+			return "", c.fail(op, err)
+		}
+		return loc, nil
+	}
+	read := func(ctx context.Context, location string) (*catalog.Table, int64, error) {
+		md, n, err := catalog.ReadMetadata(ctx, c.io, location, c.maxMetadata)
+		if err != nil {
+			return nil, 0, c.fail(op, err)
+		}
+		t := c.table(id, location, md)
+		// A table registered away from where it was written records its
+		// old location: read it beside its metadata file.
+		catalog.Relocate(ctx, t)
+		return t, n, nil
+	}
+	return c.cache.Load(ctx, id.String(), locate, read)
+}
+
+// Refresh drops cached metadata so that the next LoadTable reads the
+// table's pointer at once: of one table, or of all when id is nil.
+func (c *Catalog) Refresh(id catalog.Identifier) {
+	if id == nil {
+		c.cache.Clear()
+		return
+	}
+	c.cache.Drop(id.String())
+}
+
+// table returns the table id at the metadata file loc, whose content is md.
+func (c *Catalog) table(id catalog.Identifier, loc string, md *iceberg.TableMetadata) *catalog.Table {
+	return &catalog.Table{Identifier: id, MetadataLocation: loc, Metadata: md, IO: c.io, Location: md.Location}
+}
+
+// fail wraps an error of op with the catalog's name.
+func (c *Catalog) fail(op string, err error) error {
+	return fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
+}
+
+// writable refuses writes to a catalog configured read-only.
+func (c *Catalog) writable(op string) error {
+	if c.readOnly {
+		return c.fail(op, catalog.ErrReadOnly)
 	}
 	return nil
 }
