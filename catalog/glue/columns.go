@@ -38,7 +38,8 @@ var additionalLocationProperties = []string{
 // truth; nothing reads these back. old is the Glue table being replaced,
 // or nil: its columns' comments are kept where the schema has no doc.
 func storageDescriptor(md *iceberg.TableMetadata, old *types.Table) *types.StorageDescriptor {
-	sd := &types.StorageDescriptor{Location: aws.String(md.Location), Columns: columns(md, old)}
+	// Java sends the list even when it is empty.
+	sd := &types.StorageDescriptor{Location: aws.String(md.Location), Columns: columns(md, old), AdditionalLocations: []string{}}
 	for _, p := range additionalLocationProperties {
 		if v, ok := md.Properties[p]; ok && !slices.Contains(sd.AdditionalLocations, v) {
 			sd.AdditionalLocations = append(sd.AdditionalLocations, v)

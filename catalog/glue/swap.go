@@ -29,7 +29,7 @@ import (
 func (s *Store) Swap(ctx context.Context, id catalog.Identifier, base, loc string, md *iceberg.TableMetadata) error {
 	unlock, err := s.locks.lock(ctx, id.String())
 	if err != nil {
-		return fmt.Errorf("table %s: %w", id, err)
+		return err
 	}
 	defer unlock()
 	t, err := s.table(ctx, id)
@@ -37,7 +37,7 @@ func (s *Store) Swap(ctx context.Context, id catalog.Identifier, base, loc strin
 		return err
 	}
 	if now := t.Parameters[metadataLocationParam]; now != base {
-		return fmt.Errorf("table %s: %w: it points at %s, not at %s", id, catalog.ErrCommitConflict, now, base)
+		return fmt.Errorf("%w: the table points at %s, not at %s", catalog.ErrCommitConflict, now, base)
 	}
 	db, name, _ := names(id)
 	in := tableInput(name, loc, t.Parameters, md, t)
@@ -54,9 +54,9 @@ func (s *Store) Swap(ctx context.Context, id catalog.Identifier, base, loc strin
 	case err == nil:
 		return nil
 	case code == codeConcurrent:
-		return fmt.Errorf("table %s: %w: Glue saw another update of version %s: %w", id, catalog.ErrCommitConflict, aws.ToString(t.VersionId), err)
+		return fmt.Errorf("%w: Glue saw another update of table version %s: %w", catalog.ErrCommitConflict, aws.ToString(t.VersionId), err)
 	case code == codeNotFound:
-		return fmt.Errorf("table %s: %w: dropped during the commit", id, catalog.ErrTableNotFound)
+		return fmt.Errorf("%w: dropped during the commit", catalog.ErrTableNotFound)
 	case code != "" || !sent.wrote() || dialFailed(err):
 		// Glue answered, or never had the whole request: nothing changed.
 		return s.wrapErr(ctx, "update table "+id.String(), err)
@@ -67,7 +67,7 @@ func (s *Store) Swap(ctx context.Context, id catalog.Identifier, base, loc strin
 // settle finds out what became of an update of the table id to loc whose
 // answer was lost (err): it won if the table points at loc now.
 func (s *Store) settle(ctx context.Context, id catalog.Identifier, loc string, lost error) error {
-	unknown := fmt.Errorf("table %s: %w: the connection to Glue failed after the update was sent: %w", id, catalog.ErrCommitStateUnknown, lost)
+	unknown := fmt.Errorf("%w: the connection to Glue failed after the update was sent: %w", catalog.ErrCommitStateUnknown, lost)
 	if ctx.Err() != nil {
 		return unknown
 	}

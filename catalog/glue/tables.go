@@ -80,11 +80,11 @@ func (s *Store) table(ctx context.Context, id catalog.Identifier) (*types.Table,
 	out, err := s.client.GetTable(ctx, &glue.GetTableInput{CatalogId: s.catalogID, DatabaseName: aws.String(db), Name: aws.String(name)})
 	switch {
 	case errorCode(err) == codeNotFound:
-		return nil, fmt.Errorf("table %s: %w", id, catalog.ErrTableNotFound)
+		return nil, fmt.Errorf("%w", catalog.ErrTableNotFound)
 	case err != nil:
 		return nil, s.wrapErr(ctx, "get table "+id.String(), err)
 	case out.Table == nil || !isIceberg(out.Table):
-		return nil, fmt.Errorf("table %s: %w: the Glue table is not an Iceberg table (table_type=%q)", id, catalog.ErrTableNotFound, tableType(out.Table))
+		return nil, fmt.Errorf("%w: the Glue table is not an Iceberg table (table_type=%q)", catalog.ErrTableNotFound, tableType(out.Table))
 	}
 	return out.Table, nil
 }
@@ -104,7 +104,7 @@ func (s *Store) Locate(ctx context.Context, id catalog.Identifier) (string, erro
 	}
 	loc := t.Parameters[metadataLocationParam]
 	if loc == "" {
-		return "", fmt.Errorf("table %s: %w: the Glue table has no %s", id, catalog.ErrTableNotFound, metadataLocationParam)
+		return "", fmt.Errorf("%w: the Glue table has no %s", catalog.ErrTableNotFound, metadataLocationParam)
 	}
 	return loc, nil
 }
@@ -168,7 +168,7 @@ func (s *Store) Delete(ctx context.Context, id catalog.Identifier) error {
 func (s *Store) delete(ctx context.Context, id catalog.Identifier, db, name string) error {
 	_, err := s.client.DeleteTable(ctx, &glue.DeleteTableInput{CatalogId: s.catalogID, DatabaseName: aws.String(db), Name: aws.String(name)})
 	if errorCode(err) == codeNotFound {
-		return fmt.Errorf("table %s: %w", id, catalog.ErrTableNotFound)
+		return fmt.Errorf("%w", catalog.ErrTableNotFound)
 	}
 	if err != nil {
 		return s.wrapErr(ctx, "delete table "+id.String(), err)
