@@ -23,7 +23,7 @@ func TestOpenRefusesWhatCannotWork(t *testing.T) {
 		says  string
 	}{
 		{"no type", fileio.Properties{"warehouse": bundled}, "no type (one of directory"},
-		{"an unknown type", fileio.Properties{"type": "glue", "token": secret}, `unknown type "glue"`},
+		{"an unknown type", fileio.Properties{"type": "nessie", "token": secret}, `unknown type "nessie"`},
 		{"a directory without a warehouse", fileio.Properties{"type": "directory", "s3.secret-access-key": secret}, "needs a warehouse"},
 	}
 	for _, tt := range tests {

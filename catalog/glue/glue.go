@@ -94,7 +94,7 @@ func New(ctx context.Context, props fileio.Properties, opts ...Option) (*Store, 
 	if v := props.Get(PropMaxRetries); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || n < 0 {
-			return nil, fmt.Errorf("glue: property %s: %q is not a number of retries", PropMaxRetries, v)
+			return nil, fmt.Errorf("glue: property %s is not a number of retries", PropMaxRetries)
 		}
 		retries = n
 	}
@@ -102,7 +102,7 @@ func New(ctx context.Context, props fileio.Properties, opts ...Option) (*Store, 
 	if v := props.Get(PropSkipArchive); v != "" {
 		b, err := strconv.ParseBool(strings.TrimSpace(v))
 		if err != nil {
-			return nil, fmt.Errorf("glue: property %s: %q is not true or false", PropSkipArchive, v)
+			return nil, fmt.Errorf("glue: property %s is not true or false", PropSkipArchive)
 		}
 		skipArchive = b
 	}

@@ -191,3 +191,35 @@ func TestAnUnavailableGlueFailsQuickly(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedCredentials: a Glue that does not know the keys (moto with
+// its IAM checks on, and no user) refuses every call, which wraps
+// catalog.ErrCatalogPermissionDenied at once, without retries, and names
+// where the keys came from but never the secret.
+func TestRefusedCredentials(t *testing.T) {
+	t.Parallel()
+	srv := moto.Start(t, moto.WithAuth(0))
+	const secret = "not-a-secret-moto-knows"
+	props := srv.Props()
+	props["glue.secret-access-key"] = secret
+	cat := open(t, props)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		call func() error
+	}{
+		{"list namespaces", func() error { _, err := cat.ListNamespaces(ctx, nil); return err }},
+		{"load table", func() error { _, err := cat.LoadTable(ctx, catalog.Identifier{"db", "t"}); return err }},
+		{"create namespace", func() error { return cat.CreateNamespace(ctx, []string{"db"}, nil) }},
+	} {
+		began := time.Now()
+		err := tc.call()
+		wantErr(t, tc.name, err, catalog.ErrCatalogPermissionDenied)
+		if strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "glue.access-key-id") {
+			t.Errorf("%s: %q shows the secret or does not name the keys' source", tc.name, err)
+		}
+		if took := time.Since(began); took > 2*time.Second {
+			t.Errorf("%s: refused after %s: a refusal is not retried", tc.name, took)
+		}
+	}
+}
