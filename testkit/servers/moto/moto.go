@@ -23,10 +23,6 @@ const Env = "MOTO_BIN"
 // account and region.
 const Region = "us-east-1"
 
-// Account is the account moto serves when no other is asked for: its
-// Glue catalog id.
-const Account = "123456789012"
-
 // Server is a running moto server.
 type Server struct {
 	// Endpoint is the server's URL, http://127.0.0.1:PORT.
@@ -45,10 +41,10 @@ type options struct {
 	env []string
 }
 
-// WithAuth makes the server check every request's credentials against its
-// own IAM users once free requests have been answered (moto's
-// INITIAL_NO_AUTH_ACTION_COUNT): the first free requests create a user and
-// its keys, every later one signed with unknown keys is refused.
+// WithAuth makes the server check the credentials of every request after
+// the first free ones against its own IAM users (moto's
+// INITIAL_NO_AUTH_ACTION_COUNT): with none created, every key is refused,
+// as AWS refuses keys it does not know.
 func WithAuth(free int) Option {
 	return func(o *options) {
 		o.env = append(o.env, "INITIAL_NO_AUTH_ACTION_COUNT="+strconv.Itoa(free))
