@@ -22,14 +22,14 @@ import (
 
 	"github.com/iceflight/iceflight/catalog/pointer"
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/awsconfig"
+	"github.com/iceflight/iceflight/fileio/awscred"
 )
 
 // Property names, as PyIceberg spells them (pyiceberg/catalog/glue.py).
 // The region and credentials are "glue.region", "glue.access-key-id",
 // "glue.secret-access-key", "glue.session-token" and "glue.profile-name",
 // each falling back to its "client.*" name and then to the AWS default
-// chain (see internal/awsconfig).
+// chain (see fileio/awscred).
 const (
 	// PropID is the Glue catalog's id, the AWS account that owns it; unset,
 	// the caller's own.
@@ -71,25 +71,10 @@ type Store struct {
 
 var _ pointer.Store = (*Store)(nil)
 
-// Option adjusts a Store made by New, beyond what its properties say.
-type Option func(*options)
-
-type options struct {
-	maxBackoff time.Duration
-}
-
-// WithMaxBackoff sets the longest wait between two tries of a request
-// (the number of tries is PropMaxRetries').
-func WithMaxBackoff(d time.Duration) Option { return func(o *options) { o.maxBackoff = d } }
-
 // New returns the Store of the Glue catalog props configure (see the Prop
 // constants). It reads local AWS configuration when props name no keys,
 // but sends no request: the first call finds out whether Glue answers.
-func New(ctx context.Context, props fileio.Properties, opts ...Option) (*Store, error) {
-	o := options{maxBackoff: defaultMaxBackoff}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func New(ctx context.Context, props fileio.Properties) (*Store, error) {
 	retries := defaultMaxRetries
 	if v := props.Get(PropMaxRetries); v != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(v))
@@ -106,11 +91,7 @@ func New(ctx context.Context, props fileio.Properties, opts ...Option) (*Store, 
 		}
 		skipArchive = b
 	}
-	creds, source, err := awsconfig.Options(props, "glue", false)
-	if err != nil {
-		return nil, err
-	}
-	loads := append([]func(*config.LoadOptions) error{
+	cfg, source, err := awscred.Load(ctx, props, awscred.ClientNames("glue."), false,
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
 			// A Glue that took the request but never answers is a
@@ -118,11 +99,9 @@ func New(ctx context.Context, props fileio.Properties, opts ...Option) (*Store, 
 			t.ResponseHeaderTimeout = responseTimeout
 		})),
 		// The first try counts: max-retries 4 is five tries.
-		config.WithRetryer(awsconfig.Retryer(retries+1, o.maxBackoff)),
-	}, creds...)
-	cfg, err := config.LoadDefaultConfig(ctx, loads...)
+		config.WithRetryer(awscred.Retryer(retries+1, defaultMaxBackoff)))
 	if err != nil {
-		return nil, fmt.Errorf("glue: load AWS configuration (credentials from %s): %w", source, err)
+		return nil, fmt.Errorf("glue: %w", err)
 	}
 	endpoint := props.Get(PropEndpoint)
 	if cfg.Region == "" {

@@ -33,6 +33,7 @@ func TestFixtureOps(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	t.Run("lifecycle", func(t *testing.T) { committest.Lifecycle(t, ctx, cat, []string{"db"}, []string{"nowhere"}) })
 	t.Run("namespace properties", func(t *testing.T) { committest.NamespaceProperties(t, ctx, cat, []string{"db"}) })
 	t.Run("rename", func(t *testing.T) { committest.Rename(t, ctx, cat, []string{"db"}, []string{"db2"}) })
 	t.Run("register", func(t *testing.T) { committest.Register(t, ctx, cat, []string{"db"}, t.TempDir()) })

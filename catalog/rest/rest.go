@@ -34,7 +34,9 @@ type Catalog struct {
 	newIO          FileIOFunc
 	now            func() time.Time
 
-	auth *tokenSource
+	auth   *tokenSource
+	basic  string       // the Authorization header of rest.auth.type=basic
+	signer *sigV4Signer // signs every request when rest.auth.type=sigv4
 
 	// Set once by configure: the merged properties and what follows from
 	// them.
@@ -87,6 +89,9 @@ func withClock(now func() time.Time) Option { return func(c *Catalog) { c.now = 
 // words of PyIceberg's .pyiceberg.yaml: "uri" (required), "warehouse",
 // "prefix", "token", "credential" ("client-id:client-secret" or a secret
 // alone), "oauth2-server-uri", "scope", "audience", "resource",
+// "rest.auth.type" (none, basic, oauth2, sigv4; see configureAuth) with
+// "rest.auth.basic.*" or "rest.signing-region", "rest.signing-name" and
+// "rest.access-key-id" ...,
 // "header.NAME", "snapshot-loading-mode" ("refs" loads only the snapshots
 // branches and tags reference: smaller answers, but a scan of any other
 // snapshot is then not found) and storage properties ("s3.endpoint" ...). It does no I/O:
@@ -120,11 +125,9 @@ func New(ctx context.Context, name string, props fileio.Properties, opts ...Opti
 	h.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	c.httpc = &h
 	c.root = uri + "/"
-	auth, err := newTokenSource(c, props)
-	if err != nil {
+	if err := configureAuth(ctx, c, props); err != nil {
 		return nil, fmt.Errorf("rest catalog %q: %w", name, err)
 	}
-	c.auth = auth
 	c.cache.entries = make(map[string]*cacheEntry)
 	c.cfgMu = newCtxLock()
 	return c, nil

@@ -98,10 +98,14 @@ func (c *Catalog) sendOnce(ctx context.Context, cl call) (*response, error) {
 		target += "?" + cl.query.Encode()
 	}
 	var body io.Reader
+	var payload []byte // what is sent, which a SigV4 signature covers
 	if cl.form != nil {
-		body = strings.NewReader(cl.form.Encode())
+		payload = []byte(cl.form.Encode())
 	} else if cl.body != nil {
-		body = bytes.NewReader(cl.body)
+		payload = cl.body
+	}
+	if payload != nil {
+		body = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequestWithContext(reqCtx, cl.method, target, body)
 	if err != nil {
@@ -121,12 +125,8 @@ func (c *Catalog) sendOnce(ctx context.Context, cl call) (*response, error) {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if !cl.noAuth {
-		tok, err := c.auth.token(ctx)
-		if err != nil {
+		if err := c.authorize(ctx, req, payload); err != nil {
 			return nil, err
-		}
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
 		}
 	}
 	hr, err := c.httpc.Do(req)

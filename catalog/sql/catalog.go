@@ -19,58 +19,55 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/catalog/pointer"
 	"github.com/iceflight/iceflight/fileio"
 )
 
-// Catalog is a catalog.Catalog over a SQL catalog database. A table's row
-// gives its current metadata file, which is read through the catalog's
-// FileIO. A Catalog is safe for concurrent use.
+// Catalog is a catalog.Catalog over a SQL catalog database: a
+// pointer.Catalog whose Store is the database's iceberg_tables and
+// iceberg_namespace_properties. A table's row gives its current metadata
+// file, which is read through the catalog's FileIO. A Catalog is safe for
+// concurrent use.
 type Catalog struct {
-	name        string // the configuration's name, for messages
+	*pointer.Catalog
+}
+
+// store is the catalog database, the pointer.Store of a Catalog.
+type store struct {
 	catalogName string // the catalog_name column's value
 	conn        *conn
 	db          *sql.DB
-	io          fileio.FileIO
-	warehouse   string // PropWarehouse
-
-	fileIO      FileIOFunc
-	refresh     time.Duration
-	maxMetadata int64
-	cacheBytes  int64
-	cache       *catalog.MetadataCache
 
 	mu    sync.Mutex
 	known schema
 }
 
-var _ catalog.Catalog = (*Catalog)(nil)
+var _ pointer.Store = (*store)(nil)
 
 // FileIOFunc returns the FileIO that reads the files of a catalog
 // configured by props (its warehouse, s3.*, adls.* ... settings).
-type FileIOFunc func(ctx context.Context, props fileio.Properties) (fileio.FileIO, error)
+type FileIOFunc = pointer.FileIOFunc
 
 // Option configures a Catalog made by New.
-type Option func(*Catalog)
+type Option = pointer.Option
 
 // WithFileIO sets how the catalog's FileIO is built from its properties.
 // The default reads local paths only (fileio.NewResolver).
-func WithFileIO(f FileIOFunc) Option { return func(c *Catalog) { c.fileIO = f } }
+func WithFileIO(f FileIOFunc) Option { return pointer.WithFileIO(f) }
 
 // WithRefreshInterval sets how long a loaded table is served before its
 // row is read again; 0 reads it on every load. The default is
 // catalog.DefaultRefreshInterval.
-func WithRefreshInterval(d time.Duration) Option {
-	return func(c *Catalog) { c.refresh = max(d, 0) }
-}
+func WithRefreshInterval(d time.Duration) Option { return pointer.WithRefreshInterval(d) }
 
 // WithMaxMetadataBytes bounds a table's metadata file, after
 // decompression (catalog.ReadMetadata); 0 or less sets no bound. The
 // default is catalog.DefaultMaxMetadataBytes.
-func WithMaxMetadataBytes(n int64) Option { return func(c *Catalog) { c.maxMetadata = n } }
+func WithMaxMetadataBytes(n int64) Option { return pointer.WithMaxMetadataBytes(n) }
 
 // WithMetadataCacheBytes bounds the parsed metadata kept between loads (see
 // catalog.MetadataCache). The default is catalog.DefaultMetadataCacheBytes.
-func WithMetadataCacheBytes(n int64) Option { return func(c *Catalog) { c.cacheBytes = max(n, 0) } }
+func WithMetadataCacheBytes(n int64) Option { return pointer.WithMetadataCacheBytes(n) }
 
 // New returns the SQL catalog name configured by props: "uri" names the
 // database (see PropURI), "jdbc.user" and "jdbc.password" may give its
@@ -83,86 +80,61 @@ func New(ctx context.Context, name string, props fileio.Properties, opts ...Opti
 	if err != nil {
 		return nil, fmt.Errorf("catalog %s: %w", name, err)
 	}
-	c := &Catalog{
-		name:        name,
-		catalogName: name,
-		conn:        cn,
-		refresh:     catalog.DefaultRefreshInterval,
-		maxMetadata: catalog.DefaultMaxMetadataBytes,
-		cacheBytes:  catalog.DefaultMetadataCacheBytes,
-	}
-	c.warehouse = strings.TrimRight(props.Get(PropWarehouse), "/")
+	s := &store{catalogName: name, conn: cn}
 	if v := props.Get(PropCatalogName); v != "" {
-		c.catalogName = v
+		s.catalogName = v
 	}
-	for _, opt := range opts {
-		opt(c)
-	}
-	if c.fileIO == nil {
-		c.fileIO = func(context.Context, fileio.Properties) (fileio.FileIO, error) { return fileio.NewResolver(), nil }
-	}
-	io, err := c.fileIO(ctx, props)
-	if err != nil {
-		return nil, fmt.Errorf("catalog %s: storage: %w", name, err)
-	}
-	// No call may be held by storage that hangs (see fileio.Cancelable).
-	c.io = fileio.Cancelable(io)
-	c.cache = catalog.NewMetadataCache(c.refresh, c.cacheBytes)
 	switch cn.engine {
 	case enginePostgres:
-		c.db = stdlib.OpenDB(*cn.pg)
+		s.db = stdlib.OpenDB(*cn.pg)
 	default:
-		if c.db, err = sql.Open("sqlite", cn.sqliteDSN); err != nil {
+		if s.db, err = sql.Open("sqlite", cn.sqliteDSN); err != nil {
 			return nil, fmt.Errorf("catalog %s: open %s: %w", name, cn.display, err)
 		}
 	}
 	// A catalog serves short lookups: a few connections are plenty, and
 	// idle ones are let go so that a restarted database is reached anew.
-	c.db.SetMaxOpenConns(4)
-	c.db.SetConnMaxIdleTime(time.Minute)
-	return c, nil
+	s.db.SetMaxOpenConns(4)
+	s.db.SetConnMaxIdleTime(time.Minute)
+	pc, err := pointer.New(ctx, name, s, props, opts...)
+	if err != nil {
+		s.db.Close()
+		return nil, err
+	}
+	return &Catalog{pc}, nil
 }
 
-// Name returns the catalog's name in the configuration.
-func (c *Catalog) Name() string { return c.name }
-
 // Close closes the catalog's database connections.
-func (c *Catalog) Close() error { return c.db.Close() }
+func (c *store) Close() error { return c.db.Close() }
 
-// ListTables returns every table of the catalog, sorted by name. Views and
-// rows whose names cannot name a table (catalog.Identifier.Validate) are
-// left out.
-func (c *Catalog) ListTables(ctx context.Context) ([]catalog.Identifier, error) {
+// Tables returns every table of the catalog (views excluded).
+func (c *store) Tables(ctx context.Context) ([]catalog.Identifier, error) {
 	s, err := c.schema(ctx)
 	var rows [][2]string
 	if err == nil {
 		rows, err = c.tableRows(ctx, s)
 	}
 	if err != nil {
-		return nil, c.dbError(ctx, "list tables", err)
+		return nil, c.dbError(ctx, err)
 	}
 	ids := make([]catalog.Identifier, 0, len(rows))
 	for _, r := range rows {
-		id := append(splitNamespace(r[0]), r[1])
-		if id.Validate() == nil {
-			ids = append(ids, id)
-		}
+		ids = append(ids, append(splitNamespace(r[0]), r[1]))
 	}
-	slices.SortFunc(ids, func(a, b catalog.Identifier) int { return strings.Compare(a.String(), b.String()) })
 	return ids, nil
 }
 
 // ListNamespaces returns the namespaces directly below parent (nil: the
 // top-level ones), sorted: those that hold tables or views and those that
 // only have properties, as PyIceberg's list_namespaces does.
-func (c *Catalog) ListNamespaces(ctx context.Context, parent []string) ([][]string, error) {
+func (c *store) ListNamespaces(ctx context.Context, parent []string) ([][]string, error) {
 	s, err := c.schema(ctx)
 	var rows []string
 	if err == nil {
 		rows, err = c.namespaceRows(ctx, s)
 	}
 	if err != nil {
-		return nil, c.dbError(ctx, "list namespaces", err)
+		return nil, c.dbError(ctx, err)
 	}
 	seen := map[string]bool{}
 	var out [][]string
@@ -181,62 +153,21 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent []string) ([][]stri
 	return out, nil
 }
 
-// LoadTable returns the current metadata of the table id names: its row's
-// metadata_location, read through the catalog's FileIO. Loaded tables are
-// cached (catalog.MetadataCache): within the refresh interval a table is
-// served with no query; after it, its row is read again and the metadata
-// file parsed anew only when the row names another.
-func (c *Catalog) LoadTable(ctx context.Context, id catalog.Identifier) (*catalog.Table, error) {
-	if err := id.Validate(); err != nil {
-		return nil, err
+// Locate returns the metadata_location of the table's row.
+func (c *store) Locate(ctx context.Context, id catalog.Identifier) (string, error) {
+	s, err := c.schema(ctx)
+	var loc string
+	var ok bool
+	if err == nil {
+		loc, ok, err = c.metadataLocation(ctx, s, strings.Join(id.Namespace(), "."), id.Name())
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("catalog %s: load table %s: %w", c.name, id, err)
+	if err != nil {
+		return "", c.dbError(ctx, err)
 	}
-	namespace := strings.Join(id.Namespace(), ".")
-	locate := func(ctx context.Context) (string, error) {
-		s, err := c.schema(ctx)
-		var loc string
-		var ok bool
-		if err == nil {
-			loc, ok, err = c.metadataLocation(ctx, s, namespace, id.Name())
-		}
-		if err != nil {
-			return "", c.dbError(ctx, "load table "+id.String(), err)
-		}
-		if !ok {
-			return "", fmt.Errorf("catalog %s: table %s: %w", c.name, id, catalog.ErrTableNotFound)
-		}
-		return loc, nil
+	if !ok {
+		return "", catalog.ErrTableNotFound
 	}
-	read := func(ctx context.Context, location string) (*catalog.Table, int64, error) {
-		md, n, err := catalog.ReadMetadata(ctx, c.io, location, c.maxMetadata)
-		if err != nil {
-			return nil, 0, fmt.Errorf("catalog %s: table %s: %w", c.name, id, err)
-		}
-		t := &catalog.Table{
-			Identifier:       id,
-			MetadataLocation: location,
-			Metadata:         md,
-			IO:               c.io,
-			Location:         md.Location,
-		}
-		// A table registered away from where it was written records its
-		// old location: read it beside its metadata file.
-		catalog.Relocate(ctx, t)
-		return t, n, nil
-	}
-	return c.cache.Load(ctx, id.String(), locate, read)
-}
-
-// Refresh drops cached metadata so that the next LoadTable reads the
-// table's row at once: of one table, or of all when id is nil.
-func (c *Catalog) Refresh(id catalog.Identifier) {
-	if id == nil {
-		c.cache.Clear()
-		return
-	}
-	c.cache.Drop(id.String())
+	return loc, nil
 }
 
 // splitNamespace returns the levels of a namespace column ("a.b" → a, b);

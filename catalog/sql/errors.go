@@ -50,22 +50,23 @@ const (
 	sqliteNoSuchColumn = "no such column"
 )
 
-// dbError wraps a failed database call of op ("load table sales.orders")
+// dbError wraps a failed database call
 // in the class a client can act on: ErrDatabaseDenied for refused
 // credentials or privileges, ErrDatabaseUnavailable for everything else the
-// database said or could not say (down, unreachable, locked). The message names the catalog and its database with secrets
-// redacted; the driver's own error is kept as text only, scrubbed of
+// database said or could not say (down, unreachable, locked). The message
+// names the database with secrets redacted (the catalog and the operation
+// are named by pointer.Catalog, which wraps it); the driver's own error is kept as text only, scrubbed of
 // secrets, since some quote their connection string. A call cut short by
 // ctx wraps ctx's error instead.
-func (c *Catalog) dbError(ctx context.Context, op string, err error) error {
+func (c *store) dbError(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, cerr)) {
-		return fmt.Errorf("catalog %s: %s: %w", c.name, op, cerr)
+		return cerr
 	}
 	class := ErrDatabaseUnavailable
 	if deniedByDatabase(err) {
 		class = ErrDatabaseDenied
 	}
-	return fmt.Errorf("catalog %s: %s: %s database %s: %w: %s", c.name, op, c.conn.engine, c.conn.display, class, c.conn.scrub(err.Error()))
+	return fmt.Errorf("%s database %s: %w: %s", c.conn.engine, c.conn.display, class, c.conn.scrub(err.Error()))
 }
 
 // deniedByDatabase reports whether err is the database refusing the

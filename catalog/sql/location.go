@@ -2,27 +2,30 @@ package sqlcat
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog"
 )
 
-var _ catalog.Locator = (*Catalog)(nil)
-
-// DefaultLocation returns where CreateTable puts a table whose metadata
-// names no location: <warehouse>/<namespace>.db/<table>, as PyIceberg's
-// SqlCatalog does. Without a warehouse property there is none.
-func (c *Catalog) DefaultLocation(_ context.Context, id catalog.Identifier) (string, error) {
-	if err := id.Validate(); err != nil {
-		return "", err
-	}
-	if c.warehouse == "" {
-		return "", fmt.Errorf("catalog %s: location of table %s: no %q property to put it in", c.name, id, PropWarehouse)
-	}
+// TableLocation leaves a new table's place to pointer.Catalog
+// (<warehouse>/<namespace>.db/<table>, as PyIceberg's SqlCatalog lays
+// tables out): the database records none. It checks that the namespace
+// exists.
+func (c *store) TableLocation(ctx context.Context, id catalog.Identifier) (string, error) {
 	namespace := strings.Join(id.Namespace(), ".")
 	if namespace == "" {
-		return c.warehouse + "/" + id.Name(), nil
+		return "", nil
 	}
-	return c.warehouse + "/" + namespace + ".db/" + id.Name(), nil
+	s, err := c.schema(ctx)
+	if err != nil {
+		return "", c.dbError(ctx, err)
+	}
+	exists, err := c.namespaceExists(ctx, s, namespace)
+	if err != nil {
+		return "", c.dbError(ctx, err)
+	}
+	if !exists {
+		return "", catalog.ErrNamespaceNotFound
+	}
+	return "", nil
 }

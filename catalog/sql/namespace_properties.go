@@ -11,8 +11,6 @@ import (
 	"github.com/iceflight/iceflight/catalog"
 )
 
-var _ catalog.NamespaceProperties = (*Catalog)(nil)
-
 // existsProperty is the property Iceberg Java and PyIceberg write for a
 // namespace created without properties, so that it has a row: the mark
 // of its existence, not a property of it. Java refuses to set it and
@@ -25,31 +23,30 @@ const existsProperty = "exists"
 // warehouse layout when none is set, which this catalog does not, as it
 // lays tables out as PyIceberg does). A namespace no row names, itself or
 // as the parent of another, wraps ErrNamespaceNotFound.
-func (c *Catalog) LoadNamespace(ctx context.Context, ns []string) (map[string]string, error) {
+func (c *store) LoadNamespace(ctx context.Context, ns []string) (map[string]string, error) {
 	name := strings.Join(ns, ".")
-	op := "load namespace " + name
 	if err := catalog.Identifier(ns).Validate(); err != nil {
 		return nil, err
 	}
 	s, err := c.schema(ctx)
 	if err != nil {
-		return nil, c.dbError(ctx, op, err)
+		return nil, c.dbError(ctx, err)
 	}
 	exists, err := c.namespaceExists(ctx, s, name)
 	if err != nil {
-		return nil, c.dbError(ctx, op, err)
+		return nil, c.dbError(ctx, err)
 	}
 	if !exists {
-		return nil, fmt.Errorf("catalog %s: %s: %w", c.name, op, catalog.ErrNamespaceNotFound)
+		return nil, catalog.ErrNamespaceNotFound
 	}
 	props := map[string]string{}
 	if s.namespaces {
 		rows, err := c.query(ctx, "SELECT property_key, property_value FROM "+namespacesTable+" WHERE catalog_name = ? AND namespace = ?", c.catalogName, name)
 		if err != nil {
-			return nil, c.dbError(ctx, op, err)
+			return nil, c.dbError(ctx, err)
 		}
 		if props, err = scanProperties(rows); err != nil {
-			return nil, c.dbError(ctx, op, err)
+			return nil, c.dbError(ctx, err)
 		}
 	}
 	delete(props, existsProperty)
@@ -66,40 +63,33 @@ func (c *Catalog) LoadNamespace(ctx context.Context, ns []string) (map[string]st
 // change removes the last row of a namespace that had rows, the row
 // exists=true is written in their place, as Java and PyIceberg create an
 // empty namespace.
-func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns []string, removals []string, updates map[string]string) (catalog.PropertiesChange, error) {
+func (c *store) UpdateNamespaceProperties(ctx context.Context, ns []string, removals []string, updates map[string]string) (catalog.PropertiesChange, error) {
 	name := strings.Join(ns, ".")
-	op := "update properties of namespace " + name
-	if err := c.writable(op); err != nil {
-		return catalog.PropertiesChange{}, err
-	}
 	if err := catalog.Identifier(ns).Validate(); err != nil {
 		return catalog.PropertiesChange{}, err
 	}
-	if err := catalog.CheckPropertiesUpdate(removals, updates); err != nil {
-		return catalog.PropertiesChange{}, fmt.Errorf("catalog %s: %s: %w", c.name, op, err)
-	}
 	if _, ok := updates[existsProperty]; ok {
-		return catalog.PropertiesChange{}, fmt.Errorf("catalog %s: %s: %w: %q is reserved", c.name, op, catalog.ErrInvalidProperties, existsProperty)
+		return catalog.PropertiesChange{}, fmt.Errorf("%w: %q is reserved", catalog.ErrInvalidProperties, existsProperty)
 	}
 	s, err := c.ensureSchema(ctx)
 	if err != nil {
-		return catalog.PropertiesChange{}, c.dbError(ctx, op, err)
+		return catalog.PropertiesChange{}, c.dbError(ctx, err)
 	}
 	if exists, err := c.namespaceExists(ctx, s, name); err != nil {
-		return catalog.PropertiesChange{}, c.dbError(ctx, op, err)
+		return catalog.PropertiesChange{}, c.dbError(ctx, err)
 	} else if !exists {
-		return catalog.PropertiesChange{}, fmt.Errorf("catalog %s: %s: %w", c.name, op, catalog.ErrNamespaceNotFound)
+		return catalog.PropertiesChange{}, catalog.ErrNamespaceNotFound
 	}
 	change, err := c.updateProperties(ctx, name, removals, updates)
 	if err != nil {
-		return catalog.PropertiesChange{}, c.dbError(ctx, op, err)
+		return catalog.PropertiesChange{}, c.dbError(ctx, err)
 	}
 	return change, nil
 }
 
 // updateProperties makes the change of UpdateNamespaceProperties in one
 // transaction and reports it. Its errors are the driver's.
-func (c *Catalog) updateProperties(ctx context.Context, ns string, removals []string, updates map[string]string) (catalog.PropertiesChange, error) {
+func (c *store) updateProperties(ctx context.Context, ns string, removals []string, updates map[string]string) (catalog.PropertiesChange, error) {
 	tx, err := c.db.BeginTx(ctx, nil)
 	if err != nil {
 		return catalog.PropertiesChange{}, err

@@ -16,8 +16,9 @@ import (
 	"github.com/iceflight/iceflight/testkit/servers"
 )
 
-// checkOps runs the shared checks of namespace properties, rename and
-// register on cat, in namespaces db and db2 it creates.
+// checkOps runs the shared checks of a table's life, namespace
+// properties, rename and register on cat, in namespaces db and db2 it
+// creates.
 func checkOps(t *testing.T, cat *sqlcat.Catalog) {
 	t.Helper()
 	ctx := context.Background()
@@ -26,6 +27,7 @@ func checkOps(t *testing.T, cat *sqlcat.Catalog) {
 			t.Fatal(err)
 		}
 	}
+	t.Run("lifecycle", func(t *testing.T) { committest.Lifecycle(t, ctx, cat, []string{"db"}, []string{"nowhere"}) })
 	t.Run("namespace properties", func(t *testing.T) { committest.NamespaceProperties(t, ctx, cat, []string{"db"}) })
 	t.Run("rename", func(t *testing.T) { committest.Rename(t, ctx, cat, []string{"db"}, []string{"db2"}) })
 	t.Run("register", func(t *testing.T) { committest.Register(t, ctx, cat, []string{"db"}, t.TempDir()) })

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/catalog/committest"
 	sqlcat "github.com/iceflight/iceflight/catalog/sql"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/testkit/servers/postgres"
@@ -110,6 +111,7 @@ func TestPostgres(t *testing.T) {
 		if _, err := cat.ListTables(context.Background()); !errors.Is(err, fileio.ErrUnavailable) {
 			t.Fatalf("list tables: %v, want ErrUnavailable", err)
 		}
+		committest.Unreachable(t, context.Background(), openWritable(t, "lake", fileio.Properties{sqlcat.PropURI: srv.URI()}), orders, 20*time.Second)
 		srv.Restart(t)
 		if _, err := cat.LoadTable(context.Background(), orders); err != nil {
 			t.Fatalf("after the restart: %v", err)

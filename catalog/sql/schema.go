@@ -46,7 +46,7 @@ func (s schema) final() bool { return s.tables && s.namespaces && s.v1 }
 // changed since the last call: a catalog no writer has created yet may be
 // created, and a V0 catalog may be migrated to V1, while flightd runs. Its
 // errors are the driver's, for the caller to wrap with dbError.
-func (c *Catalog) schema(ctx context.Context) (schema, error) {
+func (c *store) schema(ctx context.Context) (schema, error) {
 	c.mu.Lock()
 	known := c.known
 	c.mu.Unlock()
@@ -78,7 +78,7 @@ func (c *Catalog) schema(ctx context.Context) (schema, error) {
 // probe runs query and reports whether it could: false when the database
 // says the table (or with column, the column) it reads does not exist. Its
 // errors are the driver's, for the caller to wrap with dbError.
-func (c *Catalog) probe(ctx context.Context, query string, column bool) (bool, error) {
+func (c *store) probe(ctx context.Context, query string, column bool) (bool, error) {
 	rows, err := c.db.QueryContext(ctx, query)
 	if err == nil {
 		err = rows.Close()
@@ -95,12 +95,12 @@ func (c *Catalog) probe(ctx context.Context, query string, column bool) (bool, e
 
 // query runs q with args, written with "?" placeholders, which are
 // renumbered for PostgreSQL ($1, $2, ...).
-func (c *Catalog) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+func (c *store) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	return c.db.QueryContext(ctx, c.rebind(q), args...)
 }
 
 // rebind renumbers the "?" placeholders of q for PostgreSQL ($1, $2, ...).
-func (c *Catalog) rebind(q string) string {
+func (c *store) rebind(q string) string {
 	if c.conn.engine == enginePostgres {
 		var b strings.Builder
 		n := 0
@@ -121,7 +121,7 @@ func (c *Catalog) rebind(q string) string {
 // namespace and name, and whether there is such a row (views excluded).
 // A row whose location is NULL (a table whose creation is still under way)
 // counts as none.
-func (c *Catalog) metadataLocation(ctx context.Context, s schema, namespace, name string) (string, bool, error) {
+func (c *store) metadataLocation(ctx context.Context, s schema, namespace, name string) (string, bool, error) {
 	if !s.tables {
 		return "", false, nil
 	}
@@ -151,7 +151,7 @@ func (c *Catalog) metadataLocation(ctx context.Context, s schema, namespace, nam
 
 // tableRows returns the namespace and name of every table row of the
 // catalog (views excluded).
-func (c *Catalog) tableRows(ctx context.Context, s schema) ([][2]string, error) {
+func (c *store) tableRows(ctx context.Context, s schema) ([][2]string, error) {
 	if !s.tables {
 		return nil, nil
 	}
@@ -177,7 +177,7 @@ func (c *Catalog) tableRows(ctx context.Context, s schema) ([][2]string, error) 
 
 // namespaceRows returns every namespace the catalog names, in tables
 // (and views) or in namespace properties, each once.
-func (c *Catalog) namespaceRows(ctx context.Context, s schema) ([]string, error) {
+func (c *store) namespaceRows(ctx context.Context, s schema) ([]string, error) {
 	var parts []string
 	var args []any
 	if s.tables {

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/awsconfig"
+	"github.com/iceflight/iceflight/fileio/awscred"
 )
 
 // Property names, as PyIceberg spells them (pyiceberg/io/__init__.py);
@@ -34,11 +34,11 @@ const (
 	PropProfileName        = "s3.profile-name"
 	PropConnectTimeout     = "s3.connect-timeout"
 	PropRequestTimeout     = "s3.request-timeout"
-	PropClientAccessKeyID  = "client.access-key-id"
-	PropClientSecretKey    = "client.secret-access-key"
-	PropClientSessionToken = "client.session-token"
-	PropClientRegion       = "client.region"
-	PropClientProfileName  = "client.profile-name"
+	PropClientAccessKeyID  = awscred.PropClientAccessKeyID
+	PropClientSecretKey    = awscred.PropClientSecretKey
+	PropClientSessionToken = awscred.PropClientSessionToken
+	PropClientRegion       = awscred.PropClientRegion
+	PropClientProfileName  = awscred.PropClientProfileName
 )
 
 // Defaults of the client's behaviour on failure.
@@ -113,16 +113,12 @@ func newClient(ctx context.Context, props fileio.Properties, o *options) (*clien
 		// A buildable client, so that the SDK can add a CA bundle
 		// (AWS_CA_BUNDLE, ca_bundle in a profile) to its transport.
 		config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(tune)),
-		config.WithRetryer(awsconfig.Retryer(o.maxAttempts, o.maxBackoff)),
+		config.WithRetryer(awscred.Retryer(o.maxAttempts, o.maxBackoff)),
 	}
-	creds, source, err := awsconfig.Options(props, "s3", anonymous)
+	// s3.region, s3.access-key-id ... then PyIceberg's client.* names.
+	cfg, source, err := awscred.Load(ctx, props, awscred.ClientNames("s3."), anonymous, loads...)
 	if err != nil {
-		return nil, err
-	}
-	loads = append(loads, creds...)
-	cfg, err := config.LoadDefaultConfig(ctx, loads...)
-	if err != nil {
-		return nil, fmt.Errorf("s3: load AWS configuration (credentials from %s): %w", source, err)
+		return nil, fmt.Errorf("s3: %w", err)
 	}
 	// One transport per FileIO, whose idle connections all its requests
 	// reuse; wrapped (in tests, to count requests) when asked.

@@ -10,7 +10,6 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/iceflight/iceflight/fileio"
-	"github.com/iceflight/iceflight/internal/awsconfig"
 )
 
 // Error codes of S3's REST API (Amazon S3 API Reference, "Error
@@ -81,7 +80,7 @@ func (fs *FileIO) wrapErr(ctx context.Context, op string, o object, err error) e
 // files, web identity, instance metadata), which the SDK records with the
 // cached credentials; it names providers, never keys.
 func (fs *FileIO) credentialSource(ctx context.Context) string {
-	if fs.source != awsconfig.DefaultChain || fs.creds == nil {
+	if fs.source != "default chain" || fs.creds == nil {
 		return fs.source
 	}
 	c, err := fs.creds.Retrieve(ctx)
