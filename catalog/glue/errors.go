@@ -24,7 +24,6 @@ const (
 	codeInternal       = "InternalServiceException"
 	codeTimeout        = "OperationTimeoutException"
 	codeThrottling     = "ThrottlingException"
-	codeResourceLimit  = "ResourceNumberLimitExceededException"
 	codeUnrecognized   = "UnrecognizedClientException"
 	codeInvalidToken   = "InvalidClientTokenId"
 	codeBadSignature   = "InvalidSignatureException"
