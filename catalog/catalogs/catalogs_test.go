@@ -23,8 +23,9 @@ func TestOpenRefusesWhatCannotWork(t *testing.T) {
 		says  string
 	}{
 		{"no type", fileio.Properties{"warehouse": bundled}, "no type (one of directory"},
-		{"an unknown type", fileio.Properties{"type": "glue", "token": secret}, `unknown type "glue"`},
+		{"an unknown type", fileio.Properties{"type": "nessie", "token": secret}, `unknown type "nessie"`},
 		{"a directory without a warehouse", fileio.Properties{"type": "directory", "s3.secret-access-key": secret}, "needs a warehouse"},
+		{"a glue catalog with a secret and no key", fileio.Properties{"type": "glue", "glue.region": "eu-west-1", "glue.secret-access-key": secret}, "must be set together"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

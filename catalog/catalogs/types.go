@@ -5,6 +5,7 @@ package catalogs
 // here, such as "rest": openREST for catalog/rest.
 var types = map[string]Opener{
 	"directory": openDirectory,
+	"glue":      openGlue,
 	"hive":      openHive,
 	"rest":      openREST,
 	"sql":       openSQL,

@@ -150,9 +150,6 @@ func (s *store) Rename(ctx context.Context, from, to catalog.Identifier) error {
 		if err != nil {
 			return err
 		}
-		if slices.Equal(from, to) {
-			return nil
-		}
 		if _, err := c.GetDatabase(ctx, toDB); err != nil {
 			return mapError(err, aNamespace)
 		}

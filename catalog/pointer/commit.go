@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog"
@@ -185,7 +186,8 @@ func (c *Catalog) DropTable(ctx context.Context, id catalog.Identifier, purge bo
 }
 
 // RenameTable gives the table from the name to, as the store renames it;
-// the table keeps its files and metadata.
+// the table keeps its files and metadata. Renaming a table to its own
+// name changes nothing.
 func (c *Catalog) RenameTable(ctx context.Context, from, to catalog.Identifier) error {
 	op := "rename table " + from.String() + " to " + to.String()
 	if err := c.writable(op); err != nil {
@@ -198,6 +200,13 @@ func (c *Catalog) RenameTable(ctx context.Context, from, to catalog.Identifier) 
 	}
 	defer c.Refresh(from)
 	defer c.Refresh(to)
+	if slices.Equal(from, to) {
+		// Nothing to move, but from must name a table.
+		if _, err := c.store.Locate(ctx, from); err != nil {
+			return c.fail(op, err)
+		}
+		return nil
+	}
 	if err := c.store.Rename(ctx, from, to); err != nil {
 		return c.fail(op, err)
 	}

@@ -10,6 +10,11 @@ import (
 // ListNamespaces returns the namespaces directly below parent (nil: the
 // top level), as the store lists them.
 func (c *Catalog) ListNamespaces(ctx context.Context, parent []string) ([][]string, error) {
+	if len(parent) > 0 {
+		if err := catalog.Identifier(parent).Validate(); err != nil {
+			return nil, err
+		}
+	}
 	out, err := c.store.ListNamespaces(ctx, parent)
 	if err != nil {
 		return nil, c.fail("list namespaces", err)
@@ -21,6 +26,9 @@ func (c *Catalog) ListNamespaces(ctx context.Context, parent []string) ([][]stri
 func (c *Catalog) CreateNamespace(ctx context.Context, ns []string, props map[string]string) error {
 	op := "create namespace " + strings.Join(ns, ".")
 	if err := c.writable(op); err != nil {
+		return err
+	}
+	if err := catalog.Identifier(ns).Validate(); err != nil {
 		return err
 	}
 	if err := c.store.CreateNamespace(ctx, ns, props); err != nil {
@@ -35,6 +43,9 @@ func (c *Catalog) DropNamespace(ctx context.Context, ns []string) error {
 	if err := c.writable(op); err != nil {
 		return err
 	}
+	if err := catalog.Identifier(ns).Validate(); err != nil {
+		return err
+	}
 	if err := c.store.DropNamespace(ctx, ns); err != nil {
 		return c.fail(op, err)
 	}
@@ -43,6 +54,9 @@ func (c *Catalog) DropNamespace(ctx context.Context, ns []string) error {
 
 // LoadNamespace returns the properties of the namespace ns.
 func (c *Catalog) LoadNamespace(ctx context.Context, ns []string) (map[string]string, error) {
+	if err := catalog.Identifier(ns).Validate(); err != nil {
+		return nil, err
+	}
 	props, err := c.store.LoadNamespace(ctx, ns)
 	if err != nil {
 		return nil, c.fail("load namespace "+strings.Join(ns, "."), err)
@@ -56,6 +70,9 @@ func (c *Catalog) LoadNamespace(ctx context.Context, ns []string) (map[string]st
 func (c *Catalog) UpdateNamespaceProperties(ctx context.Context, ns []string, removals []string, updates map[string]string) (catalog.PropertiesChange, error) {
 	op := "update namespace " + strings.Join(ns, ".")
 	if err := c.writable(op); err != nil {
+		return catalog.PropertiesChange{}, err
+	}
+	if err := catalog.Identifier(ns).Validate(); err != nil {
 		return catalog.PropertiesChange{}, err
 	}
 	if err := catalog.CheckPropertiesUpdate(removals, updates); err != nil {
