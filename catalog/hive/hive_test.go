@@ -135,6 +135,10 @@ func checkCommits(t *testing.T, cat *hive.Catalog, prefix string) {
 	if err := cat.DropTable(ctx, id, false); err != nil {
 		t.Fatal(err)
 	}
+	// The metastore, not the catalog, finds the database missing here.
+	if _, err := cat.RegisterTable(ctx, catalog.Identifier{prefix + "_nowhere", "t"}, tbl.MetadataLocation); !errors.Is(err, catalog.ErrNamespaceNotFound) {
+		t.Fatalf("register into a database that does not exist: %v", err)
+	}
 
 	t.Run("lifecycle", func(t *testing.T) { committest.Lifecycle(t, ctx, cat, []string{db}, []string{prefix + "_nowhere"}) })
 	t.Run("rename", func(t *testing.T) { committest.Rename(t, ctx, cat, []string{db}, []string{other}) })

@@ -2,6 +2,7 @@ package hive
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,10 +115,12 @@ func (s *store) Insert(ctx context.Context, id catalog.Identifier, loc string, m
 		return err
 	}
 	err = s.pool.Do(ctx, func(c *hms.Client) error { return c.CreateTable(ctx, t) })
-	// A missing database is reported as NoSuchObjectException (or, by
-	// some releases, InvalidObjectException naming the database).
-	if hms.IsException(err, hms.NoSuchObjectException) || hms.IsException(err, hms.InvalidObjectException) && strings.Contains(err.Error(), "does not exist") {
-		return fmt.Errorf("%w: %v", catalog.ErrNamespaceNotFound, err)
+	// A missing database is a NoSuchObjectException or, from Hive 4, an
+	// InvalidObjectException that names it: which one, the database says.
+	if hms.IsException(err, hms.NoSuchObjectException) || hms.IsException(err, hms.InvalidObjectException) {
+		if _, dberr := s.getDatabase(ctx, id.Namespace()); errors.Is(dberr, catalog.ErrNamespaceNotFound) {
+			return fmt.Errorf("%w: %v", catalog.ErrNamespaceNotFound, err)
+		}
 	}
 	return mapChange(err, aTable)
 }
