@@ -6,6 +6,7 @@ package catalogs
 var types = map[string]Opener{
 	"directory": openDirectory,
 	"glue":      openGlue,
+	"hive":      openHive,
 	"rest":      openREST,
 	"sql":       openSQL,
 }
