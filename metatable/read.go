@@ -41,7 +41,7 @@ func Read(ctx context.Context, t Table, u Unit, emit func(arrow.RecordBatch) err
 // one at a time, each one's entries (live ones only, but for the entries
 // tables) in manifest order.
 func readFileRows(ctx context.Context, s *scanState, u Unit, emit func(arrow.RecordBatch) error, o *options) error {
-	w, err := newRowWriter(s, fileColumns(s.kind, s.t.Metadata.CurrentSchema(), s.full), emit, o)
+	w, err := newRowWriter(ctx, s, fileColumns(s.kind, s.t.Metadata.CurrentSchema(), s.full), emit, o)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package metatable
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -28,6 +29,7 @@ type columns[T any] map[int]valueFunc[T]
 // rowWriter appends the rows of one unit to batches of at most max rows,
 // keeping those the filter accepts, and emits each full batch.
 type rowWriter[T any] struct {
+	ctx      context.Context
 	scan     *scanState
 	fields   []iceberg.NestedField // the projected top-level fields
 	values   []valueFunc[T]
@@ -43,8 +45,8 @@ type rowWriter[T any] struct {
 	rowValues    map[int]any
 }
 
-func newRowWriter[T any](s *scanState, cols columns[T], emit func(arrow.RecordBatch) error, o *options) (*rowWriter[T], error) {
-	w := &rowWriter[T]{scan: s, fields: s.projected.Fields, emit: emit, o: o}
+func newRowWriter[T any](ctx context.Context, s *scanState, cols columns[T], emit func(arrow.RecordBatch) error, o *options) (*rowWriter[T], error) {
+	w := &rowWriter[T]{ctx: ctx, scan: s, fields: s.projected.Fields, emit: emit, o: o}
 	for _, f := range w.fields {
 		v, ok := cols[f.ID]
 		if !ok {
@@ -135,8 +137,12 @@ func (w *rowWriter[T]) accept(src T) (bool, error) {
 	return ok, err
 }
 
-// flush emits the rows appended so far as one batch.
+// flush emits the rows appended so far as one batch, unless the read's
+// context has ended.
 func (w *rowWriter[T]) flush() error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
 	if w.rows == 0 {
 		return nil
 	}

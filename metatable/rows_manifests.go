@@ -115,7 +115,7 @@ func humanBound(f iceberg.PartitionField, t iceberg.Type, b []byte) (string, err
 // readManifestRows streams the manifests table (the snapshot's manifest
 // list) or a unit of all_manifests (the lists of its snapshots).
 func readManifestRows(ctx context.Context, s *scanState, u Unit, emit func(arrow.RecordBatch) error, o *options) error {
-	w, err := newRowWriter(s, manifestColumns, emit, o)
+	w, err := newRowWriter(ctx, s, manifestColumns, emit, o)
 	if err != nil {
 		return err
 	}

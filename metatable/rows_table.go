@@ -188,7 +188,7 @@ func readTableRows(ctx context.Context, s *scanState, emit func(arrow.RecordBatc
 
 // writeAll writes the n rows row gives through one rowWriter.
 func writeAll[T any](ctx context.Context, s *scanState, cols columns[T], emit func(arrow.RecordBatch) error, o *options, n int, row func(int) T) error {
-	w, err := newRowWriter(s, cols, emit, o)
+	w, err := newRowWriter(ctx, s, cols, emit, o)
 	if err != nil {
 		return err
 	}
