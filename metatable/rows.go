@@ -117,9 +117,9 @@ func (w *rowWriter[T]) accept(src T) (bool, error) {
 		p := w.scan.filterPaths[id]
 		v, done := w.rowValues[p[0]]
 		if !done {
-			top, _ := w.scan.full.FieldByID(p[0])
 			var err error
-			if v, err = w.filterValues[p[0]](src, top.Type); err != nil && failed == nil {
+			if v, err = w.filterValues[p[0]](src, w.scan.filterTops[p[0]]); err != nil && failed == nil {
+				top, _ := w.scan.full.FieldByID(p[0])
 				failed = fmt.Errorf("%s column %s: %w", w.scan.kind, top.Name, err)
 			}
 			w.rowValues[p[0]] = v

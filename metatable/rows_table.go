@@ -49,10 +49,11 @@ func javaSummary(s *iceberg.Snapshot) (string, any) {
 		op = "overwrite"
 	}
 	delete(m, "operation")
+	// Sorted, so that a unit's rows are the same bytes each time.
 	lit := iceberg.MapLiteral{Keys: make([]any, 0, len(m)), Values: make([]any, 0, len(m))}
-	for k, v := range m {
+	for _, k := range sortedKeys(m) {
 		lit.Keys = append(lit.Keys, k)
-		lit.Values = append(lit.Values, v)
+		lit.Values = append(lit.Values, m[k])
 	}
 	return op, lit
 }

@@ -21,9 +21,11 @@ type scanState struct {
 	// filter is bound to full; nil keeps every row.
 	filter expr.Expr
 	// filterPaths gives, for each field the filter tests, the ids from its
-	// top-level column down to it; filterTops holds those top-level ids.
+	// top-level column down to it; filterTops gives, for those top-level
+	// columns, their types pruned to what the filter tests (a filter on
+	// one column's readable metrics computes no other column's).
 	filterPaths map[int][]int
-	filterTops  map[int]bool
+	filterTops  map[int]iceberg.Type
 }
 
 // newScanState prepares the read of a unit of table t.
@@ -65,14 +67,17 @@ func (s *scanState) bindFilter(e expr.Expr, caseSensitive bool) error {
 		return nil
 	}
 	s.filter = bound
-	s.filterPaths, s.filterTops = map[int][]int{}, map[int]bool{}
+	s.filterPaths, s.filterTops = map[int][]int{}, map[int]iceberg.Type{}
+	var ids []int
 	expr.Walk(bound, func(p expr.Predicate) {
-		path := fieldPath(s.full.Fields, p.Ref.ID)
-		if path != nil {
+		if path := fieldPath(s.full.Fields, p.Ref.ID); path != nil {
 			s.filterPaths[p.Ref.ID] = path
-			s.filterTops[path[0]] = true
+			ids = append(ids, p.Ref.ID)
 		}
 	})
+	for _, f := range iceberg.SelectIDs([]*iceberg.Schema{s.full}, ids...).Fields {
+		s.filterTops[f.ID] = f.Type
+	}
 	return nil
 }
 
