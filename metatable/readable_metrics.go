@@ -8,19 +8,20 @@ import (
 	"github.com/iceflight/iceflight/iceberg"
 )
 
-// Spec-less but Java's (MetricsUtil.readableMetricsSchema): the files and
-// entries tables end with readable_metrics, a struct with, for each
-// primitive column of the current schema (nested ones by their dotted
-// name), a struct of its six metrics, bounds typed as the column. The
+// Not in the spec, but in Iceberg Java (MetricsUtil.readableMetricsSchema):
+// the files and entries tables end with readable_metrics, a struct with,
+// for each primitive column of the current schema (nested ones by their
+// dotted name), a struct of its six metrics, bounds typed as the column. The
 // column structs are ordered by name; their field ids count up from the
 // highest id of the rest of the metadata table's schema, column by column
 // in the order Java's Schema.idToName() iterates, which is the order of a
 // java.util.HashMap of the columns' names (see javaHashOrder); the
 // readable_metrics struct takes the next id.
 
-// metricName is one of a column's readable metrics, in their order.
+// metricName is one of a column's readable metrics.
 type metricName struct{ name, doc string }
 
+// readableMetrics are a column's metrics, in their order, with Java's docs.
 var readableMetrics = [...]metricName{
 	{"column_size", "Total size on disk"},
 	{"value_count", "Total count, including null and NaN"},
