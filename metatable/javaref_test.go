@@ -63,6 +63,9 @@ func askJava(t *testing.T, queries []javaQuery) []javaAnswer {
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
+	if err != nil && strings.Contains(stderr.String(), "usage:") && !strings.Contains(stderr.String(), "metatables") {
+		t.Skipf("JAVAREF_JAR %s predates javaref metatables (rebuild it: make javaref): skipping the comparison with Iceberg Java", jar)
+	}
 	if err != nil {
 		t.Fatalf("javaref metatables: %v\n%s", err, stderr.String())
 	}
