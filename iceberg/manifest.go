@@ -66,8 +66,9 @@ type DataFile struct {
 	// Column metrics by field id (column_metrics.go): sizes in bytes,
 	// counts of values (nulls and NaNs included), nulls and NaNs, and
 	// bounds in the single-value serialization, undecoded. Nil is absent,
-	// as is a column without an entry; with WithMetrics only the chosen
-	// columns have entries.
+	// as is a column without an entry; empty but not nil is a map the
+	// manifest holds without entries, which Iceberg Java shows as such.
+	// With WithMetrics only the chosen columns have entries.
 	ColumnSizes        ColumnCounts
 	ValueCounts        ColumnCounts
 	NullValueCounts    ColumnCounts

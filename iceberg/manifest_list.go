@@ -49,7 +49,9 @@ type ManifestFile struct {
 	// File and row counts by entry status; -1 when absent (optional in v1).
 	AddedFilesCount, ExistingFilesCount, DeletedFilesCount int64
 	AddedRowsCount, ExistingRowsCount, DeletedRowsCount    int64
-	// Partitions has one summary per field of the manifest's partition spec.
+	// Partitions has one summary per field of the manifest's partition
+	// spec; nil when the list records none, empty when the spec has no
+	// field and the list says so.
 	Partitions  []FieldSummary
 	KeyMetadata []byte
 	// FirstRowID is the v3 row-lineage start for the manifest's data files

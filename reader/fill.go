@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/iceflight/iceflight/iceberg"
@@ -103,127 +102,9 @@ func constArray(mem memory.Allocator, t iceberg.Type, dt arrow.DataType, v any, 
 	defer b.Release()
 	b.Reserve(n)
 	for i := 0; i < n; i++ {
-		if err := appendLiteral(b, t, v); err != nil {
-			return nil, err
+		if err := iceberg.AppendLiteral(b, t, v); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidTask, err)
 		}
 	}
 	return b.NewArray(), nil
-}
-
-// appendLiteral appends one Go literal (iceberg's representation) of type t.
-func appendLiteral(b array.Builder, t iceberg.Type, v any) error {
-	if v == nil {
-		b.AppendNull()
-		return nil
-	}
-	bad := func() error { return fmt.Errorf("%w: value %v (%T) for type %s", ErrInvalidTask, v, v, t) }
-	var ok bool
-	switch b := b.(type) {
-	case *array.BooleanBuilder:
-		ok = appendAs[bool](b, v)
-	case *array.Int32Builder:
-		ok = appendAs[int32](b, v)
-	case *array.Int64Builder:
-		ok = appendAs[int64](b, v)
-	case *array.Float32Builder:
-		ok = appendAs[float32](b, v)
-	case *array.Float64Builder:
-		ok = appendAs[float64](b, v)
-	case *array.Decimal128Builder:
-		ok = appendAs[decimal128.Num](b, v)
-	case *array.Date32Builder:
-		ok = appendConverted(b, v, func(x int32) arrow.Date32 { return arrow.Date32(x) })
-	case *array.Time64Builder:
-		ok = appendConverted(b, v, func(x int64) arrow.Time64 { return arrow.Time64(x) })
-	case *array.TimestampBuilder:
-		ok = appendConverted(b, v, func(x int64) arrow.Timestamp { return arrow.Timestamp(x) })
-	case *array.StringBuilder:
-		ok = appendAs[string](b, v)
-	case *array.BinaryBuilder:
-		ok = appendAs[[]byte](b, v)
-	case *array.FixedSizeBinaryBuilder:
-		switch x := v.(type) {
-		case [16]byte:
-			ok = true
-			b.Append(x[:])
-		case []byte:
-			ok = len(x) == b.Type().(*arrow.FixedSizeBinaryType).ByteWidth
-			if ok {
-				b.Append(x)
-			}
-		}
-	case *array.StructBuilder:
-		return appendStruct(b, t, v)
-	case *array.MapBuilder:
-		return appendMap(b, t, v)
-	case *array.ListBuilder:
-		lt, isList := t.(*iceberg.ListType)
-		elems, isSlice := v.([]any)
-		if !isList || !isSlice {
-			return bad()
-		}
-		b.Append(true)
-		for _, e := range elems {
-			if err := appendLiteral(b.ValueBuilder(), lt.Element, e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if !ok {
-		return bad()
-	}
-	return nil
-}
-
-// appendAs appends v to b when v holds the builder's Go type.
-func appendAs[T any](b interface{ Append(T) }, v any) bool {
-	x, ok := v.(T)
-	if ok {
-		b.Append(x)
-	}
-	return ok
-}
-
-// appendConverted appends v, a literal of Go type L, as the builder's type
-// A (days, micros and nanos are literals' int32 and int64).
-func appendConverted[L, A any](b interface{ Append(A) }, v any, conv func(L) A) bool {
-	x, ok := v.(L)
-	if ok {
-		b.Append(conv(x))
-	}
-	return ok
-}
-
-func appendStruct(b *array.StructBuilder, t iceberg.Type, v any) error {
-	st, isStruct := t.(*iceberg.StructType)
-	m, isMap := v.(map[int]any)
-	if !isStruct || !isMap {
-		return fmt.Errorf("%w: value %v (%T) for type %s", ErrInvalidTask, v, v, t)
-	}
-	b.Append(true)
-	for i, f := range st.Fields {
-		if err := appendLiteral(b.FieldBuilder(i), f.Type, m[f.ID]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func appendMap(b *array.MapBuilder, t iceberg.Type, v any) error {
-	mt, isMap := t.(*iceberg.MapType)
-	m, isLit := v.(iceberg.MapLiteral)
-	if !isMap || !isLit || len(m.Keys) != len(m.Values) {
-		return fmt.Errorf("%w: value %v (%T) for type %s", ErrInvalidTask, v, v, t)
-	}
-	b.Append(true)
-	for i := range m.Keys {
-		if err := appendLiteral(b.KeyBuilder(), mt.Key, m.Keys[i]); err != nil {
-			return err
-		}
-		if err := appendLiteral(b.ItemBuilder(), mt.Value, m.Values[i]); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -221,7 +221,9 @@ func (l *manifestListLayout) decodeField(r *valueReader, op *fieldOp, id int, mf
 	}
 }
 
-// summaries reads the partitions field: a list of field summaries.
+// summaries reads the partitions field: a list of field summaries; nil
+// when null, empty (not nil) when an empty list, as Iceberg Java tells
+// them apart (an unpartitioned table's manifests have an empty list).
 func (l *manifestListLayout) summaries(r *valueReader, op *fieldOp) []iceberg.FieldSummary {
 	s := r.branch(op.typ)
 	switch {
@@ -241,6 +243,9 @@ func (l *manifestListLayout) summaries(r *valueReader, op *fieldOp) []iceberg.Fi
 		for ; n > 0 && r.ok(); n-- {
 			out = append(out, l.summary.decodeSummary(r))
 		}
+	}
+	if out == nil {
+		return []iceberg.FieldSummary{}
 	}
 	return out
 }

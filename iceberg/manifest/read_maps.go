@@ -63,13 +63,14 @@ func compileKV(name string, s *avro.Schema) *kvLayout {
 	return kv
 }
 
-// eachKV reads a map<int, V> field, calling fn for each entry; the value's
+// eachKV reads a map<int, V> field, calling fn for each entry, and
+// reports whether the field held a map rather than null; the value's
 // schema is resolved from a union, and a null value has a nil schema.
-func (r *valueReader) eachKV(op *fieldOp, fn func(k int, vs *avro.Schema)) {
+func (r *valueReader) eachKV(op *fieldOp, fn func(k int, vs *avro.Schema)) bool {
 	kv := op.kv
 	s := r.branch(op.typ)
 	if s == nil || s.Kind == avro.KindNull {
-		return
+		return false
 	}
 	if kv.err != "" || s != kv.array {
 		r.d.Skip(s)
@@ -78,7 +79,7 @@ func (r *valueReader) eachKV(op *fieldOp, fn func(k int, vs *avro.Schema)) {
 		} else {
 			r.fail(fmt.Sprintf("%s: expected a map, got Avro %s", op.name, s.Type))
 		}
-		return
+		return false
 	}
 	for n := r.d.BlockCount(); n > 0 && r.ok(); n = r.d.BlockCount() {
 		for ; n > 0 && r.ok(); n-- {
@@ -94,6 +95,7 @@ func (r *valueReader) eachKV(op *fieldOp, fn func(k int, vs *avro.Schema)) {
 			r.entry(s.Items, kv, op.name, fn)
 		}
 	}
+	return true
 }
 
 // entry reads one key/value record of a map written as an array, calling
@@ -128,13 +130,15 @@ func (r *valueReader) entry(item *avro.Schema, kv *kvLayout, name string, fn fun
 }
 
 // countMap reads a map<int, long> field into the arena, the kept columns
-// only; nil when null or when no kept column has an entry.
+// only; nil when null, empty (not nil) when no kept column has an entry:
+// Iceberg Java tells an empty map from a null one, and so do the metadata
+// tables that show them.
 func (r *valueReader) countMap(op *fieldOp) iceberg.ColumnCounts {
 	if kv := op.kv; kv.simple && (kv.valueType.Kind == avro.KindLong || kv.valueType.Kind == avro.KindInt) {
 		return r.simpleCountMap(op)
 	}
 	buf := r.countBuf[:0]
-	r.eachKV(op, func(k int, vs *avro.Schema) {
+	present := r.eachKV(op, func(k int, vs *avro.Schema) {
 		var v int64
 		switch {
 		case vs == nil || vs.Kind == avro.KindNull:
@@ -151,7 +155,7 @@ func (r *valueReader) countMap(op *fieldOp) iceberg.ColumnCounts {
 		}
 	})
 	r.countBuf = buf
-	if !r.ok() {
+	if !r.ok() || !present {
 		return nil
 	}
 	return r.arena.counts(iceberg.NewColumnCounts(buf))
@@ -183,13 +187,13 @@ func (r *valueReader) simpleCountMap(op *fieldOp) iceberg.ColumnCounts {
 }
 
 // boundMap reads a map<int, binary> field into the arena, the kept columns
-// only; nil when null or when no kept column has an entry.
+// only; nil when null, empty (not nil) when no kept column has an entry.
 func (r *valueReader) boundMap(op *fieldOp) iceberg.ColumnBounds {
 	if kv := op.kv; kv.simple && kv.valueType.Kind == avro.KindBytes {
 		return r.simpleBoundMap(op)
 	}
 	buf := r.boundBuf[:0]
-	r.eachKV(op, func(k int, vs *avro.Schema) {
+	present := r.eachKV(op, func(k int, vs *avro.Schema) {
 		var b []byte
 		switch {
 		case vs == nil || vs.Kind == avro.KindNull:
@@ -207,7 +211,7 @@ func (r *valueReader) boundMap(op *fieldOp) iceberg.ColumnBounds {
 		}
 	})
 	r.boundBuf = buf
-	if !r.ok() {
+	if !r.ok() || !present {
 		return nil
 	}
 	return r.arena.bounds(iceberg.NewColumnBounds(buf))

@@ -14,16 +14,22 @@ import (
 // WithMetrics(cols) should decode it; empty metrics become nil.
 func keepMetrics(f iceberg.DataFile, cols iceberg.MetricColumns) iceberg.DataFile {
 	counts := func(m iceberg.ColumnCounts) iceberg.ColumnCounts {
+		if m == nil {
+			return nil
+		}
 		out := slices.DeleteFunc(slices.Clone(m), func(e iceberg.ColumnCount) bool { return !cols.Has(e.ID) })
 		if len(out) == 0 {
-			return nil
+			return iceberg.ColumnCounts{} // present, holding no kept column
 		}
 		return out
 	}
 	bounds := func(m iceberg.ColumnBounds) iceberg.ColumnBounds {
+		if m == nil {
+			return nil
+		}
 		out := slices.DeleteFunc(slices.Clone(m), func(e iceberg.ColumnBound) bool { return !cols.Has(e.ID) })
 		if len(out) == 0 {
-			return nil
+			return iceberg.ColumnBounds{} // present, holding no kept column
 		}
 		return out
 	}

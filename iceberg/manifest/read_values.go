@@ -354,10 +354,17 @@ func (a *avroArena) int(v int) *int {
 	return &a.ints[len(a.ints)-1]
 }
 
-// counts returns a copy of c in the arena; nil when c is empty.
+// noCounts and noBounds are the metrics of a map present but empty (or
+// holding no kept column), shared since metrics are read-only.
+var (
+	noCounts = iceberg.ColumnCounts{}
+	noBounds = iceberg.ColumnBounds{}
+)
+
+// counts returns a copy of c in the arena; noCounts when c is empty.
 func (a *avroArena) counts(c iceberg.ColumnCounts) iceberg.ColumnCounts {
 	if len(c) == 0 {
-		return nil
+		return noCounts
 	}
 	if len(c) > cap(a.colCounts)-len(a.colCounts) {
 		a.colCounts = make([]iceberg.ColumnCount, 0, max(len(c), arenaChunk/16))
@@ -367,10 +374,11 @@ func (a *avroArena) counts(c iceberg.ColumnCounts) iceberg.ColumnCounts {
 	return a.colCounts[at:len(a.colCounts):len(a.colCounts)]
 }
 
-// bounds returns a copy of b in the arena, values too; nil when b is empty.
+// bounds returns a copy of b in the arena, values too; noBounds when b is
+// empty.
 func (a *avroArena) bounds(b iceberg.ColumnBounds) iceberg.ColumnBounds {
 	if len(b) == 0 {
-		return nil
+		return noBounds
 	}
 	if len(b) > cap(a.colBounds)-len(a.colBounds) {
 		a.colBounds = make([]iceberg.ColumnBound, 0, max(len(b), arenaChunk/32))

@@ -122,15 +122,18 @@ func (e *recordEncoder) ints(f *field, s []int) {
 }
 
 // counts writes a map<int, long> of column metrics, an array of key/value
-// records as Iceberg Java writes such maps; no entries is null.
+// records as Iceberg Java writes such maps; nil is null, and an empty map
+// read from a manifest stays an empty map.
 func (e *recordEncoder) counts(f *field, c iceberg.ColumnCounts) {
-	if !e.union(f, len(c) > 0) {
+	if !e.union(f, c != nil) {
 		return
 	}
-	e.BlockCount(len(c))
-	for _, kv := range c {
-		e.Long(int64(kv.ID))
-		e.Long(kv.Count)
+	if len(c) > 0 {
+		e.BlockCount(len(c))
+		for _, kv := range c {
+			e.Long(int64(kv.ID))
+			e.Long(kv.Count)
+		}
 	}
 	e.BlockCount(0)
 }
@@ -138,13 +141,15 @@ func (e *recordEncoder) counts(f *field, c iceberg.ColumnCounts) {
 // bounds writes a map<int, binary> of column bounds as counts writes
 // counts.
 func (e *recordEncoder) bounds(f *field, b iceberg.ColumnBounds) {
-	if !e.union(f, len(b) > 0) {
+	if !e.union(f, b != nil) {
 		return
 	}
-	e.BlockCount(len(b))
-	for _, kv := range b {
-		e.Long(int64(kv.ID))
-		e.Bytes(kv.Value)
+	if len(b) > 0 {
+		e.BlockCount(len(b))
+		for _, kv := range b {
+			e.Long(int64(kv.ID))
+			e.Bytes(kv.Value)
+		}
 	}
 	e.BlockCount(0)
 }

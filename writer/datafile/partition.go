@@ -1,16 +1,11 @@
 package datafile
 
 import (
-	"encoding/base64"
 	"fmt"
-	"math/big"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -147,7 +142,7 @@ func PartitionPath(spec iceberg.PartitionSpec, partType *iceberg.StructType, tup
 		if i < len(tuple) {
 			v = tuple[i]
 		}
-		parts[i] = escapePath(f.Name) + "=" + escapePath(humanString(f.Transform, src, v))
+		parts[i] = escapePath(f.Name) + "=" + escapePath(iceberg.HumanString(f.Transform, src, v))
 	}
 	return strings.Join(parts, "/")
 }
@@ -172,156 +167,4 @@ func escapePath(s string) string {
 		}
 	}
 	return b.String()
-}
-
-// humanString renders a partition value as the transform's
-// toHumanString: t is the partition field's result type.
-func humanString(tr iceberg.Transform, t iceberg.Type, v any) string {
-	if v == nil {
-		return "null"
-	}
-	switch tr.(type) {
-	case iceberg.YearTransform:
-		if y, ok := v.(int32); ok {
-			return fmt.Sprintf("%04d", 1970+int(y))
-		}
-	case iceberg.MonthTransform:
-		if m, ok := v.(int32); ok {
-			y, mo := floorDivMod(int(m), 12)
-			return fmt.Sprintf("%04d-%02d", 1970+y, mo+1)
-		}
-	case iceberg.DayTransform:
-		if d, ok := v.(int32); ok {
-			return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02")
-		}
-	case iceberg.HourTransform:
-		if h, ok := v.(int32); ok {
-			return time.Unix(int64(h)*3600, 0).UTC().Format("2006-01-02-15")
-		}
-	case iceberg.BucketTransform:
-		return fmt.Sprint(v)
-	}
-	return humanValue(t, v)
-}
-
-// humanValue renders a value of type t as Java's Transform.toHumanString
-// does for identity and truncate.
-func humanValue(t iceberg.Type, v any) string {
-	switch t := t.(type) {
-	case iceberg.DateType:
-		if d, ok := v.(int32); ok {
-			return time.Unix(int64(d)*86400, 0).UTC().Format("2006-01-02")
-		}
-	case iceberg.TimeType:
-		if us, ok := v.(int64); ok {
-			return javaLocalTime(time.UnixMicro(us).UTC())
-		}
-	case iceberg.TimestampType:
-		if us, ok := v.(int64); ok {
-			return javaTimestamp(time.UnixMicro(us).UTC())
-		}
-	case iceberg.TimestampTzType:
-		if us, ok := v.(int64); ok {
-			return javaTimestamp(time.UnixMicro(us).UTC()) + "+00:00"
-		}
-	case iceberg.TimestampNsType:
-		if ns, ok := v.(int64); ok {
-			return javaTimestamp(time.Unix(0, ns).UTC())
-		}
-	case iceberg.TimestampTzNsType:
-		if ns, ok := v.(int64); ok {
-			return javaTimestamp(time.Unix(0, ns).UTC()) + "+00:00"
-		}
-	case iceberg.DecimalType:
-		if d, ok := v.(decimal128.Num); ok {
-			return decimalString(d, t.Scale)
-		}
-	case iceberg.BinaryType, iceberg.FixedType:
-		if b, ok := v.([]byte); ok {
-			return base64.StdEncoding.EncodeToString(b)
-		}
-	case iceberg.UUIDType:
-		switch u := v.(type) {
-		case [16]byte:
-			return iceberg.FormatUUID(u)
-		case []byte:
-			if len(u) == 16 {
-				return iceberg.FormatUUID([16]byte(u))
-			}
-		}
-	}
-	return fmt.Sprint(v)
-}
-
-// javaTimestamp formats a timestamp as Iceberg Java's human strings do
-// (ISO_LOCAL_DATE_TIME): seconds always, then the fraction without its
-// trailing zeros; a zoned one adds "+00:00".
-func javaTimestamp(ts time.Time) string {
-	s := ts.Format("2006-01-02T15:04:05")
-	if ns := ts.Nanosecond(); ns != 0 {
-		s += strings.TrimRight(fmt.Sprintf(".%09d", ns), "0")
-	}
-	return s
-}
-
-// javaLocalTime formats a time of day as java.time.LocalTime.toString:
-// HH:mm, then :ss unless seconds and fraction are zero, then the fraction
-// in groups of three digits.
-func javaLocalTime(ts time.Time) string {
-	s := ts.Format("15:04")
-	sec, ns := ts.Second(), ts.Nanosecond()
-	if sec == 0 && ns == 0 {
-		return s
-	}
-	s += fmt.Sprintf(":%02d", sec)
-	switch {
-	case ns == 0:
-	case ns%1_000_000 == 0:
-		s += fmt.Sprintf(".%03d", ns/1_000_000)
-	case ns%1000 == 0:
-		s += fmt.Sprintf(".%06d", ns/1000)
-	default:
-		s += fmt.Sprintf(".%09d", ns)
-	}
-	return s
-}
-
-// decimalString formats an unscaled decimal as Java's BigDecimal.toString
-// for the scales Iceberg allows (0 to 38, never negative: plain notation
-// except when the adjusted exponent is below -6).
-func decimalString(d decimal128.Num, scale int) string {
-	unscaled := d.BigInt()
-	digits := new(big.Int).Abs(unscaled).String()
-	neg := unscaled.Sign() < 0
-	adjusted := len(digits) - 1 - scale
-	var s string
-	switch {
-	case scale == 0:
-		s = digits
-	case adjusted >= -6:
-		if len(digits) <= scale {
-			digits = strings.Repeat("0", scale-len(digits)+1) + digits
-		}
-		s = digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
-	default:
-		// Scientific notation, as BigDecimal prints 0.0000001 as 1E-7.
-		s = digits[:1]
-		if len(digits) > 1 {
-			s += "." + digits[1:]
-		}
-		s += "E" + strconv.Itoa(adjusted)
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
-
-func floorDivMod(a, b int) (int, int) {
-	q, r := a/b, a%b
-	if r < 0 {
-		q--
-		r += b
-	}
-	return q, r
 }

@@ -80,6 +80,9 @@ public final class Main {
       case "resttaskcheck":
         rc = RestTaskCheck.run(rest);
         break;
+      case "metatables":
+        rc = MetaTables.run(rest);
+        break;
       default:
         usage();
         rc = 2;
@@ -104,6 +107,7 @@ public final class Main {
     System.err.println(
         "  jdbcread --uri JDBC_URL --warehouse DIR --name CATALOG [--user U --password P]");
     System.err.println("  resttaskcheck --table DIR --checks FILE");
+    System.err.println("  metatables --queries FILE");
     System.err.println(
         "  dropfiles --uri JDBC_URL --warehouse DIR --name CATALOG --table NS.NAME"
             + " [--delete-where COL=VALUE]");
