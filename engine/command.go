@@ -38,6 +38,7 @@ type jsonCommand struct {
 	TargetSplitBytes int64           `json:"target_split_bytes"`
 	CaseSensitive    *bool           `json:"case_sensitive"`
 	Dictionary       json.RawMessage `json:"dictionary"`
+	MetadataTable    string          `json:"metadata_table"`
 }
 
 // ParseDescriptor turns a Flight descriptor into a command. A PATH
@@ -124,6 +125,7 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		TargetSplitBytes: jc.TargetSplitBytes,
 		CaseSensitive:    jc.CaseSensitive,
 		NoColumns:        jc.Columns != nil && len(jc.Columns) == 0,
+		MetadataTable:    jc.MetadataTable,
 	}
 	if err := parseDictionary(jc.Dictionary, cmd); err != nil {
 		return nil, err

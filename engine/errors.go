@@ -14,6 +14,7 @@ import (
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/internal/panics"
+	"github.com/iceflight/iceflight/metatable"
 	"github.com/iceflight/iceflight/planner"
 	"github.com/iceflight/iceflight/reader"
 	"github.com/iceflight/iceflight/writer"
@@ -134,7 +135,7 @@ func Code(err error) codes.Code {
 		return codes.Unimplemented
 	case errors.Is(err, ErrBadCommand), errors.Is(err, errTooLarge), errors.Is(err, catalog.ErrInvalidIdentifier),
 		errors.Is(err, planner.ErrInvalidRequest), errors.Is(err, iceberg.ErrFieldNotFound),
-		errors.Is(err, expr.ErrInvalidFilter):
+		errors.Is(err, expr.ErrInvalidFilter), errors.Is(err, metatable.ErrUnknownKind), errors.Is(err, metatable.ErrNoTimeTravel):
 		return codes.InvalidArgument
 	case errors.Is(err, catalog.ErrTableNotFound), errors.Is(err, iceberg.ErrSnapshotNotFound),
 		errors.Is(err, fileio.ErrNotFound):

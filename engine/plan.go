@@ -273,6 +273,9 @@ func (e *Engine) PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc
 		return nil, err
 	}
 	defer release()
+	if cmd.MetadataTable != "" {
+		return e.planMetadataTable(ctx, cmd, desc, tbl, req)
+	}
 	call := CallInfoFrom(ctx)
 	plan, err := e.planner.Plan(ctx, plannerTable(tbl), req)
 	if err != nil {
@@ -303,6 +306,9 @@ func (e *Engine) CommandSchema(ctx context.Context, cmd *iceflightv1.Command) (*
 		return nil, err
 	}
 	defer release()
+	if cmd.MetadataTable != "" {
+		return metadataTableSchema(cmd, tbl, req)
+	}
 	schema, err := planner.ProjectedSchema(tbl.Metadata, req)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", tbl.Identifier, err)

@@ -105,6 +105,18 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 	call.SetTable(t.Table)
 	call.SetSnapshotID(t.SnapshotId)
 	call.SetFiles(len(t.Tasks))
+	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, func(rec arrow.RecordBatch) error {
+		n, err := write(rec)
+		if err != nil {
+			return err
+		}
+		e.metrics.Served(ctx, rec.NumRows(), n)
+		call.AddServed(rec.NumRows(), n)
+		return nil
+	}))
+	if len(t.MetadataUnit) > 0 {
+		return e.streamMetadataTicket(ctx, t, begin, emit)
+	}
 	rd, err := e.readerFor(ctx, t)
 	if err != nil {
 		return err
@@ -120,15 +132,6 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 	if err := begin(arrowSchema); err != nil {
 		return err
 	}
-	emit := limitRows(t.Limit, boundedWrites(MaxMessageBytes, func(rec arrow.RecordBatch) error {
-		n, err := write(rec)
-		if err != nil {
-			return err
-		}
-		e.metrics.Served(ctx, rec.NumRows(), n)
-		call.AddServed(rec.NumRows(), n)
-		return nil
-	}))
 	for _, task := range tasks {
 		err := rd.Read(ctx, scan, task, emit)
 		if errors.Is(err, errLimitReached) {

@@ -103,6 +103,10 @@ func (r *Remapper) WithBase(dir string) *Remapper {
 	return &c
 }
 
+// Base returns the folder relative locations are resolved against; "" when
+// they are left alone.
+func (r *Remapper) Base() string { return r.dir }
+
 // Rules returns the rules in effect, in the order given to Remap; rules
 // whose From is no location (empty, or a URI without a rooted path such as
 // "file:x") are left out, as they never match.

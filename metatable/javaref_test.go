@@ -1,12 +1,10 @@
 package metatable
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,71 +17,6 @@ import (
 	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/testkit/testutil"
 )
-
-// javaQuery is one query of javaref's metatables command.
-type javaQuery struct {
-	TableDir     string          `json:"table_dir"`
-	MetadataFile string          `json:"metadata_file"`
-	Kind         string          `json:"kind"`
-	SnapshotID   *int64          `json:"snapshot_id,omitempty"`
-	Filter       json.RawMessage `json:"filter,omitempty"`
-	Columns      []string        `json:"columns,omitempty"`
-}
-
-// javaAnswer is what Iceberg Java read for a query.
-type javaAnswer struct {
-	Schema     *iceberg.Schema   `json:"schema"`
-	Projected  *iceberg.Schema   `json:"projected"`
-	SnapshotID *int64            `json:"snapshot_id"`
-	Tasks      int               `json:"tasks"`
-	Rows       []json.RawMessage `json:"rows"`
-	Error      string            `json:"error"`
-}
-
-// askJava runs javaref's metatables on the queries, once for them all, or
-// skips the test when JAVAREF_JAR does not name the jar.
-func askJava(t *testing.T, queries []javaQuery) []javaAnswer {
-	t.Helper()
-	jar := os.Getenv("JAVAREF_JAR")
-	if jar == "" {
-		t.Skip("JAVAREF_JAR is not set: skipping the comparison with Iceberg Java")
-	}
-	if _, err := os.Stat(jar); err != nil {
-		t.Skipf("JAVAREF_JAR %s: %v: skipping the comparison with Iceberg Java", jar, err)
-	}
-	b, err := json.Marshal(queries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(t.TempDir(), "queries.json")
-	if err := os.WriteFile(file, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("java", "-jar", jar, "metatables", "--queries", file)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil && strings.Contains(stderr.String(), "usage:") && !strings.Contains(stderr.String(), "metatables") {
-		t.Skipf("JAVAREF_JAR %s predates javaref metatables (rebuild it: make javaref): skipping the comparison with Iceberg Java", jar)
-	}
-	if err != nil {
-		t.Fatalf("javaref metatables: %v\n%s", err, stderr.String())
-	}
-	var answers []javaAnswer
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 1<<30)
-	for sc.Scan() {
-		var a javaAnswer
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			t.Fatalf("javaref metatables answer %d: %v", len(answers), err)
-		}
-		answers = append(answers, a)
-	}
-	if len(answers) != len(queries) {
-		t.Fatalf("javaref answered %d queries of %d\n%s", len(answers), len(queries), stderr.String())
-	}
-	return answers
-}
 
 // localTable opens a table folder's metadata file as Iceberg Java's
 // oracle does: its recorded location, and sibling data roots copied to
@@ -150,19 +83,6 @@ func readAll(t *testing.T, tb Table, req Request, opts ...Option) goRead {
 		}
 	}
 	return out
-}
-
-// javaRows renders Java's rows of an answer in the canonical form.
-func javaRows(a javaAnswer) ([]string, error) {
-	rows := make([]string, 0, len(a.Rows))
-	for _, r := range a.Rows {
-		s, err := testutil.OracleRow(a.Projected, r)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, s)
-	}
-	return rows, nil
 }
 
 // schemaDiff describes how two schemas differ in field ids, names, types,

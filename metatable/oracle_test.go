@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/iceflight/iceflight/testkit/metacheck"
+
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
 	"github.com/iceflight/iceflight/testkit/testutil"
@@ -28,7 +30,7 @@ type check struct {
 	what  string // "current", "older" or "query"
 	tb    Table
 	req   Request
-	q     javaQuery
+	q     metacheck.Query
 }
 
 func (c check) String() string {
@@ -77,7 +79,7 @@ func (tl *tally) String() string {
 // its answers.
 func compareChecks(t *testing.T, checks []check) *tally {
 	t.Helper()
-	answers := askJava(t, queriesOf(checks))
+	answers := metacheck.Ask(t, queriesOf(checks))
 	// Java computes readable metrics for every field, and fails on a
 	// bound recorded for a map or list (Impala's migrated tables have
 	// them), although it shows none for such fields: those reads are
@@ -90,9 +92,9 @@ func compareChecks(t *testing.T, checks []check) *tally {
 			retried = append(retried, r)
 		}
 	}
-	var again []javaAnswer
+	var again []metacheck.Answer
 	if len(retried) > 0 {
-		again = askJava(t, queriesOf(retried))
+		again = metacheck.Ask(t, queriesOf(retried))
 	}
 	tl := newTally()
 	tables := map[string]bool{}
@@ -121,8 +123,8 @@ func compareChecks(t *testing.T, checks []check) *tally {
 	return tl
 }
 
-func queriesOf(checks []check) []javaQuery {
-	queries := make([]javaQuery, len(checks))
+func queriesOf(checks []check) []metacheck.Query {
+	queries := make([]metacheck.Query, len(checks))
 	for i, c := range checks {
 		queries[i] = c.q
 	}
@@ -133,7 +135,7 @@ func queriesOf(checks []check) []javaQuery {
 // for the bound of a field it has no type of metrics for ("Cannot
 // deserialize type: map<...>") as the same check without readable_metrics;
 // false for any other check.
-func withoutReadableMetrics(c check, a javaAnswer) (check, bool) {
+func withoutReadableMetrics(c check, a metacheck.Answer) (check, bool) {
 	if !c.req.Kind.fileKind() || !strings.Contains(a.Error, "Cannot deserialize type") {
 		return c, false
 	}
@@ -155,7 +157,7 @@ func withoutReadableMetrics(c check, a javaAnswer) (check, bool) {
 
 // compareCheck compares one read with Java's answer, reporting what
 // differs.
-func compareCheck(t *testing.T, c check, a javaAnswer, tl *tally) bool {
+func compareCheck(t *testing.T, c check, a metacheck.Answer, tl *tally) bool {
 	t.Helper()
 	got := readAll(t, c.tb, c.req)
 	switch {
@@ -183,7 +185,7 @@ func compareCheck(t *testing.T, c check, a javaAnswer, tl *tally) bool {
 		t.Errorf("%s: projected schema differs from Java's:\n%s", c, d)
 		return false
 	}
-	want, err := javaRows(a)
+	want, err := metacheck.Rows(a)
 	if err != nil {
 		t.Errorf("%s: Java's rows: %v", c, err)
 		return false
@@ -209,7 +211,7 @@ func tableChecks(t *testing.T, name string, tb Table, dir string) []check {
 	t.Helper()
 	var checks []check
 	add := func(what string, req Request) {
-		q := javaQuery{TableDir: dir, MetadataFile: tb.MetadataLocation, Kind: req.Kind.String(), SnapshotID: req.SnapshotID, Columns: req.Columns}
+		q := metacheck.Query{TableDir: dir, MetadataFile: tb.MetadataLocation, Kind: req.Kind.String(), SnapshotID: req.SnapshotID, Columns: req.Columns}
 		if req.Filter != nil {
 			full, err := Schema(req.Kind, tb.Metadata)
 			if err != nil {

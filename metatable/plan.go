@@ -218,3 +218,13 @@ func wants(k Kind, content iceberg.ManifestContent) bool {
 	}
 	return k.readsData()
 }
+
+// ProjectedSchema returns the schema of the batches a scan of r would
+// have, after checking r as Plan does, without reading any file.
+func ProjectedSchema(t Table, r Request) (*iceberg.Schema, error) {
+	scan, _, _, err := prepare(t, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", t.Name, r.Kind, err)
+	}
+	return scan.Schema, nil
+}

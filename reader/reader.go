@@ -114,6 +114,9 @@ func New(fio fileio.FileIO, opts ...Option) *Reader {
 	return r
 }
 
+// FileIO returns the FileIO the reader opens files with.
+func (r *Reader) FileIO() fileio.FileIO { return r.fio }
+
 // WithFileIO returns a Reader like r (allocator, limits and delete-file
 // cache shared) that opens files through fio: for a ticket whose table
 // has storage credentials of its own.

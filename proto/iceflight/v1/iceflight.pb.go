@@ -159,8 +159,11 @@ type Command struct {
 	// (JSON: "dictionary": ["col", ...]); each is a top-level string or
 	// binary column of the projection.
 	DictionaryColumns []string `protobuf:"bytes,13,rep,name=dictionary_columns,json=dictionaryColumns,proto3" json:"dictionary_columns,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// metadata_table reads one of the table's metadata tables ("files",
+	// "snapshots", "entries" ...; Iceberg Java's names) instead of its rows.
+	MetadataTable string `protobuf:"bytes,14,opt,name=metadata_table,json=metadataTable,proto3" json:"metadata_table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Command) Reset() {
@@ -282,6 +285,13 @@ func (x *Command) GetDictionaryColumns() []string {
 		return x.DictionaryColumns
 	}
 	return nil
+}
+
+func (x *Command) GetMetadataTable() string {
+	if x != nil {
+		return x.MetadataTable
+	}
+	return ""
 }
 
 // DeleteFile is a delete file that applies to a task's data file.
@@ -710,8 +720,18 @@ type Ticket struct {
 	// schema that the stream carries as Arrow dictionaries (int32 indices),
 	// as the FlightInfo's schema says; every endpoint of a plan has the same.
 	DictionaryFieldIds []int32 `protobuf:"varint,24,rep,packed,name=dictionary_field_ids,json=dictionaryFieldIds,proto3" json:"dictionary_field_ids,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// metadata_unit is a unit of a metadata table scan (metatable.Unit as
+	// JSON) that the ticket streams instead of tasks; schema is then the
+	// metadata table's projected schema.
+	MetadataUnit []byte `protobuf:"bytes,25,opt,name=metadata_unit,json=metadataUnit,proto3" json:"metadata_unit,omitempty"`
+	// remap maps the locations the table's metadata records to where its
+	// files are (a relocated table), and remap_base resolves relative ones:
+	// the worker reads the manifests a metadata unit names through them, as
+	// the coordinator did.
+	Remap         []*RemapRule `protobuf:"bytes,26,rep,name=remap,proto3" json:"remap,omitempty"`
+	RemapBase     string       `protobuf:"bytes,27,opt,name=remap_base,json=remapBase,proto3" json:"remap_base,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
@@ -870,6 +890,80 @@ func (x *Ticket) GetDictionaryFieldIds() []int32 {
 	return nil
 }
 
+func (x *Ticket) GetMetadataUnit() []byte {
+	if x != nil {
+		return x.MetadataUnit
+	}
+	return nil
+}
+
+func (x *Ticket) GetRemap() []*RemapRule {
+	if x != nil {
+		return x.Remap
+	}
+	return nil
+}
+
+func (x *Ticket) GetRemapBase() string {
+	if x != nil {
+		return x.RemapBase
+	}
+	return ""
+}
+
+// RemapRule maps locations below from to the same place below to.
+type RemapRule struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	From          string                 `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	To            string                 `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemapRule) Reset() {
+	*x = RemapRule{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemapRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemapRule) ProtoMessage() {}
+
+func (x *RemapRule) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemapRule.ProtoReflect.Descriptor instead.
+func (*RemapRule) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RemapRule) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *RemapRule) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
 // Schema is an Iceberg schema: its id and top-level fields, each with its
 // field id and type.
 type Schema struct {
@@ -883,7 +977,7 @@ type Schema struct {
 
 func (x *Schema) Reset() {
 	*x = Schema{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -895,7 +989,7 @@ func (x *Schema) String() string {
 func (*Schema) ProtoMessage() {}
 
 func (x *Schema) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -908,7 +1002,7 @@ func (x *Schema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Schema.ProtoReflect.Descriptor instead.
 func (*Schema) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{5}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Schema) GetSchemaId() int32 {
@@ -951,7 +1045,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -963,7 +1057,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -976,7 +1070,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Field) GetId() int32 {
@@ -1037,7 +1131,7 @@ type Type struct {
 
 func (x *Type) Reset() {
 	*x = Type{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1049,7 +1143,7 @@ func (x *Type) String() string {
 func (*Type) ProtoMessage() {}
 
 func (x *Type) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1062,7 +1156,7 @@ func (x *Type) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Type.ProtoReflect.Descriptor instead.
 func (*Type) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Type) GetKind() isType_Kind {
@@ -1147,7 +1241,7 @@ type StructType struct {
 
 func (x *StructType) Reset() {
 	*x = StructType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1159,7 +1253,7 @@ func (x *StructType) String() string {
 func (*StructType) ProtoMessage() {}
 
 func (x *StructType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1172,7 +1266,7 @@ func (x *StructType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructType.ProtoReflect.Descriptor instead.
 func (*StructType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StructType) GetFields() []*Field {
@@ -1193,7 +1287,7 @@ type ListType struct {
 
 func (x *ListType) Reset() {
 	*x = ListType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1205,7 +1299,7 @@ func (x *ListType) String() string {
 func (*ListType) ProtoMessage() {}
 
 func (x *ListType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1218,7 +1312,7 @@ func (x *ListType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListType.ProtoReflect.Descriptor instead.
 func (*ListType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListType) GetElementId() int32 {
@@ -1255,7 +1349,7 @@ type MapType struct {
 
 func (x *MapType) Reset() {
 	*x = MapType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1267,7 +1361,7 @@ func (x *MapType) String() string {
 func (*MapType) ProtoMessage() {}
 
 func (x *MapType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1280,7 +1374,7 @@ func (x *MapType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapType.ProtoReflect.Descriptor instead.
 func (*MapType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *MapType) GetKeyId() int32 {
@@ -1329,7 +1423,7 @@ type NameMapping struct {
 
 func (x *NameMapping) Reset() {
 	*x = NameMapping{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1341,7 +1435,7 @@ func (x *NameMapping) String() string {
 func (*NameMapping) ProtoMessage() {}
 
 func (x *NameMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1354,7 +1448,7 @@ func (x *NameMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameMapping.ProtoReflect.Descriptor instead.
 func (*NameMapping) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *NameMapping) GetFields() []*MappedField {
@@ -1375,7 +1469,7 @@ type MappedField struct {
 
 func (x *MappedField) Reset() {
 	*x = MappedField{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1387,7 +1481,7 @@ func (x *MappedField) String() string {
 func (*MappedField) ProtoMessage() {}
 
 func (x *MappedField) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1400,7 +1494,7 @@ func (x *MappedField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MappedField.ProtoReflect.Descriptor instead.
 func (*MappedField) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *MappedField) GetFieldId() int32 {
@@ -1437,7 +1531,7 @@ type SignedTicket struct {
 
 func (x *SignedTicket) Reset() {
 	*x = SignedTicket{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1449,7 +1543,7 @@ func (x *SignedTicket) String() string {
 func (*SignedTicket) ProtoMessage() {}
 
 func (x *SignedTicket) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1462,7 +1556,7 @@ func (x *SignedTicket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedTicket.ProtoReflect.Descriptor instead.
 func (*SignedTicket) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SignedTicket) GetPayload() []byte {
@@ -1490,7 +1584,7 @@ var File_proto_iceflight_v1_iceflight_proto protoreflect.FileDescriptor
 
 const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
-	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\x8e\x04\n" +
+	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\xb5\x04\n" +
 	"\aCommand\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x18\n" +
 	"\acolumns\x18\x02 \x03(\tR\acolumns\x12$\n" +
@@ -1507,7 +1601,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
 	"no_columns\x18\v \x01(\bR\tnoColumns\x12%\n" +
 	"\x0edictionary_all\x18\f \x01(\bR\rdictionaryAll\x12-\n" +
-	"\x12dictionary_columns\x18\r \x03(\tR\x11dictionaryColumnsB\x0e\n" +
+	"\x12dictionary_columns\x18\r \x03(\tR\x11dictionaryColumns\x12%\n" +
+	"\x0emetadata_table\x18\x0e \x01(\tR\rmetadataTableB\x0e\n" +
 	"\f_snapshot_idB\x15\n" +
 	"\x13_as_of_timestamp_msB\b\n" +
 	"\x06_limitB\x11\n" +
@@ -1551,7 +1646,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\x85\a\n" +
+	"\r_first_row_id\"\xf8\a\n" +
 	"\x06Ticket\x12\x18\n" +
 	"\aversion\x18\x13 \x01(\rR\aversion\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
@@ -1573,7 +1668,14 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x0fstorage_profile\x18\x10 \x01(\tR\x0estorageProfile\x12%\n" +
 	"\x0esealed_storage\x18\x11 \x01(\fR\rsealedStorage\x12@\n" +
 	"\x1dcredentials_expire_at_unix_ms\x18\x12 \x01(\x03R\x19credentialsExpireAtUnixMs\x120\n" +
-	"\x14dictionary_field_ids\x18\x18 \x03(\x05R\x12dictionaryFieldIdsJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"\x84\x01\n" +
+	"\x14dictionary_field_ids\x18\x18 \x03(\x05R\x12dictionaryFieldIds\x12#\n" +
+	"\rmetadata_unit\x18\x19 \x01(\fR\fmetadataUnit\x12-\n" +
+	"\x05remap\x18\x1a \x03(\v2\x17.iceflight.v1.RemapRuleR\x05remap\x12\x1d\n" +
+	"\n" +
+	"remap_base\x18\x1b \x01(\tR\tremapBaseJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"/\n" +
+	"\tRemapRule\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\"\x84\x01\n" +
 	"\x06Schema\x12\x1b\n" +
 	"\tschema_id\x18\x01 \x01(\x05R\bschemaId\x12+\n" +
 	"\x06fields\x18\x02 \x03(\v2\x13.iceflight.v1.FieldR\x06fields\x120\n" +
@@ -1644,7 +1746,7 @@ func file_proto_iceflight_v1_iceflight_proto_rawDescGZIP() []byte {
 }
 
 var file_proto_iceflight_v1_iceflight_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(FileFormat)(0),           // 0: iceflight.v1.FileFormat
 	(DeleteKind)(0),           // 1: iceflight.v1.DeleteKind
@@ -1653,15 +1755,16 @@ var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(*PartitionConstant)(nil), // 4: iceflight.v1.PartitionConstant
 	(*Task)(nil),              // 5: iceflight.v1.Task
 	(*Ticket)(nil),            // 6: iceflight.v1.Ticket
-	(*Schema)(nil),            // 7: iceflight.v1.Schema
-	(*Field)(nil),             // 8: iceflight.v1.Field
-	(*Type)(nil),              // 9: iceflight.v1.Type
-	(*StructType)(nil),        // 10: iceflight.v1.StructType
-	(*ListType)(nil),          // 11: iceflight.v1.ListType
-	(*MapType)(nil),           // 12: iceflight.v1.MapType
-	(*NameMapping)(nil),       // 13: iceflight.v1.NameMapping
-	(*MappedField)(nil),       // 14: iceflight.v1.MappedField
-	(*SignedTicket)(nil),      // 15: iceflight.v1.SignedTicket
+	(*RemapRule)(nil),         // 7: iceflight.v1.RemapRule
+	(*Schema)(nil),            // 8: iceflight.v1.Schema
+	(*Field)(nil),             // 9: iceflight.v1.Field
+	(*Type)(nil),              // 10: iceflight.v1.Type
+	(*StructType)(nil),        // 11: iceflight.v1.StructType
+	(*ListType)(nil),          // 12: iceflight.v1.ListType
+	(*MapType)(nil),           // 13: iceflight.v1.MapType
+	(*NameMapping)(nil),       // 14: iceflight.v1.NameMapping
+	(*MappedField)(nil),       // 15: iceflight.v1.MappedField
+	(*SignedTicket)(nil),      // 16: iceflight.v1.SignedTicket
 }
 var file_proto_iceflight_v1_iceflight_proto_depIdxs = []int32{
 	0,  // 0: iceflight.v1.DeleteFile.format:type_name -> iceflight.v1.FileFormat
@@ -1669,27 +1772,28 @@ var file_proto_iceflight_v1_iceflight_proto_depIdxs = []int32{
 	0,  // 2: iceflight.v1.Task.format:type_name -> iceflight.v1.FileFormat
 	4,  // 3: iceflight.v1.Task.constants:type_name -> iceflight.v1.PartitionConstant
 	3,  // 4: iceflight.v1.Task.deletes:type_name -> iceflight.v1.DeleteFile
-	7,  // 5: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
-	13, // 6: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
+	8,  // 5: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
+	14, // 6: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
 	5,  // 7: iceflight.v1.Ticket.tasks:type_name -> iceflight.v1.Task
-	7,  // 8: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
-	7,  // 9: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
-	8,  // 10: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
-	9,  // 11: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
-	10, // 12: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
-	11, // 13: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
-	12, // 14: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
-	8,  // 15: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
-	9,  // 16: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
-	9,  // 17: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
-	9,  // 18: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
-	14, // 19: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
-	14, // 20: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	8,  // 8: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
+	8,  // 9: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
+	7,  // 10: iceflight.v1.Ticket.remap:type_name -> iceflight.v1.RemapRule
+	9,  // 11: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
+	10, // 12: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
+	11, // 13: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
+	12, // 14: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
+	13, // 15: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
+	9,  // 16: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
+	10, // 17: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
+	10, // 18: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
+	10, // 19: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
+	15, // 20: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
+	15, // 21: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
+	22, // [22:22] is the sub-list for method output_type
+	22, // [22:22] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_proto_iceflight_v1_iceflight_proto_init() }
@@ -1700,21 +1804,21 @@ func file_proto_iceflight_v1_iceflight_proto_init() {
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[0].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[2].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[3].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[6].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[7].OneofWrappers = []any{
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[7].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[8].OneofWrappers = []any{
 		(*Type_Primitive)(nil),
 		(*Type_Struct)(nil),
 		(*Type_List)(nil),
 		(*Type_Map)(nil),
 	}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[12].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_iceflight_v1_iceflight_proto_rawDesc), len(file_proto_iceflight_v1_iceflight_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
