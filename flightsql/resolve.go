@@ -11,6 +11,7 @@ import (
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/iceberg"
+	"github.com/iceflight/iceflight/metatable"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
 )
 
@@ -100,6 +101,24 @@ func resolveTable(parts []Ident, ids []catalog.Identifier) (catalog.Identifier, 
 		amb[i] = m.String()
 	}
 	return nil, &NameError{Kind: "table", Name: written, Pos: parts[0].Pos, Ambiguous: amb}
+}
+
+// splitMetadataTable reads a table name whose last part ends in
+// "$<metadata table>" ("trips$files", quoted or not, as Trino writes it)
+// as that metadata table of the table the rest names.
+func splitMetadataTable(parts []Ident) ([]Ident, string, bool) {
+	last := parts[len(parts)-1]
+	i := strings.LastIndexByte(last.Name, '$')
+	if i <= 0 {
+		return nil, "", false
+	}
+	kind, err := metatable.ParseKind(last.Name[i+1:])
+	if err != nil {
+		return nil, "", false
+	}
+	base := slices.Clone(parts)
+	base[len(base)-1].Name = last.Name[:i]
+	return base, kind.String(), true
 }
 
 func identPath(parts []Ident) string {

@@ -165,7 +165,7 @@ func (s *server) prepare(ctx context.Context, sql string, params []string) (*Sel
 	if err != nil {
 		return nil, nil, nil, sqlError(err)
 	}
-	id, err := s.table(ctx, sel.Table)
+	id, kind, err := s.table(ctx, sel.Table)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -173,13 +173,14 @@ func (s *server) prepare(ctx context.Context, sql string, params []string) (*Sel
 	schemaOf := func(cmd *iceflightv1.Command) (*arrow.Schema, error) {
 		var err error
 		schema, err = s.engine.CommandSchema(ctx, &iceflightv1.Command{Table: cmd.Table, SnapshotId: cmd.SnapshotId,
-			AsOfTimestampMs: cmd.AsOfTimestampMs, Ref: cmd.Ref})
+			AsOfTimestampMs: cmd.AsOfTimestampMs, Ref: cmd.Ref, MetadataTable: kind})
 		return schema, err
 	}
 	q, err := bind(sel, id, schemaOf, params)
 	if err != nil {
 		return nil, nil, nil, sqlError(err)
 	}
+	q.cmd.MetadataTable = kind
 	q.cmd.MaxEndpoints = s.cfg.maxEndpoints
 	return sel, q, schema, nil
 }
@@ -188,11 +189,28 @@ func (s *server) prepare(ctx context.Context, sql string, params []string) (*Sel
 // name matching none is looked up directly, so that a table the caller may
 // not read is refused as the plain protocol refuses it (without telling
 // whether it exists) and one a failed catalog listing left out is found.
-func (s *server) table(ctx context.Context, parts []Ident) (catalog.Identifier, error) {
+func (s *server) table(ctx context.Context, parts []Ident) (catalog.Identifier, string, error) {
 	ids, _, err := s.engine.ReadableTables(ctx)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
+	id, err := resolveTable(parts, ids)
+	var ne *NameError
+	if base, kind, ok := splitMetadataTable(parts); ok && errors.As(err, &ne) && len(ne.Ambiguous) == 0 {
+		// "t$files" names the files metadata table of t, unless a table
+		// is called so.
+		id, err := s.dataTable(ctx, base, ids)
+		return id, kind, err
+	}
+	if err == nil {
+		return id, "", nil
+	}
+	id, err = s.dataTable(ctx, parts, ids)
+	return id, "", err
+}
+
+// dataTable is table's lookup of a data table, given the readable tables.
+func (s *server) dataTable(ctx context.Context, parts []Ident, ids []catalog.Identifier) (catalog.Identifier, error) {
 	id, err := resolveTable(parts, ids)
 	var ne *NameError
 	if err == nil || !errors.As(err, &ne) || len(ne.Ambiguous) > 0 {

@@ -101,6 +101,11 @@ func TestFlightSQLWithArrowGosClient(t *testing.T) {
 		{"SELECT * FROM samples.eq_deletes_evolved", `{"table": "samples.eq_deletes_evolved"}`},
 		{fmt.Sprintf("SELECT * FROM samples.history FOR SYSTEM_VERSION AS OF %d", history), fmt.Sprintf(`{"table": "samples.history", "snapshot_id": %d}`, history)},
 		{"SELECT COUNT(*) FROM samples.pos_deletes_rowgroups", ""},
+		// Metadata tables, as Trino names them, bare or quoted.
+		{"SELECT file_path, record_count FROM samples.trips$files WHERE record_count > 0", `{"table": "samples.trips", "metadata_table": "files", "columns": ["file_path", "record_count"], "filter": "record_count > 0"}`},
+		{`SELECT * FROM samples."history$snapshots"`, `{"table": "samples.history", "metadata_table": "snapshots"}`},
+		{fmt.Sprintf("SELECT status, data_file.file_path FROM samples.history$entries FOR SYSTEM_VERSION AS OF %d", history),
+			fmt.Sprintf(`{"table": "samples.history", "metadata_table": "entries", "columns": ["status", "data_file.file_path"], "snapshot_id": %d}`, history)},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			info, err := c.Execute(ctx, tc.sql)
@@ -121,6 +126,18 @@ func TestFlightSQLWithArrowGosClient(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("COUNT(*) of a metadata table counts its rows", func(t *testing.T) {
+		info, err := c.Execute(ctx, "SELECT COUNT(*) FROM samples.trips$files")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got := readInfo(ctx, t, info, onConn)
+		n := len(plainRows(ctx, t, fc, `{"table": "samples.trips", "metadata_table": "files"}`))
+		if fmt.Sprint(got) != fmt.Sprintf("[%d]", n) || n == 0 {
+			t.Errorf("COUNT(*) = %v, want [%d] (the files the plain protocol lists)", got, n)
+		}
+	})
 
 	t.Run("an alias renames the column", func(t *testing.T) {
 		info, err := c.Execute(ctx, `SELECT id AS trip, fare AS "Fare in $" FROM samples.trips LIMIT 5`)
