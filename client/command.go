@@ -45,6 +45,10 @@ type Command struct {
 	// and array.UnifyTableDicts for a table of plain or unified columns.
 	DictionaryAll bool
 	Dictionary    []string
+	// MetadataTable reads this metadata table of Table instead of its rows
+	// ("files", "snapshots", "entries" ...: Iceberg Java's names, columns
+	// and types); Columns and Filter then name its columns. See Inspect.
+	MetadataTable string
 }
 
 // Int64 returns a pointer to v, for Command.SnapshotID.
@@ -68,6 +72,7 @@ type wireCommand struct {
 	TargetSplitBytes int64           `json:"target_split_bytes,omitempty"`
 	CaseSensitive    *bool           `json:"case_sensitive,omitempty"`
 	Dictionary       any             `json:"dictionary,omitempty"`
+	MetadataTable    string          `json:"metadata_table,omitempty"`
 }
 
 // MarshalJSON encodes the command as the server's JSON command object.
@@ -78,6 +83,7 @@ func (c Command) MarshalJSON() ([]byte, error) {
 	w := wireCommand{
 		Table: c.Table, SnapshotID: c.SnapshotID, AsOfTimestampMs: c.AsOfTimestampMs, Ref: c.Ref,
 		Limit: c.Limit, MaxEndpoints: c.MaxEndpoints, TargetSplitBytes: c.TargetSplitBytes, CaseSensitive: c.CaseSensitive,
+		MetadataTable: c.MetadataTable,
 	}
 	if c.Columns != nil {
 		w.Columns = &c.Columns

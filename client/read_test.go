@@ -263,7 +263,7 @@ func TestCommandJSONIsWhatTheServerDecodes(t *testing.T) {
 	cmd := Command{
 		Table: "db.t", Columns: []string{"a", "b.c"}, Filter: "a > 1", SnapshotID: Int64(7),
 		AsOfTimestampMs: Int64(8), Ref: "main", Limit: 9, MaxEndpoints: 10, TargetSplitBytes: 11,
-		CaseSensitive: &caseSensitive,
+		CaseSensitive: &caseSensitive, MetadataTable: "files",
 	}
 	desc, err := cmd.Descriptor()
 	if err != nil {
@@ -275,7 +275,7 @@ func TestCommandJSONIsWhatTheServerDecodes(t *testing.T) {
 	}
 	if got.Table != "db.t" || strings.Join(got.Columns, ",") != "a,b.c" || got.Filter != "a > 1" ||
 		got.GetSnapshotId() != 7 || got.GetAsOfTimestampMs() != 8 || got.Ref != "main" || got.GetLimit() != 9 ||
-		got.MaxEndpoints != 10 || got.TargetSplitBytes != 11 || got.GetCaseSensitive() {
+		got.MaxEndpoints != 10 || got.TargetSplitBytes != 11 || got.GetCaseSensitive() || got.MetadataTable != "files" {
 		t.Errorf("server decoded %v from %s", got, desc.Cmd)
 	}
 	// Columns: nil reads all, empty reads none.

@@ -22,6 +22,14 @@ func (c *Client) Read(ctx context.Context, cmd Command) (arrow.Table, error) {
 	return c.ReadPlan(ctx, p)
 }
 
+// Inspect reads the metadata table kind of cmd's table ("files",
+// "snapshots", "entries", "partitions" ...; see Command.MetadataTable) into
+// memory; cmd's columns, filter and snapshot selection apply to it.
+func (c *Client) Inspect(ctx context.Context, kind string, cmd Command) (arrow.Table, error) {
+	cmd.MetadataTable = kind
+	return c.Read(ctx, cmd)
+}
+
 // Scan plans cmd and calls fn with every record batch as it arrives (see
 // ScanPlan).
 func (c *Client) Scan(ctx context.Context, cmd Command, fn func(arrow.RecordBatch) error) error {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -71,12 +73,13 @@ func (e *Engine) planMetadataTable(ctx context.Context, cmd *iceflightv1.Command
 	if scan.SnapshotID != nil {
 		CallInfoFrom(ctx).SetSnapshotID(*scan.SnapshotID)
 	}
+	ordered := inAskedOrder(scan.Schema, mr.Columns, mr.CaseSensitive)
 	remap, base := remapRules(tbl.IO)
 	storage, err := e.storageForTickets(mt.Name, tbl.StorageProperties, tbl.CredentialsExpire)
 	if err != nil {
 		return nil, err
 	}
-	schema, err := iceberg.ArrowSchema(scan.Schema)
+	schema, err := iceberg.ArrowSchema(ordered)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", mt.Name, err)
 	}
@@ -97,7 +100,7 @@ func (e *Engine) planMetadataTable(ctx context.Context, cmd *iceflightv1.Command
 		t := &iceflightv1.Ticket{
 			Table:                     mt.Name,
 			MetadataLocation:          tbl.MetadataLocation,
-			Schema:                    encodeSchema(scan.Schema),
+			Schema:                    encodeSchema(ordered),
 			Limit:                     req.Limit,
 			StorageProfile:            tbl.Catalog,
 			SealedStorage:             storage.sealed,
@@ -185,7 +188,63 @@ func metadataTableSchema(cmd *iceflightv1.Command, tbl *catalog.Table, req plann
 	if err != nil {
 		return nil, err
 	}
-	return iceberg.ArrowSchema(schema)
+	return iceberg.ArrowSchema(inAskedOrder(schema, mr.Columns, mr.CaseSensitive))
+}
+
+// inAskedOrder returns schema with its top-level columns in the order
+// columns first name them, as a scan of data streams its columns: a
+// metadata table's projection keeps the table's order, as Java's does,
+// but a client (a SQL statement's select list above all) expects the order
+// it asked for. Nested fields keep theirs.
+func inAskedOrder(schema *iceberg.Schema, columns []string, caseSensitive bool) *iceberg.Schema {
+	if len(columns) == 0 {
+		return schema
+	}
+	fields := schema.Fields
+	out := make([]iceberg.NestedField, 0, len(fields))
+	taken := make([]bool, len(fields))
+	for _, c := range columns {
+		top, _, _ := strings.Cut(c, ".")
+		for i, f := range fields {
+			if !taken[i] && (f.Name == top || !caseSensitive && strings.EqualFold(f.Name, top)) {
+				taken[i] = true
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	for i, f := range fields {
+		if !taken[i] {
+			out = append(out, f)
+		}
+	}
+	return iceberg.NewSchema(schema.ID, out...)
+}
+
+// reorderColumns returns emit fed with each batch's top-level columns in
+// out's order (matched by name): a metadata table's reader yields them in
+// the table's order.
+func reorderColumns(out *arrow.Schema, emit func(arrow.RecordBatch) error) func(arrow.RecordBatch) error {
+	var order []int
+	return func(rec arrow.RecordBatch) error {
+		if order == nil {
+			order = make([]int, out.NumFields())
+			for i, f := range out.Fields() {
+				idx := rec.Schema().FieldIndices(f.Name)
+				if len(idx) == 0 {
+					return fmt.Errorf("%w: metadata table batch lacks column %s", ErrTicketInvalid, f.Name)
+				}
+				order[i] = idx[0]
+			}
+		}
+		cols := make([]arrow.Array, len(order))
+		for i, j := range order {
+			cols[i] = rec.Column(j)
+		}
+		reordered := array.NewRecordBatch(out, cols, rec.NumRows())
+		defer reordered.Release()
+		return emit(reordered)
+	}
 }
 
 // streamMetadataTicket streams the unit of a metadata table's ticket t,
@@ -229,9 +288,10 @@ func (e *Engine) streamMetadataTicket(ctx context.Context, t *iceflightv1.Ticket
 	}
 	mt := metatable.Table{Name: t.Table, MetadataLocation: t.MetadataLocation, Metadata: md, IO: io}
 	// Read hands each batch over: it is released once sent.
+	send := reorderColumns(out, emit)
 	owned := func(rec arrow.RecordBatch) error {
 		defer rec.Release()
-		return emit(rec)
+		return send(rec)
 	}
 	err = metatable.Read(ctx, mt, u, owned, metatable.WithAllocator(e.mem))
 	if errors.Is(err, errLimitReached) {

@@ -103,6 +103,7 @@ func TestFlightSQLWithArrowGosClient(t *testing.T) {
 		{"SELECT COUNT(*) FROM samples.pos_deletes_rowgroups", ""},
 		// Metadata tables, as Trino names them, bare or quoted.
 		{"SELECT file_path, record_count FROM samples.trips$files WHERE record_count > 0", `{"table": "samples.trips", "metadata_table": "files", "columns": ["file_path", "record_count"], "filter": "record_count > 0"}`},
+		{"SELECT record_count, file_path FROM samples.trips$files", `{"table": "samples.trips", "metadata_table": "files", "columns": ["record_count", "file_path"]}`},
 		{`SELECT * FROM samples."history$snapshots"`, `{"table": "samples.history", "metadata_table": "snapshots"}`},
 		{fmt.Sprintf("SELECT status, data_file.file_path FROM samples.history$entries FOR SYSTEM_VERSION AS OF %d", history),
 			fmt.Sprintf(`{"table": "samples.history", "metadata_table": "entries", "columns": ["status", "data_file.file_path"], "snapshot_id": %d}`, history)},

@@ -56,6 +56,7 @@ def build_command(
     target_split_bytes: int | None = None,
     case_sensitive: bool | None = None,
     dictionary: bool | Sequence[str] | None = None,
+    metadata_table: str | None = None,
 ) -> dict[str, Any]:
     """Return the JSON command object for a scan.
 
@@ -90,6 +91,11 @@ def build_command(
         every one, or the names of some. Dictionary-encoded Parquet data
         then travels as stored (fewer bytes, less server CPU); each batch
         carries the dictionary of the row group it comes from.
+    metadata_table : str, optional
+        Read this metadata table of the table instead of its rows
+        (``"files"``, ``"snapshots"``, ``"entries"``, ``"partitions"`` ...:
+        Iceberg Java's names, columns and types); ``columns`` and
+        ``filter`` then name its columns.
 
     Returns
     -------
@@ -125,6 +131,10 @@ def build_command(
         if isinstance(dictionary, (str, bytes)):
             raise TypeError("dictionary must be True, False or a sequence of column names, not a string")
         cmd["dictionary"] = dictionary if isinstance(dictionary, bool) else list(dictionary)
+    if metadata_table is not None:
+        if not isinstance(metadata_table, str) or not metadata_table:
+            raise TypeError("metadata_table must be the name of a metadata table, e.g. 'files'")
+        cmd["metadata_table"] = metadata_table
     return cmd
 
 

@@ -119,13 +119,22 @@ def build_parser() -> argparse.ArgumentParser:
     _scan_options(p)
     p = sub.add_parser("read", help="read a table to a Parquet, CSV or Arrow file (CSV on stdout by default)")
     _scan_options(p)
+    _output_options(p)
+    p = sub.add_parser("inspect", help="read one of a table's metadata tables (files, snapshots, entries ...) as CSV or to a file")
+    _scan_options(p)
+    p.add_argument("kind", help="the metadata table: snapshots, history, refs, manifests, all_manifests, files, data_files, delete_files, "
+                   "all_files, all_data_files, all_delete_files, entries, all_entries, partitions, metadata_log_entries")
+    _output_options(p)
+    add_write_commands(sub)
+    return parser
+
+
+def _output_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", default="-", help="output file: .parquet, .csv, .arrow/.feather; - for CSV on stdout")
     p.add_argument("--format", choices=["parquet", "csv", "arrow"], help="output format (default: from the file name)")
     progress = p.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="always print progress on stderr")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="never print progress")
-    add_write_commands(sub)
-    return parser
 
 
 def _read_file(path: str | None) -> bytes | None:
@@ -158,6 +167,7 @@ def _plan(client: Client, args: argparse.Namespace) -> Plan:
         as_of=args.as_of,
         ref=args.ref,
         limit=args.limit,
+        metadata_table=getattr(args, "kind", None),
     )
 
 
@@ -242,6 +252,7 @@ _COMMANDS = {
     "refs": _cmd_refs,
     "plan": _cmd_plan,
     "read": _cmd_read,
+    "inspect": _cmd_read,
     **WRITE_COMMANDS,
 }
 

@@ -244,7 +244,8 @@ class Client(WriteMixin):
         **options
             ``max_endpoints``, ``target_split_bytes``, ``case_sensitive``,
             ``dictionary`` (``True`` or column names: string and binary
-            columns as Arrow dictionaries, see :func:`build_command`).
+            columns as Arrow dictionaries, see :func:`build_command`),
+            ``metadata_table`` (see :meth:`inspect`).
 
         Returns
         -------
@@ -292,6 +293,30 @@ class Client(WriteMixin):
         pyarrow.RecordBatchReader
         """
         return self.plan(table, *args, **kwargs).scan()
+
+    def inspect(self, table: str, kind: str, *args: Any, **kwargs: Any) -> pa.Table:
+        """Read one of a table's metadata tables; takes the other arguments of :meth:`plan`.
+
+        Parameters
+        ----------
+        table : str
+            Table name.
+        kind : str
+            The metadata table, by Iceberg Java's name: ``snapshots``,
+            ``history``, ``refs``, ``manifests``, ``all_manifests``,
+            ``files``, ``data_files``, ``delete_files``, ``all_files``,
+            ``all_data_files``, ``all_delete_files``, ``entries``,
+            ``all_entries``, ``partitions`` or ``metadata_log_entries``.
+            Its columns and types are Java's (``readable_metrics``
+            included); ``columns`` and ``filter`` name them, and
+            ``snapshot_id``, ``as_of`` and ``ref`` read the tables of one
+            snapshot as of another.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        return self.plan(table, *args, metadata_table=kind, **kwargs).read()
 
     def to_pandas(self, table: str, *args: Any, **kwargs: Any) -> Any:
         """Read a table into a ``pandas.DataFrame``; takes the arguments of :meth:`plan`."""
