@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/glue/types"
 
+	"github.com/iceflight/iceflight/catalog/pointer"
 	"github.com/iceflight/iceflight/iceberg"
 )
 
@@ -119,7 +120,10 @@ func columns(md *iceberg.TableMetadata, old *types.Table) []types.Column {
 // IcebergToGlueConverter.toTypeString does: time and uuid are strings,
 // both timestamps are timestamp, fixed is binary, and a type Hive has no
 // name for is Java's name of its type id in lower case.
-func glueType(t iceberg.Type) string {
+func glueType(t iceberg.Type) string { return pointer.HiveTypeString(t, gluePrimitive) }
+
+// gluePrimitive is glueType of a primitive type.
+func gluePrimitive(t iceberg.Type) string {
 	switch t := t.(type) {
 	case iceberg.BooleanType:
 		return "boolean"
@@ -141,16 +145,6 @@ func glueType(t iceberg.Type) string {
 		return "binary"
 	case iceberg.DecimalType:
 		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
-	case *iceberg.StructType:
-		parts := make([]string, len(t.Fields))
-		for i, f := range t.Fields {
-			parts[i] = f.Name + ":" + glueType(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ",") + ">"
-	case *iceberg.ListType:
-		return "array<" + glueType(t.Element) + ">"
-	case *iceberg.MapType:
-		return "map<" + glueType(t.Key) + "," + glueType(t.Value) + ">"
 	// Java's TypeID names (Type.TypeID), lower-cased.
 	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
 		return "timestamp_nano"

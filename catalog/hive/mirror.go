@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/iceflight/iceflight/catalog/hive/hms"
+	"github.com/iceflight/iceflight/catalog/pointer"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 )
@@ -239,44 +240,35 @@ func storageDescriptor(md *iceberg.TableMetadata, location string, engine, hive2
 // timestamps, variant and the geo types as binary): the columns only
 // inform, and Iceberg readers never use them.
 func hiveType(t iceberg.Type, hive2 bool) string {
-	switch t := t.(type) {
-	case iceberg.BooleanType:
-		return "boolean"
-	case iceberg.IntType:
-		return "int"
-	case iceberg.LongType:
-		return "bigint"
-	case iceberg.FloatType:
-		return "float"
-	case iceberg.DoubleType:
-		return "double"
-	case iceberg.DateType:
-		return "date"
-	case iceberg.TimeType, iceberg.StringType, iceberg.UUIDType:
-		return "string"
-	case iceberg.TimestampType, iceberg.TimestampNsType:
-		return "timestamp"
-	case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
-		if hive2 {
+	return pointer.HiveTypeString(t, func(t iceberg.Type) string {
+		switch t := t.(type) {
+		case iceberg.BooleanType:
+			return "boolean"
+		case iceberg.IntType:
+			return "int"
+		case iceberg.LongType:
+			return "bigint"
+		case iceberg.FloatType:
+			return "float"
+		case iceberg.DoubleType:
+			return "double"
+		case iceberg.DateType:
+			return "date"
+		case iceberg.TimeType, iceberg.StringType, iceberg.UUIDType:
+			return "string"
+		case iceberg.TimestampType, iceberg.TimestampNsType:
 			return "timestamp"
+		case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
+			if hive2 {
+				return "timestamp"
+			}
+			return "timestamp with local time zone"
+		case iceberg.UnknownType:
+			return "void"
+		case iceberg.DecimalType:
+			return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
 		}
-		return "timestamp with local time zone"
-	case iceberg.FixedType, iceberg.BinaryType, iceberg.VariantType, iceberg.GeometryType, iceberg.GeographyType:
+		// fixed, binary, variant and the geo types.
 		return "binary"
-	case iceberg.UnknownType:
-		return "void"
-	case iceberg.DecimalType:
-		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
-	case *iceberg.StructType:
-		parts := make([]string, len(t.Fields))
-		for i, f := range t.Fields {
-			parts[i] = f.Name + ":" + hiveType(f.Type, hive2)
-		}
-		return "struct<" + strings.Join(parts, ",") + ">"
-	case *iceberg.ListType:
-		return "array<" + hiveType(t.Element, hive2) + ">"
-	case *iceberg.MapType:
-		return "map<" + hiveType(t.Key, hive2) + "," + hiveType(t.Value, hive2) + ">"
-	}
-	return "binary"
+	})
 }
