@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -72,26 +71,8 @@ func registerCorpusInGlue(t *testing.T, srv *moto.Server, dir, expectedDir strin
 	if _, err := gc.CreateDatabase(ctx, &glue.CreateDatabaseInput{DatabaseInput: &types.DatabaseInput{Name: aws.String(glueNamespace)}}); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := os.ReadDir(expectedDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(expectedDir, e.Name(), "index.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var idx struct {
-			Table        string `json:"table"`
-			MetadataFile string `json:"metadata_file"`
-		}
-		if err := json.Unmarshal(data, &idx); err != nil {
-			t.Fatalf("%s: %v", e.Name(), err)
-		}
-		_, err = gc.CreateTable(ctx, &glue.CreateTableInput{DatabaseName: aws.String(glueNamespace), TableInput: &types.TableInput{
+	for _, idx := range oracleTables(t, expectedDir) {
+		_, err := gc.CreateTable(ctx, &glue.CreateTableInput{DatabaseName: aws.String(glueNamespace), TableInput: &types.TableInput{
 			Name:      aws.String(idx.Table),
 			TableType: aws.String("EXTERNAL_TABLE"),
 			Parameters: map[string]string{

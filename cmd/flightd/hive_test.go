@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -67,25 +66,7 @@ func registerCorpusInHive(t *testing.T, uri, expectedDir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := os.ReadDir(expectedDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(expectedDir, e.Name(), "index.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var idx struct {
-			Table        string `json:"table"`
-			MetadataFile string `json:"metadata_file"`
-		}
-		if err := json.Unmarshal(data, &idx); err != nil {
-			t.Fatalf("%s: %v", e.Name(), err)
-		}
+	for _, idx := range oracleTables(t, expectedDir) {
 		loc := "file:" + filepath.Join(corpus, idx.Table, idx.MetadataFile)
 		if _, err := cat.RegisterTable(ctx, catalog.Identifier{hiveNamespace, idx.Table}, loc); err != nil {
 			t.Errorf("register %s: %v", idx.Table, err)

@@ -36,20 +36,9 @@ type metaQuery struct {
 // manifests through the tickets' location mapping is checked too.
 func TestMetadataTablesServedMatchJava(t *testing.T) {
 	needCorpus(t, "metadata tables served")
-	entries, err := os.ReadDir(conformanceDir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var queries []metaQuery
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		name := e.Name()
-		var idx struct {
-			MetadataFile string `json:"metadata_file"`
-		}
-		testutil.ReadJSON(t, filepath.Join("..", "..", "testdata", "conformance", name, "index.json"), &idx)
+	for _, idx := range oracleTables(t, filepath.Join("..", "..", "testdata", "conformance")) {
+		name := idx.Table
 		dir, err := filepath.Abs(filepath.Join(conformanceDir, name))
 		if err != nil {
 			t.Fatal(err)

@@ -306,6 +306,36 @@ var conformanceDir = filepath.Join("..", "..", "..", "shared", "conformance", "t
 // needCorpus skips a test of the conformance corpus when it is absent,
 // saying so on a line of its own that make's tally filter keeps: a skipped
 // corpus must be as visible as a failed one.
+// oracleTable is a table of the oracle's output: its name and the metadata
+// file, relative to the table's folder, that the oracle read.
+type oracleTable struct {
+	Table        string `json:"table"`
+	MetadataFile string `json:"metadata_file"`
+}
+
+// oracleTables lists the tables of the oracle's output under expectedDir,
+// for a test that registers each in a catalog by its metadata file.
+func oracleTables(t *testing.T, expectedDir string) []oracleTable {
+	t.Helper()
+	entries, err := os.ReadDir(expectedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []oracleTable
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		var idx oracleTable
+		testutil.ReadJSON(t, filepath.Join(expectedDir, e.Name(), "index.json"), &idx)
+		if idx.Table == "" || idx.MetadataFile == "" {
+			t.Fatalf("the oracle's index of %s names no table or metadata file", e.Name())
+		}
+		out = append(out, idx)
+	}
+	return out
+}
+
 func needCorpus(t *testing.T, label string) {
 	t.Helper()
 	if _, err := os.Stat(conformanceDir); errors.Is(err, os.ErrNotExist) {

@@ -170,25 +170,7 @@ func uploadConcurrently(t *testing.T, client *s3.Client, dir, bucket, prefix str
 func registerCorpus(t *testing.T, uri, expectedDir string) {
 	t.Helper()
 	post(t, uri+"/v1/namespaces", map[string]any{"namespace": []string{restNamespace}})
-	entries, err := os.ReadDir(expectedDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(expectedDir, e.Name(), "index.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var idx struct {
-			Table        string `json:"table"`
-			MetadataFile string `json:"metadata_file"`
-		}
-		if err := json.Unmarshal(data, &idx); err != nil {
-			t.Fatalf("%s: %v", e.Name(), err)
-		}
+	for _, idx := range oracleTables(t, expectedDir) {
 		post(t, uri+"/v1/namespaces/"+restNamespace+"/register", map[string]any{
 			"name":              idx.Table,
 			"metadata-location": "s3://" + path.Join(s3Bucket, s3Root, idx.Table, idx.MetadataFile),
