@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -84,7 +85,7 @@ func readChanges(t *testing.T, tb Table, r Request, opts ...Option) ([]change, e
 	}
 	var out []change
 	for _, u := range scan.Units {
-		err := Read(ctx, tb, u, func(b arrow.RecordBatch) error {
+		err := Read(ctx, tb, viaJSON(t, u), func(b arrow.RecordBatch) error {
 			defer b.Release()
 			n := int(b.NumCols()) - 3
 			for i := range int(b.NumRows()) {
@@ -102,6 +103,20 @@ func readChanges(t *testing.T, tb Table, r Request, opts ...Option) ([]change, e
 		}
 	}
 	return out, nil
+}
+
+// viaJSON returns u after a trip through JSON, as a ticket carries it.
+func viaJSON(t *testing.T, u Unit) Unit {
+	t.Helper()
+	b, err := json.Marshal(u)
+	if err != nil {
+		t.Fatalf("marshal unit: %v", err)
+	}
+	var back Unit
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("unmarshal unit: %v", err)
+	}
+	return back
 }
 
 // apply applies changes to rows: deletes and update_befores remove one

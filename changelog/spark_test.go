@@ -90,7 +90,7 @@ func canonicalChanges(t *testing.T, tb Table, r Request) (rows []string, changes
 	}
 	full := changeSchema(scan.Schema)
 	for _, u := range scan.Units {
-		err := Read(ctx, tb, u, func(b arrow.RecordBatch) error {
+		err := Read(ctx, tb, viaJSON(t, u), func(b arrow.RecordBatch) error {
 			defer b.Release()
 			all, err := testutil.ArrowRows(full, b)
 			if err != nil {
