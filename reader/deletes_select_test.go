@@ -26,7 +26,7 @@ func TestReadDeletedKeepsRowsDeletedNowNotBefore(t *testing.T) {
 		"name_score.parquet": eqFile(t, []eqRow{
 			{0, str("a"), flt(1)}, {0, nil, flt(2)}, {0, nil, nil}, {0, str("b"), flt(math.NaN())}, {0, str("c"), flt(0)},
 		}, 2, 3),
-		"id.parquet": eqFile(t, []eqRow{{id: 7}, {id: 2}}, 1),
+		"id.parquet":  eqFile(t, []eqRow{{id: 7}, {id: 2}}, 1),
 		"pos.parquet": posDeleteFile(t, []posEntry{{"data.parquet", 0}, {"data.parquet", 4}}, 10),
 	}
 	table := iceberg.NewSchema(0,
