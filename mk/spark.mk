@@ -9,3 +9,12 @@
 fixtures-spark:
 	@$(MAKE) --no-print-directory $(JAVAREF_JAR)
 	tools/sparkgen/run.sh
+
+# The change streams' oracle (tools/sparkgen/changelog.sh): small tables and
+# Spark's create_changelog_view of ranges of their snapshots, committed under
+# testdata/changelog and read by the changelog package's tests.
+.PHONY: fixtures-changelog
+
+## fixtures-changelog: rewrite testdata/changelog with Spark 4.1 + Iceberg 1.12 changelog views (needs Java 17, Maven, Python 3).
+fixtures-changelog:
+	tools/sparkgen/changelog.sh

@@ -52,14 +52,15 @@ func idsKey(ids []int32) string {
 	return b.String()
 }
 
-// loadDeletes reads the task's delete files, a few at a time. A deletion
+// loadDeletes reads delete files of the task (its own, or those a
+// deletedSelection names), a few at a time. A deletion
 // vector replaces the position delete files of its data file (spec:
 // Deletion Vectors); position deletes and DVs that reference another data
 // file are ignored.
-func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*deleteFilter, error) {
+func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task, deletes []*DeleteFile) (*deleteFilter, error) {
 	target := recordedPath(task)
 	var dvs, positional, equality []*DeleteFile
-	for _, d := range task.Deletes {
+	for _, d := range deletes {
 		switch d.Kind {
 		case scantask.DeletionVector:
 			if ref := d.ReferencedDataFile; ref == "" || ref == target {
@@ -150,6 +151,22 @@ func (r *Reader) loadDeletes(ctx context.Context, scan Scan, task *Task) (*delet
 // position of the batch's first row; keys locates each equality key in the
 // batch.
 func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string][]keyPath) ([]int32, error) {
+	deleted, some, err := f.mark(batch, pos, keys)
+	if err != nil || !some {
+		return nil, err
+	}
+	keep := make([]int32, 0, len(deleted))
+	for i, d := range deleted {
+		if !d {
+			keep = append(keep, int32(i))
+		}
+	}
+	return keep, nil
+}
+
+// mark returns which of the batch's rows a delete removes, and whether
+// any is.
+func (f *deleteFilter) mark(batch arrow.RecordBatch, pos int64, keys map[string][]keyPath) ([]bool, bool, error) {
 	n := int(batch.NumRows())
 	deleted := make([]bool, n)
 	some := false
@@ -171,7 +188,7 @@ func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string]
 	for _, g := range f.equality {
 		paths, found := keys[g.ids]
 		if !found {
-			return nil, fmt.Errorf("no key columns for equality ids %s (internal error)", g.ids)
+			return nil, false, fmt.Errorf("no key columns for equality ids %s (internal error)", g.ids)
 		}
 		if len(g.sets) == 1 && len(paths) == 1 && len(paths[0]) == 1 {
 			if hit, ok := g.sets[0].intMatches(batch.Column(paths[0][0]), deleted); ok {
@@ -181,7 +198,7 @@ func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string]
 		}
 		enc, err := newKeyEncoder(batch, paths)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		for i := 0; i < n; i++ {
 			if deleted[i] {
@@ -197,16 +214,7 @@ func (f *deleteFilter) keep(batch arrow.RecordBatch, pos int64, keys map[string]
 			}
 		}
 	}
-	if !some {
-		return nil, nil
-	}
-	keep := make([]int32, 0, n)
-	for i, d := range deleted {
-		if !d {
-			keep = append(keep, int32(i))
-		}
-	}
-	return keep, nil
+	return deleted, some, nil
 }
 
 // intMatches marks the rows of an integer key column found in a set of

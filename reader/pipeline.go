@@ -140,7 +140,7 @@ func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 // finish turns one read batch into an output batch, or nil when deletes
 // remove every row. The caller releases the result; batch stays the
 // caller's.
-func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch, pos int64, del *deleteFilter) (arrow.RecordBatch, error) {
+func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow.RecordBatch, pos int64, del rowSelector) (arrow.RecordBatch, error) {
 	var keep []int32
 	if del != nil {
 		var err error
@@ -257,9 +257,9 @@ func (p *readPlan) release() {
 // files are loaded when the first batch arrives, so a task whose row
 // groups hold no rows never reads them. The rows emitted are recorded on
 // the task's span (Read's).
-func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, emit func(arrow.RecordBatch) error) error {
+func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, sel *deletedSelection, emit func(arrow.RecordBatch) error) error {
 	var (
-		del    *deleteFilter
+		del    rowSelector
 		loaded = len(p.task.Deletes) == 0
 		rows   int64
 	)
@@ -285,7 +285,7 @@ func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, em
 		}
 		if !loaded {
 			loaded = true
-			if del, err = r.loadDeletes(ctx, scan, p.task); err != nil {
+			if del, err = r.selector(ctx, scan, p.task, sel); err != nil {
 				batch.Release()
 				return err
 			}
@@ -301,7 +301,7 @@ func (r *Reader) run(ctx context.Context, scan Scan, p *readPlan, src source, em
 // step finishes one read batch and emits it, returning the rows emitted.
 // The batches are released by defers so that a panic on the way, which
 // Read recovers, leaves no Arrow memory behind.
-func (r *Reader) step(ctx context.Context, p *readPlan, batch arrow.RecordBatch, pos int64, del *deleteFilter, emit func(arrow.RecordBatch) error) (int64, error) {
+func (r *Reader) step(ctx context.Context, p *readPlan, batch arrow.RecordBatch, pos int64, del rowSelector, emit func(arrow.RecordBatch) error) (int64, error) {
 	defer batch.Release()
 	out, err := p.finish(ctx, r.mem, batch, pos, del)
 	if err != nil || out == nil {

@@ -159,7 +159,13 @@ type Scan struct {
 // bug met by a hostile file) is returned as an error wrapping
 // panics.ErrPanic that names the file, once the read's buffers and file are
 // released.
-func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arrow.RecordBatch) error) (err error) {
+func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arrow.RecordBatch) error) error {
+	return r.read(ctx, scan, task, nil, emit)
+}
+
+// read is Read, or ReadDeleted when sel is set: task then holds every
+// delete file sel names, so that the read has their equality keys.
+func (r *Reader) read(ctx context.Context, scan Scan, task *Task, sel *deletedSelection, emit func(arrow.RecordBatch) error) (err error) {
 	if task == nil {
 		return fmt.Errorf("%w: nil task", ErrInvalidTask)
 	}
@@ -211,7 +217,7 @@ func (r *Reader) Read(ctx context.Context, scan Scan, task *Task, emit func(arro
 	}
 	defer f.Close()
 	defer src.close()
-	return r.run(ctx, scan, plan, src, emit)
+	return r.run(ctx, scan, plan, src, sel, emit)
 }
 
 // knownSize returns a file size recorded in metadata (a manifest's

@@ -96,7 +96,7 @@ func TestValidationNamesFileAndStage(t *testing.T) {
 			src := &batchSource{batches: []arrow.RecordBatch{stringBatch(mem, "abcd", tc.offsets)}}
 			defer src.close()
 			var rows int64
-			err = r.run(context.Background(), scan, p, src, func(rec arrow.RecordBatch) error { rows += rec.NumRows(); return nil })
+			err = r.run(context.Background(), scan, p, src, nil, func(rec arrow.RecordBatch) error { rows += rec.NumRows(); return nil })
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("read failed: %v", err)
