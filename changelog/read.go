@@ -22,23 +22,36 @@ const (
 	UpdateAfter  = "UPDATE_AFTER"
 )
 
-// The change columns that follow the table's columns, in Spark's order.
-var changeFields = []arrow.Field{
-	{Name: "_change_type", Type: arrow.BinaryTypes.String},
-	{Name: "_change_ordinal", Type: arrow.PrimitiveTypes.Int32},
-	{Name: "_commit_snapshot_id", Type: arrow.PrimitiveTypes.Int64},
+// ChangeColumns are the columns that follow the table's in a change
+// stream, in Spark's order, with Iceberg Java's field ids
+// (MetadataColumns: Integer.MAX_VALUE - 104, - 105, - 106).
+var ChangeColumns = []iceberg.NestedField{
+	{ID: 2147483543, Name: "_change_type", Type: iceberg.StringType{}, Required: true, Doc: "Record type in changelog"},
+	{ID: 2147483542, Name: "_change_ordinal", Type: iceberg.IntType{}, Doc: "Change ordinal in changelog"},
+	{ID: 2147483541, Name: "_commit_snapshot_id", Type: iceberg.LongType{}, Doc: "Commit snapshot ID"},
+}
+
+// Schema returns the schema of a change stream of schema: its columns,
+// then ChangeColumns.
+func Schema(schema *iceberg.Schema) *iceberg.Schema {
+	fields := append(append([]iceberg.NestedField(nil), schema.Fields...), ChangeColumns...)
+	return iceberg.NewSchema(schema.ID, fields...)
 }
 
 // OutputSchema returns the Arrow schema of the batches Read emits for a
 // scan of schema: the table's columns as the reader reads them, then
 // _change_type (string), _change_ordinal (int) and _commit_snapshot_id
-// (long), as Spark's changelog view has them.
+// (long), as Spark's changelog view has them, with their field ids.
 func OutputSchema(schema *iceberg.Schema) (*arrow.Schema, error) {
 	rows, err := reader.OutputSchema(reader.Scan{Schema: schema})
 	if err != nil {
 		return nil, err
 	}
-	return arrow.NewSchema(append(append([]arrow.Field(nil), rows.Fields()...), changeFields...), nil), nil
+	changes, err := iceberg.ArrowSchema(iceberg.NewSchema(0, ChangeColumns...))
+	if err != nil {
+		return nil, err
+	}
+	return arrow.NewSchema(append(append([]arrow.Field(nil), rows.Fields()...), changes.Fields()...), nil), nil
 }
 
 // Read streams one unit of a change stream of t, calling emit with each

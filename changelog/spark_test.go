@@ -66,17 +66,6 @@ func sparkTable(t *testing.T, name string) (Table, sparkExpected) {
 	return Table{Name: "db." + name, MetadataLocation: mf, Metadata: md, IO: io}, want
 }
 
-// changeSchema is an Iceberg schema of the batches Read emits, for the
-// canonical row form: the table's columns and the change columns.
-func changeSchema(s *iceberg.Schema) *iceberg.Schema {
-	fields := append([]iceberg.NestedField(nil), s.Fields...)
-	fields = append(fields,
-		iceberg.NestedField{ID: -1, Name: "_change_type", Type: iceberg.StringType{}},
-		iceberg.NestedField{ID: -2, Name: "_change_ordinal", Type: iceberg.IntType{}},
-		iceberg.NestedField{ID: -3, Name: "_commit_snapshot_id", Type: iceberg.LongType{}})
-	return iceberg.NewSchema(0, fields...)
-}
-
 // canonicalChanges reads a change stream into canonical rows (with the
 // change columns), and into changes of canonical table rows.
 func canonicalChanges(t *testing.T, tb Table, r Request) (rows []string, changes []change, err error) {
@@ -88,7 +77,7 @@ func canonicalChanges(t *testing.T, tb Table, r Request) (rows []string, changes
 	if err != nil {
 		return nil, nil, err
 	}
-	full := changeSchema(scan.Schema)
+	full := Schema(scan.Schema)
 	for _, u := range scan.Units {
 		err := Read(ctx, tb, viaJSON(t, u), func(b arrow.RecordBatch) error {
 			defer b.Release()
@@ -154,7 +143,7 @@ func TestChangesEqualSparkChangelogView(t *testing.T) {
 			if rg.Error != "" {
 				refused++
 			} else {
-				wantRows, _ := canonicalSet(t, changeSchema(tb.Metadata.CurrentSchema()), rg.Rows)
+				wantRows, _ := canonicalSet(t, Schema(tb.Metadata.CurrentSchema()), rg.Rows)
 				if d := testutil.DiffRows(rows, wantRows); d != "" {
 					t.Errorf("%s: %s", label, d)
 				} else {

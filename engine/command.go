@@ -39,6 +39,18 @@ type jsonCommand struct {
 	CaseSensitive    *bool           `json:"case_sensitive"`
 	Dictionary       json.RawMessage `json:"dictionary"`
 	MetadataTable    string          `json:"metadata_table"`
+	Changes          *jsonChanges    `json:"changes"`
+}
+
+// jsonChanges is the "changes" key of a JSON command.
+type jsonChanges struct {
+	FromSnapshotID    *int64   `json:"from_snapshot_id"`
+	ToSnapshotID      *int64   `json:"to_snapshot_id"`
+	FromTimestampMs   *int64   `json:"from_timestamp_ms"`
+	ToTimestampMs     *int64   `json:"to_timestamp_ms"`
+	ToRef             string   `json:"to_ref"`
+	ComputeUpdates    bool     `json:"compute_updates"`
+	IdentifierColumns []string `json:"identifier_columns"`
 }
 
 // ParseDescriptor turns a Flight descriptor into a command. A PATH
@@ -127,6 +139,11 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		NoColumns:        jc.Columns != nil && len(jc.Columns) == 0,
 		MetadataTable:    jc.MetadataTable,
 	}
+	if c := jc.Changes; c != nil {
+		cmd.Changes = &iceflightv1.ChangeRange{FromSnapshotId: c.FromSnapshotID, ToSnapshotId: c.ToSnapshotID,
+			FromTimestampMs: c.FromTimestampMs, ToTimestampMs: c.ToTimestampMs, ToRef: c.ToRef,
+			ComputeUpdates: c.ComputeUpdates, IdentifierColumns: c.IdentifierColumns}
+	}
 	if err := parseDictionary(jc.Dictionary, cmd); err != nil {
 		return nil, err
 	}
@@ -175,6 +192,18 @@ func validateCommand(cmd *iceflightv1.Command) error {
 		return fmt.Errorf("%w: target_split_bytes %d is negative", ErrBadCommand, cmd.TargetSplitBytes)
 	case cmd.Limit != nil && *cmd.Limit < 0:
 		return fmt.Errorf("%w: limit %d is negative", ErrBadCommand, *cmd.Limit)
+	case cmd.Changes != nil && cmd.MetadataTable != "":
+		return fmt.Errorf("%w: a command reads changes or a metadata table, not both", ErrBadCommand)
+	case cmd.Changes != nil && (cmd.SnapshotId != nil || cmd.AsOfTimestampMs != nil || cmd.Ref != ""):
+		return fmt.Errorf("%w: a change stream takes its range in \"changes\", not snapshot_id, as_of_timestamp_ms or ref", ErrBadCommand)
+	}
+	if c := cmd.Changes; c != nil {
+		switch {
+		case c.FromSnapshotId != nil && c.FromTimestampMs != nil:
+			return fmt.Errorf("%w: changes: from_snapshot_id or from_timestamp_ms, not both", ErrBadCommand)
+		case (c.ToSnapshotId != nil) && (c.ToTimestampMs != nil || c.ToRef != "") || c.ToTimestampMs != nil && c.ToRef != "":
+			return fmt.Errorf("%w: changes: one of to_snapshot_id, to_timestamp_ms and to_ref", ErrBadCommand)
+		}
 	}
 	for _, c := range cmd.Columns {
 		if c == "" {

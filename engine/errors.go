@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/iceflight/iceflight/catalog"
+	"github.com/iceflight/iceflight/changelog"
 	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/expr"
@@ -135,16 +136,18 @@ func Code(err error) codes.Code {
 		return codes.Unimplemented
 	case errors.Is(err, ErrBadCommand), errors.Is(err, errTooLarge), errors.Is(err, catalog.ErrInvalidIdentifier),
 		errors.Is(err, planner.ErrInvalidRequest), errors.Is(err, iceberg.ErrFieldNotFound),
-		errors.Is(err, expr.ErrInvalidFilter), errors.Is(err, metatable.ErrUnknownKind), errors.Is(err, metatable.ErrNoTimeTravel):
+		errors.Is(err, expr.ErrInvalidFilter), errors.Is(err, metatable.ErrUnknownKind), errors.Is(err, metatable.ErrNoTimeTravel),
+		errors.Is(err, changelog.ErrInvalidRequest):
 		return codes.InvalidArgument
 	case errors.Is(err, catalog.ErrTableNotFound), errors.Is(err, iceberg.ErrSnapshotNotFound),
-		errors.Is(err, fileio.ErrNotFound):
+		errors.Is(err, fileio.ErrNotFound), errors.Is(err, changelog.ErrSnapshotNotFound), errors.Is(err, changelog.ErrSnapshotExpired):
 		return codes.NotFound
 	case errors.Is(err, fileio.ErrUnavailable):
 		return codes.Unavailable
 	case errors.Is(err, iceberg.ErrInvalidMetadata), errors.Is(err, reader.ErrSchemaMismatch), errors.Is(err, reader.ErrInvalidTask),
 		errors.Is(err, reader.ErrCorruptFile), errors.Is(err, reader.ErrCorruptDeletionVector),
-		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular), errors.Is(err, errNoProfile):
+		errors.Is(err, fileio.ErrTooLarge), errors.Is(err, fileio.ErrNotRegular), errors.Is(err, errNoProfile),
+		errors.Is(err, changelog.ErrGroupTooLarge), errors.Is(err, changelog.ErrDuplicateIdentifier):
 		// Metadata or data files that break the spec are the table's fault,
 		// not a bug here, and retrying will not help.
 		return codes.FailedPrecondition

@@ -273,8 +273,11 @@ func (e *Engine) PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc
 		return nil, err
 	}
 	defer release()
-	if cmd.MetadataTable != "" {
+	switch {
+	case cmd.MetadataTable != "":
 		return e.planMetadataTable(ctx, cmd, desc, tbl, req)
+	case cmd.Changes != nil:
+		return e.planChanges(ctx, cmd, desc, tbl, req)
 	}
 	call := CallInfoFrom(ctx)
 	plan, err := e.planner.Plan(ctx, plannerTable(tbl), req)
@@ -306,8 +309,11 @@ func (e *Engine) CommandSchema(ctx context.Context, cmd *iceflightv1.Command) (*
 		return nil, err
 	}
 	defer release()
-	if cmd.MetadataTable != "" {
+	switch {
+	case cmd.MetadataTable != "":
 		return metadataTableSchema(cmd, tbl, req)
+	case cmd.Changes != nil:
+		return changesSchema(cmd, tbl, req)
 	}
 	schema, err := planner.ProjectedSchema(tbl.Metadata, req)
 	if err != nil {

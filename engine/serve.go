@@ -114,8 +114,11 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 		call.AddServed(rec.NumRows(), n)
 		return nil
 	}))
-	if len(t.MetadataUnit) > 0 {
+	switch {
+	case len(t.MetadataUnit) > 0:
 		return e.streamMetadataTicket(ctx, t, begin, emit)
+	case len(t.ChangeUnit) > 0:
+		return e.streamChangeTicket(ctx, t, begin, emit)
 	}
 	rd, err := e.readerFor(ctx, t)
 	if err != nil {

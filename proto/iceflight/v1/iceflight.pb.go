@@ -162,6 +162,9 @@ type Command struct {
 	// metadata_table reads one of the table's metadata tables ("files",
 	// "snapshots", "entries" ...; Iceberg Java's names) instead of its rows.
 	MetadataTable string `protobuf:"bytes,14,opt,name=metadata_table,json=metadataTable,proto3" json:"metadata_table,omitempty"`
+	// changes streams the rows inserted and deleted between two snapshots
+	// instead of the rows of one.
+	Changes       *ChangeRange `protobuf:"bytes,15,opt,name=changes,proto3" json:"changes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -294,6 +297,112 @@ func (x *Command) GetMetadataTable() string {
 	return ""
 }
 
+func (x *Command) GetChanges() *ChangeRange {
+	if x != nil {
+		return x.Changes
+	}
+	return nil
+}
+
+// ChangeRange is the range of a change stream: the changes committed after
+// the start (a snapshot, or the snapshot current at a time; none: the
+// table's first) up to and including the end (a snapshot, the snapshot
+// current at a time, or a branch or tag; none: the current snapshot).
+type ChangeRange struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	FromSnapshotId  *int64                 `protobuf:"varint,1,opt,name=from_snapshot_id,json=fromSnapshotId,proto3,oneof" json:"from_snapshot_id,omitempty"`
+	ToSnapshotId    *int64                 `protobuf:"varint,2,opt,name=to_snapshot_id,json=toSnapshotId,proto3,oneof" json:"to_snapshot_id,omitempty"`
+	FromTimestampMs *int64                 `protobuf:"varint,3,opt,name=from_timestamp_ms,json=fromTimestampMs,proto3,oneof" json:"from_timestamp_ms,omitempty"`
+	ToTimestampMs   *int64                 `protobuf:"varint,4,opt,name=to_timestamp_ms,json=toTimestampMs,proto3,oneof" json:"to_timestamp_ms,omitempty"`
+	ToRef           string                 `protobuf:"bytes,5,opt,name=to_ref,json=toRef,proto3" json:"to_ref,omitempty"`
+	// compute_updates pairs a delete and an insert of one identifier in one
+	// snapshot into update_before and update_after, by identifier_columns
+	// or the table's identifier fields.
+	ComputeUpdates    bool     `protobuf:"varint,6,opt,name=compute_updates,json=computeUpdates,proto3" json:"compute_updates,omitempty"`
+	IdentifierColumns []string `protobuf:"bytes,7,rep,name=identifier_columns,json=identifierColumns,proto3" json:"identifier_columns,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ChangeRange) Reset() {
+	*x = ChangeRange{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ChangeRange) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ChangeRange) ProtoMessage() {}
+
+func (x *ChangeRange) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ChangeRange.ProtoReflect.Descriptor instead.
+func (*ChangeRange) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *ChangeRange) GetFromSnapshotId() int64 {
+	if x != nil && x.FromSnapshotId != nil {
+		return *x.FromSnapshotId
+	}
+	return 0
+}
+
+func (x *ChangeRange) GetToSnapshotId() int64 {
+	if x != nil && x.ToSnapshotId != nil {
+		return *x.ToSnapshotId
+	}
+	return 0
+}
+
+func (x *ChangeRange) GetFromTimestampMs() int64 {
+	if x != nil && x.FromTimestampMs != nil {
+		return *x.FromTimestampMs
+	}
+	return 0
+}
+
+func (x *ChangeRange) GetToTimestampMs() int64 {
+	if x != nil && x.ToTimestampMs != nil {
+		return *x.ToTimestampMs
+	}
+	return 0
+}
+
+func (x *ChangeRange) GetToRef() string {
+	if x != nil {
+		return x.ToRef
+	}
+	return ""
+}
+
+func (x *ChangeRange) GetComputeUpdates() bool {
+	if x != nil {
+		return x.ComputeUpdates
+	}
+	return false
+}
+
+func (x *ChangeRange) GetIdentifierColumns() []string {
+	if x != nil {
+		return x.IdentifierColumns
+	}
+	return nil
+}
+
 // DeleteFile is a delete file that applies to a task's data file.
 type DeleteFile struct {
 	state              protoimpl.MessageState `protogen:"open.v1"`
@@ -316,7 +425,7 @@ type DeleteFile struct {
 
 func (x *DeleteFile) Reset() {
 	*x = DeleteFile{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[1]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -328,7 +437,7 @@ func (x *DeleteFile) String() string {
 func (*DeleteFile) ProtoMessage() {}
 
 func (x *DeleteFile) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[1]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -341,7 +450,7 @@ func (x *DeleteFile) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteFile.ProtoReflect.Descriptor instead.
 func (*DeleteFile) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{1}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *DeleteFile) GetPath() string {
@@ -436,7 +545,7 @@ type PartitionConstant struct {
 
 func (x *PartitionConstant) Reset() {
 	*x = PartitionConstant{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[2]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -448,7 +557,7 @@ func (x *PartitionConstant) String() string {
 func (*PartitionConstant) ProtoMessage() {}
 
 func (x *PartitionConstant) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[2]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -461,7 +570,7 @@ func (x *PartitionConstant) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartitionConstant.ProtoReflect.Descriptor instead.
 func (*PartitionConstant) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{2}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PartitionConstant) GetFieldId() int32 {
@@ -517,7 +626,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[3]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -529,7 +638,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[3]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -542,7 +651,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{3}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Task) GetPath() string {
@@ -728,15 +837,18 @@ type Ticket struct {
 	// files are (a relocated table), and remap_base resolves relative ones:
 	// the worker reads the manifests a metadata unit names through them, as
 	// the coordinator did.
-	Remap         []*RemapRule `protobuf:"bytes,26,rep,name=remap,proto3" json:"remap,omitempty"`
-	RemapBase     string       `protobuf:"bytes,27,opt,name=remap_base,json=remapBase,proto3" json:"remap_base,omitempty"`
+	Remap     []*RemapRule `protobuf:"bytes,26,rep,name=remap,proto3" json:"remap,omitempty"`
+	RemapBase string       `protobuf:"bytes,27,opt,name=remap_base,json=remapBase,proto3" json:"remap_base,omitempty"`
+	// change_unit is a unit of a change stream (changelog.Unit as JSON) that
+	// the ticket streams instead of tasks.
+	ChangeUnit    []byte `protobuf:"bytes,28,opt,name=change_unit,json=changeUnit,proto3" json:"change_unit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[4]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -748,7 +860,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[4]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -761,7 +873,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{4}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Ticket) GetVersion() uint32 {
@@ -911,6 +1023,13 @@ func (x *Ticket) GetRemapBase() string {
 	return ""
 }
 
+func (x *Ticket) GetChangeUnit() []byte {
+	if x != nil {
+		return x.ChangeUnit
+	}
+	return nil
+}
+
 // RemapRule maps locations below from to the same place below to.
 type RemapRule struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -922,7 +1041,7 @@ type RemapRule struct {
 
 func (x *RemapRule) Reset() {
 	*x = RemapRule{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1053,7 @@ func (x *RemapRule) String() string {
 func (*RemapRule) ProtoMessage() {}
 
 func (x *RemapRule) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[5]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1066,7 @@ func (x *RemapRule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemapRule.ProtoReflect.Descriptor instead.
 func (*RemapRule) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{5}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RemapRule) GetFrom() string {
@@ -977,7 +1096,7 @@ type Schema struct {
 
 func (x *Schema) Reset() {
 	*x = Schema{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -989,7 +1108,7 @@ func (x *Schema) String() string {
 func (*Schema) ProtoMessage() {}
 
 func (x *Schema) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1002,7 +1121,7 @@ func (x *Schema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Schema.ProtoReflect.Descriptor instead.
 func (*Schema) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Schema) GetSchemaId() int32 {
@@ -1045,7 +1164,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1057,7 +1176,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1070,7 +1189,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Field) GetId() int32 {
@@ -1131,7 +1250,7 @@ type Type struct {
 
 func (x *Type) Reset() {
 	*x = Type{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1262,7 @@ func (x *Type) String() string {
 func (*Type) ProtoMessage() {}
 
 func (x *Type) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1275,7 @@ func (x *Type) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Type.ProtoReflect.Descriptor instead.
 func (*Type) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Type) GetKind() isType_Kind {
@@ -1241,7 +1360,7 @@ type StructType struct {
 
 func (x *StructType) Reset() {
 	*x = StructType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1253,7 +1372,7 @@ func (x *StructType) String() string {
 func (*StructType) ProtoMessage() {}
 
 func (x *StructType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1266,7 +1385,7 @@ func (x *StructType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructType.ProtoReflect.Descriptor instead.
 func (*StructType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StructType) GetFields() []*Field {
@@ -1287,7 +1406,7 @@ type ListType struct {
 
 func (x *ListType) Reset() {
 	*x = ListType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1299,7 +1418,7 @@ func (x *ListType) String() string {
 func (*ListType) ProtoMessage() {}
 
 func (x *ListType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1312,7 +1431,7 @@ func (x *ListType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListType.ProtoReflect.Descriptor instead.
 func (*ListType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListType) GetElementId() int32 {
@@ -1349,7 +1468,7 @@ type MapType struct {
 
 func (x *MapType) Reset() {
 	*x = MapType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1361,7 +1480,7 @@ func (x *MapType) String() string {
 func (*MapType) ProtoMessage() {}
 
 func (x *MapType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1374,7 +1493,7 @@ func (x *MapType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapType.ProtoReflect.Descriptor instead.
 func (*MapType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *MapType) GetKeyId() int32 {
@@ -1423,7 +1542,7 @@ type NameMapping struct {
 
 func (x *NameMapping) Reset() {
 	*x = NameMapping{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1435,7 +1554,7 @@ func (x *NameMapping) String() string {
 func (*NameMapping) ProtoMessage() {}
 
 func (x *NameMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1448,7 +1567,7 @@ func (x *NameMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameMapping.ProtoReflect.Descriptor instead.
 func (*NameMapping) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *NameMapping) GetFields() []*MappedField {
@@ -1469,7 +1588,7 @@ type MappedField struct {
 
 func (x *MappedField) Reset() {
 	*x = MappedField{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1481,7 +1600,7 @@ func (x *MappedField) String() string {
 func (*MappedField) ProtoMessage() {}
 
 func (x *MappedField) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1494,7 +1613,7 @@ func (x *MappedField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MappedField.ProtoReflect.Descriptor instead.
 func (*MappedField) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MappedField) GetFieldId() int32 {
@@ -1531,7 +1650,7 @@ type SignedTicket struct {
 
 func (x *SignedTicket) Reset() {
 	*x = SignedTicket{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1662,7 @@ func (x *SignedTicket) String() string {
 func (*SignedTicket) ProtoMessage() {}
 
 func (x *SignedTicket) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1675,7 @@ func (x *SignedTicket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedTicket.ProtoReflect.Descriptor instead.
 func (*SignedTicket) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{14}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SignedTicket) GetPayload() []byte {
@@ -1584,7 +1703,7 @@ var File_proto_iceflight_v1_iceflight_proto protoreflect.FileDescriptor
 
 const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
-	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\xb5\x04\n" +
+	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\xea\x04\n" +
 	"\aCommand\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x18\n" +
 	"\acolumns\x18\x02 \x03(\tR\acolumns\x12$\n" +
@@ -1602,11 +1721,24 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"no_columns\x18\v \x01(\bR\tnoColumns\x12%\n" +
 	"\x0edictionary_all\x18\f \x01(\bR\rdictionaryAll\x12-\n" +
 	"\x12dictionary_columns\x18\r \x03(\tR\x11dictionaryColumns\x12%\n" +
-	"\x0emetadata_table\x18\x0e \x01(\tR\rmetadataTableB\x0e\n" +
+	"\x0emetadata_table\x18\x0e \x01(\tR\rmetadataTable\x123\n" +
+	"\achanges\x18\x0f \x01(\v2\x19.iceflight.v1.ChangeRangeR\achangesB\x0e\n" +
 	"\f_snapshot_idB\x15\n" +
 	"\x13_as_of_timestamp_msB\b\n" +
 	"\x06_limitB\x11\n" +
-	"\x0f_case_sensitive\"\xaa\x03\n" +
+	"\x0f_case_sensitive\"\x86\x03\n" +
+	"\vChangeRange\x12-\n" +
+	"\x10from_snapshot_id\x18\x01 \x01(\x03H\x00R\x0efromSnapshotId\x88\x01\x01\x12)\n" +
+	"\x0eto_snapshot_id\x18\x02 \x01(\x03H\x01R\ftoSnapshotId\x88\x01\x01\x12/\n" +
+	"\x11from_timestamp_ms\x18\x03 \x01(\x03H\x02R\x0ffromTimestampMs\x88\x01\x01\x12+\n" +
+	"\x0fto_timestamp_ms\x18\x04 \x01(\x03H\x03R\rtoTimestampMs\x88\x01\x01\x12\x15\n" +
+	"\x06to_ref\x18\x05 \x01(\tR\x05toRef\x12'\n" +
+	"\x0fcompute_updates\x18\x06 \x01(\bR\x0ecomputeUpdates\x12-\n" +
+	"\x12identifier_columns\x18\a \x03(\tR\x11identifierColumnsB\x13\n" +
+	"\x11_from_snapshot_idB\x11\n" +
+	"\x0f_to_snapshot_idB\x14\n" +
+	"\x12_from_timestamp_msB\x12\n" +
+	"\x10_to_timestamp_ms\"\xaa\x03\n" +
 	"\n" +
 	"DeleteFile\x12\x12\n" +
 	"\x04path\x18\x01 \x01(\tR\x04path\x120\n" +
@@ -1646,7 +1778,7 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\xf8\a\n" +
+	"\r_first_row_id\"\x99\b\n" +
 	"\x06Ticket\x12\x18\n" +
 	"\aversion\x18\x13 \x01(\rR\aversion\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
@@ -1672,7 +1804,9 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\rmetadata_unit\x18\x19 \x01(\fR\fmetadataUnit\x12-\n" +
 	"\x05remap\x18\x1a \x03(\v2\x17.iceflight.v1.RemapRuleR\x05remap\x12\x1d\n" +
 	"\n" +
-	"remap_base\x18\x1b \x01(\tR\tremapBaseJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"/\n" +
+	"remap_base\x18\x1b \x01(\tR\tremapBase\x12\x1f\n" +
+	"\vchange_unit\x18\x1c \x01(\fR\n" +
+	"changeUnitJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"/\n" +
 	"\tRemapRule\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\"\x84\x01\n" +
@@ -1746,54 +1880,56 @@ func file_proto_iceflight_v1_iceflight_proto_rawDescGZIP() []byte {
 }
 
 var file_proto_iceflight_v1_iceflight_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(FileFormat)(0),           // 0: iceflight.v1.FileFormat
 	(DeleteKind)(0),           // 1: iceflight.v1.DeleteKind
 	(*Command)(nil),           // 2: iceflight.v1.Command
-	(*DeleteFile)(nil),        // 3: iceflight.v1.DeleteFile
-	(*PartitionConstant)(nil), // 4: iceflight.v1.PartitionConstant
-	(*Task)(nil),              // 5: iceflight.v1.Task
-	(*Ticket)(nil),            // 6: iceflight.v1.Ticket
-	(*RemapRule)(nil),         // 7: iceflight.v1.RemapRule
-	(*Schema)(nil),            // 8: iceflight.v1.Schema
-	(*Field)(nil),             // 9: iceflight.v1.Field
-	(*Type)(nil),              // 10: iceflight.v1.Type
-	(*StructType)(nil),        // 11: iceflight.v1.StructType
-	(*ListType)(nil),          // 12: iceflight.v1.ListType
-	(*MapType)(nil),           // 13: iceflight.v1.MapType
-	(*NameMapping)(nil),       // 14: iceflight.v1.NameMapping
-	(*MappedField)(nil),       // 15: iceflight.v1.MappedField
-	(*SignedTicket)(nil),      // 16: iceflight.v1.SignedTicket
+	(*ChangeRange)(nil),       // 3: iceflight.v1.ChangeRange
+	(*DeleteFile)(nil),        // 4: iceflight.v1.DeleteFile
+	(*PartitionConstant)(nil), // 5: iceflight.v1.PartitionConstant
+	(*Task)(nil),              // 6: iceflight.v1.Task
+	(*Ticket)(nil),            // 7: iceflight.v1.Ticket
+	(*RemapRule)(nil),         // 8: iceflight.v1.RemapRule
+	(*Schema)(nil),            // 9: iceflight.v1.Schema
+	(*Field)(nil),             // 10: iceflight.v1.Field
+	(*Type)(nil),              // 11: iceflight.v1.Type
+	(*StructType)(nil),        // 12: iceflight.v1.StructType
+	(*ListType)(nil),          // 13: iceflight.v1.ListType
+	(*MapType)(nil),           // 14: iceflight.v1.MapType
+	(*NameMapping)(nil),       // 15: iceflight.v1.NameMapping
+	(*MappedField)(nil),       // 16: iceflight.v1.MappedField
+	(*SignedTicket)(nil),      // 17: iceflight.v1.SignedTicket
 }
 var file_proto_iceflight_v1_iceflight_proto_depIdxs = []int32{
-	0,  // 0: iceflight.v1.DeleteFile.format:type_name -> iceflight.v1.FileFormat
-	1,  // 1: iceflight.v1.DeleteFile.kind:type_name -> iceflight.v1.DeleteKind
-	0,  // 2: iceflight.v1.Task.format:type_name -> iceflight.v1.FileFormat
-	4,  // 3: iceflight.v1.Task.constants:type_name -> iceflight.v1.PartitionConstant
-	3,  // 4: iceflight.v1.Task.deletes:type_name -> iceflight.v1.DeleteFile
-	8,  // 5: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
-	14, // 6: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
-	5,  // 7: iceflight.v1.Ticket.tasks:type_name -> iceflight.v1.Task
-	8,  // 8: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
-	8,  // 9: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
-	7,  // 10: iceflight.v1.Ticket.remap:type_name -> iceflight.v1.RemapRule
-	9,  // 11: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
-	10, // 12: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
-	11, // 13: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
-	12, // 14: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
-	13, // 15: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
-	9,  // 16: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
-	10, // 17: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
-	10, // 18: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
-	10, // 19: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
-	15, // 20: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
-	15, // 21: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
-	22, // [22:22] is the sub-list for method output_type
-	22, // [22:22] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	3,  // 0: iceflight.v1.Command.changes:type_name -> iceflight.v1.ChangeRange
+	0,  // 1: iceflight.v1.DeleteFile.format:type_name -> iceflight.v1.FileFormat
+	1,  // 2: iceflight.v1.DeleteFile.kind:type_name -> iceflight.v1.DeleteKind
+	0,  // 3: iceflight.v1.Task.format:type_name -> iceflight.v1.FileFormat
+	5,  // 4: iceflight.v1.Task.constants:type_name -> iceflight.v1.PartitionConstant
+	4,  // 5: iceflight.v1.Task.deletes:type_name -> iceflight.v1.DeleteFile
+	9,  // 6: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
+	15, // 7: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
+	6,  // 8: iceflight.v1.Ticket.tasks:type_name -> iceflight.v1.Task
+	9,  // 9: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
+	9,  // 10: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
+	8,  // 11: iceflight.v1.Ticket.remap:type_name -> iceflight.v1.RemapRule
+	10, // 12: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
+	11, // 13: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
+	12, // 14: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
+	13, // 15: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
+	14, // 16: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
+	10, // 17: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
+	11, // 18: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
+	11, // 19: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
+	11, // 20: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
+	16, // 21: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
+	16, // 22: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
+	23, // [23:23] is the sub-list for method output_type
+	23, // [23:23] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_proto_iceflight_v1_iceflight_proto_init() }
@@ -1802,23 +1938,24 @@ func file_proto_iceflight_v1_iceflight_proto_init() {
 		return
 	}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[0].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[2].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[1].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[3].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[7].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[8].OneofWrappers = []any{
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[4].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[8].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[9].OneofWrappers = []any{
 		(*Type_Primitive)(nil),
 		(*Type_Struct)(nil),
 		(*Type_List)(nil),
 		(*Type_Map)(nil),
 	}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[13].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_iceflight_v1_iceflight_proto_rawDesc), len(file_proto_iceflight_v1_iceflight_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   15,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
