@@ -240,6 +240,23 @@ func bind(sel *Select, id catalog.Identifier, schemaOf func(*iceflightv1.Command
 		}
 		q.cmd.AsOfTimestampMs = &ms
 	}
+	if c := sel.Changes; c != nil {
+		r := &iceflightv1.ChangeRange{FromSnapshotId: c.FromID, ToSnapshotId: c.ToID}
+		for _, b := range []struct {
+			text string
+			ms   **int64
+		}{{c.FromTime, &r.FromTimestampMs}, {c.ToTime, &r.ToTimestampMs}} {
+			if b.text == "" {
+				continue
+			}
+			ms, err := parseAsOf(b.text)
+			if err != nil {
+				return nil, err
+			}
+			*b.ms = &ms
+		}
+		q.cmd.Changes = r
+	}
 	schema, err := schemaOf(q.cmd)
 	if err != nil {
 		return nil, err

@@ -173,7 +173,7 @@ func (s *server) prepare(ctx context.Context, sql string, params []string) (*Sel
 	schemaOf := func(cmd *iceflightv1.Command) (*arrow.Schema, error) {
 		var err error
 		schema, err = s.engine.CommandSchema(ctx, &iceflightv1.Command{Table: cmd.Table, SnapshotId: cmd.SnapshotId,
-			AsOfTimestampMs: cmd.AsOfTimestampMs, Ref: cmd.Ref, MetadataTable: kind})
+			AsOfTimestampMs: cmd.AsOfTimestampMs, Ref: cmd.Ref, MetadataTable: kind, Changes: cmd.Changes})
 		return schema, err
 	}
 	q, err := bind(sel, id, schemaOf, params)

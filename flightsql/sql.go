@@ -38,6 +38,16 @@ type Select struct {
 	Params []int
 	// Limit is LIMIT n.
 	Limit *int64
+	// Changes is FROM table_changes('table', from [, to]): the table's
+	// changes after from up to to, instead of its rows.
+	Changes *ChangeBounds
+}
+
+// ChangeBounds are the bounds of table_changes: each a snapshot id or the
+// text of a timestamp; a nil end is the current snapshot.
+type ChangeBounds struct {
+	FromID, ToID     *int64
+	FromTime, ToTime string
 }
 
 // Column is one selected column: a name, possibly qualified by the table
@@ -82,6 +92,7 @@ type UnsupportedError struct {
 
 // Supported says what the subset is, for the error messages.
 const Supported = `supported: SELECT <*, columns [AS alias], or COUNT(*)> FROM [catalog.]namespace.table ` +
+	`(or table$files ..., or table_changes('namespace.table', <from snapshot id or 'timestamp'> [, <to>])) ` +
 	`[FOR SYSTEM_VERSION AS OF <snapshot id> | FOR VERSION AS OF <snapshot id or 'branch'> | FOR SYSTEM_TIME AS OF '<timestamp>'] ` +
 	`[WHERE <filter>] [LIMIT n]`
 
@@ -172,12 +183,23 @@ func Parse(sql string) (*Select, error) {
 	if sel.Table, err = p.path("a table name"); err != nil {
 		return nil, err
 	}
+	if len(sel.Table) == 1 && !sel.Table[0].Quoted && strings.EqualFold(sel.Table[0].Name, "table_changes") && isPunct(p.peek(), "(") {
+		if err := p.tableChanges(sel); err != nil {
+			return nil, err
+		}
+	}
 	if t := p.peek(); isPunct(t, ",") || isPunct(t, "(") {
 		what := "more than one table (a comma join)"
 		if t.Text == "(" {
 			what = "table functions"
 		}
 		return nil, &UnsupportedError{Pos: t.Pos, Construct: what}
+	}
+	if sel.Changes != nil && !sel.Star && !sel.Count {
+		return nil, &UnsupportedError{Pos: sel.Columns[0].Pos, Construct: "a select list with table_changes (SELECT * or COUNT(*); the JSON command's \"columns\" projects a change stream)"}
+	}
+	if t := p.peek(); is(t, "FOR") && sel.Changes != nil {
+		return nil, &UnsupportedError{Pos: t.Pos, Construct: "FOR ... AS OF with table_changes (its arguments bound the range)"}
 	}
 	if t := p.peek(); is(t, "FOR") {
 		if err := p.timeTravel(sel); err != nil {
@@ -399,6 +421,54 @@ func (p *parser) selectList(sel *Select) error {
 }
 
 // timeTravel reads FOR ... AS OF ...
+// tableChanges reads the arguments of table_changes after its name: the
+// table's name as a string, the exclusive start and the optional end, each
+// a snapshot id or a timestamp string.
+func (p *parser) tableChanges(sel *Select) error {
+	p.next() // (
+	name := p.next()
+	if name.Kind != expr.TokString {
+		return &SyntaxError{Pos: name.Pos, Msg: "table_changes takes the table's name as a string first, such as 'db.t', found " + describe(name)}
+	}
+	sel.Table = nil
+	for i, part := range strings.Split(name.Text, ".") {
+		if part == "" {
+			return &SyntaxError{Pos: name.Pos, Msg: "table_changes: " + strconv.Quote(name.Text) + " is no table name"}
+		}
+		sel.Table = append(sel.Table, Ident{Name: part, Pos: name.Pos + i})
+	}
+	sel.Changes = &ChangeBounds{}
+	bound := func(id **int64, ts *string, what string) error {
+		t := p.next()
+		switch t.Kind {
+		case expr.TokNumber:
+			n, err := strconv.ParseInt(t.Text, 10, 64)
+			if err != nil {
+				return &SyntaxError{Pos: t.Pos, Msg: "table_changes: a snapshot id is a whole number, found " + describe(t)}
+			}
+			*id = &n
+			return nil
+		case expr.TokString:
+			*ts = t.Text
+			return nil
+		}
+		return &SyntaxError{Pos: t.Pos, Msg: "table_changes: the " + what + " is a snapshot id or a timestamp string, found " + describe(t)}
+	}
+	if err := p.expectPunct(",", "after the table's name in table_changes"); err != nil {
+		return err
+	}
+	if err := bound(&sel.Changes.FromID, &sel.Changes.FromTime, "start"); err != nil {
+		return err
+	}
+	if isPunct(p.peek(), ",") {
+		p.next()
+		if err := bound(&sel.Changes.ToID, &sel.Changes.ToTime, "end"); err != nil {
+			return err
+		}
+	}
+	return p.expectPunct(")", "to close table_changes")
+}
+
 func (p *parser) timeTravel(sel *Select) error {
 	p.next() // FOR
 	kind := p.next()

@@ -142,6 +142,12 @@ func TestParseErrors(t *testing.T) {
 		{"INSERT INTO ns.t VALUES (1)", true, 1, "INSERT statements"},
 		{"SELECT * FROM ns.t FOR SYSTEM_VERSION AS OF 'main'", false, 45, "takes a snapshot id"},
 		{"SELECT * FROM ns.t FOR SYSTEM_TIME AS OF now", false, 42, "timestamp string"},
+		{"SELECT * FROM table_changes(ns.t, 1)", false, 29, "the table's name as a string"},
+		{"SELECT * FROM table_changes('ns.t')", false, 35, "expected ',' after the table's name"},
+		{"SELECT * FROM table_changes('ns.t', x)", false, 37, "snapshot id or a timestamp string"},
+		{"SELECT * FROM table_changes('ns.t', 1, 2", false, 41, "to close table_changes"},
+		{"SELECT a FROM table_changes('ns.t', 1)", true, 8, "a select list with table_changes"},
+		{"SELECT * FROM table_changes('ns.t', 1) FOR SYSTEM_VERSION AS OF 2", true, 40, "FOR ... AS OF with table_changes"},
 	} {
 		t.Run(tc.sql, func(t *testing.T) {
 			t.Parallel()

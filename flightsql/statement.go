@@ -64,7 +64,7 @@ func (s *server) count(ctx context.Context, q *query) (int64, error) {
 	// LIMIT bounds the answer's one row, not the rows counted.
 	cmd := proto.Clone(q.cmd).(*iceflightv1.Command)
 	cmd.Limit = nil
-	if cmd.Filter == "" && cmd.SnapshotId == nil && cmd.AsOfTimestampMs == nil && cmd.Ref == "" && cmd.MetadataTable == "" {
+	if cmd.Filter == "" && cmd.SnapshotId == nil && cmd.AsOfTimestampMs == nil && cmd.Ref == "" && cmd.MetadataTable == "" && cmd.Changes == nil {
 		t, err := s.engine.LoadTable(ctx, cmd.Table)
 		if err != nil {
 			return 0, err

@@ -128,6 +128,27 @@ func TestFlightSQLWithArrowGosClient(t *testing.T) {
 		})
 	}
 
+	t.Run("table_changes streams a change stream", func(t *testing.T) {
+		for _, tc := range []struct{ sql, plain string }{
+			{"SELECT * FROM table_changes('samples.history', '1970-01-01 00:00:00')", `{"table": "samples.history", "changes": {}}`},
+			{fmt.Sprintf("SELECT * FROM table_changes('samples.history', '1970-01-01 00:00:00', %d) WHERE id > 5", history),
+				fmt.Sprintf(`{"table": "samples.history", "changes": {"to_snapshot_id": %d}, "filter": "id > 5"}`, history)},
+		} {
+			info, err := c.Execute(ctx, tc.sql)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.sql, err)
+			}
+			_, got := readInfo(ctx, t, info, onConn)
+			want := plainRows(ctx, t, fc, tc.plain)
+			if len(want) == 0 || !slices.Equal(got, want) {
+				t.Errorf("%s: %d rows, the plain protocol %d (equal: %v)", tc.sql, len(got), len(want), slices.Equal(got, want))
+			}
+		}
+		if _, err := c.Execute(ctx, "SELECT id FROM table_changes('samples.history', 1)"); status.Code(err) != codes.Unimplemented {
+			t.Errorf("a select list with table_changes: %v, want Unimplemented", err)
+		}
+	})
+
 	t.Run("COUNT(*) of a metadata table counts its rows", func(t *testing.T) {
 		info, err := c.Execute(ctx, "SELECT COUNT(*) FROM samples.trips$files")
 		if err != nil {
