@@ -49,6 +49,28 @@ type Command struct {
 	// ("files", "snapshots", "entries" ...: Iceberg Java's names, columns
 	// and types); Columns and Filter then name its columns. See Inspect.
 	MetadataTable string
+	// Changes, when set, streams the rows inserted and deleted between two
+	// snapshots instead of the rows of one (see Changes).
+	Changes *Changes
+}
+
+// Changes is the range of a change stream: the changes committed after
+// the start (FromSnapshotID, or the snapshot current at FromTimestampMs;
+// neither: the table's first) up to and including the end (ToSnapshotID,
+// the snapshot current at ToTimestampMs, the branch or tag ToRef; none:
+// the current snapshot). The batches have the table's columns, then
+// _change_type, _change_ordinal and _commit_snapshot_id, as Spark's
+// changelog view; ComputeUpdates pairs a delete and an insert of one
+// identifier (IdentifierColumns, or the table's identifier fields) into
+// UPDATE_BEFORE and UPDATE_AFTER.
+type Changes struct {
+	FromSnapshotID    *int64   `json:"from_snapshot_id,omitempty"`
+	ToSnapshotID      *int64   `json:"to_snapshot_id,omitempty"`
+	FromTimestampMs   *int64   `json:"from_timestamp_ms,omitempty"`
+	ToTimestampMs     *int64   `json:"to_timestamp_ms,omitempty"`
+	ToRef             string   `json:"to_ref,omitempty"`
+	ComputeUpdates    bool     `json:"compute_updates,omitempty"`
+	IdentifierColumns []string `json:"identifier_columns,omitempty"`
 }
 
 // Int64 returns a pointer to v, for Command.SnapshotID.
@@ -73,6 +95,7 @@ type wireCommand struct {
 	CaseSensitive    *bool           `json:"case_sensitive,omitempty"`
 	Dictionary       any             `json:"dictionary,omitempty"`
 	MetadataTable    string          `json:"metadata_table,omitempty"`
+	Changes          *Changes        `json:"changes,omitempty"`
 }
 
 // MarshalJSON encodes the command as the server's JSON command object.
@@ -83,7 +106,7 @@ func (c Command) MarshalJSON() ([]byte, error) {
 	w := wireCommand{
 		Table: c.Table, SnapshotID: c.SnapshotID, AsOfTimestampMs: c.AsOfTimestampMs, Ref: c.Ref,
 		Limit: c.Limit, MaxEndpoints: c.MaxEndpoints, TargetSplitBytes: c.TargetSplitBytes, CaseSensitive: c.CaseSensitive,
-		MetadataTable: c.MetadataTable,
+		MetadataTable: c.MetadataTable, Changes: c.Changes,
 	}
 	if c.Columns != nil {
 		w.Columns = &c.Columns

@@ -265,6 +265,15 @@ func TestCommandJSONIsWhatTheServerDecodes(t *testing.T) {
 		AsOfTimestampMs: Int64(8), Ref: "main", Limit: 9, MaxEndpoints: 10, TargetSplitBytes: 11,
 		CaseSensitive: &caseSensitive, MetadataTable: "files",
 	}
+	changes := Command{Table: "db.t", Changes: &Changes{FromSnapshotID: Int64(3), ToRef: "main", ComputeUpdates: true, IdentifierColumns: []string{"id"}}}
+	cdesc, err := changes.Descriptor()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := engine.ParseDescriptor(cdesc); err != nil || got.Changes.GetFromSnapshotId() != 3 || got.Changes.ToRef != "main" ||
+		!got.Changes.ComputeUpdates || strings.Join(got.Changes.IdentifierColumns, ",") != "id" {
+		t.Errorf("server decoded %v (%v) from %s", got, err, cdesc.Cmd)
+	}
 	desc, err := cmd.Descriptor()
 	if err != nil {
 		t.Fatal(err)

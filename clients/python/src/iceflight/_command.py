@@ -57,6 +57,7 @@ def build_command(
     case_sensitive: bool | None = None,
     dictionary: bool | Sequence[str] | None = None,
     metadata_table: str | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Return the JSON command object for a scan.
 
@@ -96,6 +97,11 @@ def build_command(
         (``"files"``, ``"snapshots"``, ``"entries"``, ``"partitions"`` ...:
         Iceberg Java's names, columns and types); ``columns`` and
         ``filter`` then name its columns.
+    changes : dict, optional
+        Stream the rows inserted and deleted between two snapshots instead
+        (``from_snapshot_id``, ``to_snapshot_id``, ``from_timestamp_ms``,
+        ``to_timestamp_ms``, ``to_ref``, ``compute_updates``,
+        ``identifier_columns``; see :meth:`Client.changes`).
 
     Returns
     -------
@@ -135,6 +141,10 @@ def build_command(
         if not isinstance(metadata_table, str) or not metadata_table:
             raise TypeError("metadata_table must be the name of a metadata table, e.g. 'files'")
         cmd["metadata_table"] = metadata_table
+    if changes is not None:
+        if not isinstance(changes, Mapping):
+            raise TypeError("changes must be a dict such as {'from_snapshot_id': 1}")
+        cmd["changes"] = dict(changes)
     return cmd
 
 
