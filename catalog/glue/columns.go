@@ -1,7 +1,6 @@
 package glue
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,27 +123,14 @@ func glueType(t iceberg.Type) string { return pointer.HiveTypeString(t, gluePrim
 
 // gluePrimitive is glueType of a primitive type.
 func gluePrimitive(t iceberg.Type) string {
-	switch t := t.(type) {
-	case iceberg.BooleanType:
-		return "boolean"
-	case iceberg.IntType:
-		return "int"
-	case iceberg.LongType:
-		return "bigint"
-	case iceberg.FloatType:
-		return "float"
-	case iceberg.DoubleType:
-		return "double"
-	case iceberg.DateType:
-		return "date"
-	case iceberg.TimeType, iceberg.StringType, iceberg.UUIDType:
-		return "string"
+	if name, ok := pointer.HivePrimitive(t); ok {
+		return name
+	}
+	switch t.(type) {
 	case iceberg.TimestampType, iceberg.TimestampTzType:
 		return "timestamp"
 	case iceberg.FixedType, iceberg.BinaryType:
 		return "binary"
-	case iceberg.DecimalType:
-		return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
 	// Java's TypeID names (Type.TypeID), lower-cased.
 	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
 		return "timestamp_nano"

@@ -241,21 +241,10 @@ func storageDescriptor(md *iceberg.TableMetadata, location string, engine, hive2
 // inform, and Iceberg readers never use them.
 func hiveType(t iceberg.Type, hive2 bool) string {
 	return pointer.HiveTypeString(t, func(t iceberg.Type) string {
-		switch t := t.(type) {
-		case iceberg.BooleanType:
-			return "boolean"
-		case iceberg.IntType:
-			return "int"
-		case iceberg.LongType:
-			return "bigint"
-		case iceberg.FloatType:
-			return "float"
-		case iceberg.DoubleType:
-			return "double"
-		case iceberg.DateType:
-			return "date"
-		case iceberg.TimeType, iceberg.StringType, iceberg.UUIDType:
-			return "string"
+		if name, ok := pointer.HivePrimitive(t); ok {
+			return name
+		}
+		switch t.(type) {
 		case iceberg.TimestampType, iceberg.TimestampNsType:
 			return "timestamp"
 		case iceberg.TimestampTzType, iceberg.TimestampTzNsType:
@@ -265,8 +254,6 @@ func hiveType(t iceberg.Type, hive2 bool) string {
 			return "timestamp with local time zone"
 		case iceberg.UnknownType:
 			return "void"
-		case iceberg.DecimalType:
-			return fmt.Sprintf("decimal(%d,%d)", t.Precision, t.Scale)
 		}
 		// fixed, binary, variant and the geo types.
 		return "binary"
