@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/iceflight/iceflight/catalog"
 	"github.com/iceflight/iceflight/changelog"
@@ -80,6 +78,8 @@ func (e *Engine) planChanges(ctx context.Context, cmd *iceflightv1.Command, desc
 		return nil, fmt.Errorf("table %s: %w", pt.Name, err)
 	}
 	info := &flight.FlightInfo{Schema: flight.SerializeSchema(schema, e.mem), FlightDescriptor: desc, TotalRecords: -1, TotalBytes: -1}
+	// Every ticket of the scan carries the same schema, encoded once.
+	ticketSchema := encodeSchema(scan.Schema)
 	for _, u := range scan.Units {
 		unit, err := json.Marshal(u)
 		if err != nil {
@@ -89,30 +89,22 @@ func (e *Engine) planChanges(ctx context.Context, cmd *iceflightv1.Command, desc
 			Table:                     pt.Name,
 			MetadataLocation:          tbl.MetadataLocation,
 			SnapshotId:                u.CommitSnapshotID,
-			Schema:                    encodeSchema(scan.Schema),
+			Schema:                    ticketSchema,
 			Limit:                     req.Limit,
 			StorageProfile:            tbl.Catalog,
 			SealedStorage:             storage.sealed,
 			CredentialsExpireAtUnixMs: storage.expiresMs,
 			ChangeUnit:                unit,
 		}
-		signed, err := e.signer.Sign(t)
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", pt.Name, err)
-		}
 		tasks := make([]*scantask.Task, len(u.Changes))
 		for i, c := range u.Changes {
 			tasks[i] = c.Task
 		}
-		locs, err := e.locations(tasks)
+		ep, err := e.unitEndpoint(t, tasks)
 		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", pt.Name, err)
+			return nil, err
 		}
-		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{
-			Ticket:         &flight.Ticket{Ticket: signed},
-			Location:       locs,
-			ExpirationTime: timestamppb.New(time.UnixMilli(t.ExpiresAtUnixMs)),
-		})
+		info.Endpoint = append(info.Endpoint, ep)
 	}
 	CallInfoFrom(ctx).SetEndpoints(len(info.Endpoint))
 	return info, nil

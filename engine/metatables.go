@@ -89,6 +89,8 @@ func (e *Engine) planMetadataTable(ctx context.Context, cmd *iceflightv1.Command
 		TotalRecords:     -1,
 		TotalBytes:       -1,
 	}
+	// Every ticket of the scan carries the same schema, encoded once.
+	ticketSchema := encodeSchema(ordered)
 	for _, u := range scan.Units {
 		if err := checkUnitFiles(ctx, tbl, mt, u); err != nil {
 			return nil, err
@@ -100,7 +102,7 @@ func (e *Engine) planMetadataTable(ctx context.Context, cmd *iceflightv1.Command
 		t := &iceflightv1.Ticket{
 			Table:                     mt.Name,
 			MetadataLocation:          tbl.MetadataLocation,
-			Schema:                    encodeSchema(ordered),
+			Schema:                    ticketSchema,
 			Limit:                     req.Limit,
 			StorageProfile:            tbl.Catalog,
 			SealedStorage:             storage.sealed,
@@ -112,22 +114,32 @@ func (e *Engine) planMetadataTable(ctx context.Context, cmd *iceflightv1.Command
 		if u.SnapshotID != nil {
 			t.SnapshotId = *u.SnapshotID
 		}
-		signed, err := e.signer.Sign(t)
+		ep, err := e.unitEndpoint(t, placementKeys(tbl.MetadataLocation, u))
 		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", mt.Name, err)
+			return nil, err
 		}
-		locs, err := e.locations(placementKeys(tbl.MetadataLocation, u))
-		if err != nil {
-			return nil, fmt.Errorf("table %s: %w", mt.Name, err)
-		}
-		info.Endpoint = append(info.Endpoint, &flight.FlightEndpoint{
-			Ticket:         &flight.Ticket{Ticket: signed},
-			Location:       locs,
-			ExpirationTime: timestamppb.New(time.UnixMilli(t.ExpiresAtUnixMs)),
-		})
+		info.Endpoint = append(info.Endpoint, ep)
 	}
 	CallInfoFrom(ctx).SetEndpoints(len(info.Endpoint))
 	return info, nil
+}
+
+// unitEndpoint signs the ticket of a unit (of a metadata table or a change
+// stream) and places it on the workers that keys (its files) rank first.
+func (e *Engine) unitEndpoint(t *iceflightv1.Ticket, keys []*scantask.Task) (*flight.FlightEndpoint, error) {
+	signed, err := e.signer.Sign(t)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Table, err)
+	}
+	locs, err := e.locations(keys)
+	if err != nil {
+		return nil, fmt.Errorf("table %s: %w", t.Table, err)
+	}
+	return &flight.FlightEndpoint{
+		Ticket:         &flight.Ticket{Ticket: signed},
+		Location:       locs,
+		ExpirationTime: timestamppb.New(time.UnixMilli(t.ExpiresAtUnixMs)),
+	}, nil
 }
 
 // placementKeys are what places a unit on a worker: its manifests, as a
