@@ -8,19 +8,11 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-tools="$repo/.tools/sparkgen"
 fixtures="${CHANGELOG_FIXTURES:-/tmp/iceflight-fixtures/changelog/warehouse}"
 out="$repo/testdata/changelog"
 
-if [[ ! -x "$tools/venv/bin/python" || "$here/requirements.txt" -nt "$tools/venv/.installed" ]]; then
-  echo "installing pyspark into $tools/venv"
-  python3 -m venv "$tools/venv"
-  "$tools/venv/bin/pip" install -q -r "$here/requirements.txt"
-  touch "$tools/venv/.installed"
-fi
-mvn -q -f "$here/pom.xml" dependency:copy-dependencies \
-  -DexcludeTransitive=true -DoutputDirectory="$tools/jars"
-runtime="$(ls "$tools"/jars/iceberg-spark-runtime-*.jar)"
+# shellcheck source=setup.sh
+source "$here/setup.sh"
 
 rm -rf "$out/db" "$out/expected"
 "$tools/venv/bin/python" "$here/changelog.py" --warehouse "$fixtures" --jar "$runtime" --out "$out/expected"

@@ -12,20 +12,12 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
-tools="$repo/.tools/sparkgen"
 fixtures="${SPARK_FIXTURES:-/tmp/iceflight-fixtures/spark/warehouse}"
 out="$repo/testdata/writers/spark"
 jar="$repo/tools/javaref/target/javaref.jar"
 
-if [[ ! -x "$tools/venv/bin/python" || "$here/requirements.txt" -nt "$tools/venv/.installed" ]]; then
-  echo "installing pyspark into $tools/venv"
-  python3 -m venv "$tools/venv"
-  "$tools/venv/bin/pip" install -q -r "$here/requirements.txt"
-  touch "$tools/venv/.installed"
-fi
-mvn -q -f "$here/pom.xml" dependency:copy-dependencies \
-  -DexcludeTransitive=true -DoutputDirectory="$tools/jars"
-runtime="$(ls "$tools"/jars/iceberg-spark-runtime-*.jar)"
+# shellcheck source=setup.sh
+source "$here/setup.sh"
 
 "$tools/venv/bin/python" "$here/sparkgen.py" --warehouse "$fixtures" --jar "$runtime"
 
