@@ -220,6 +220,9 @@ func (f *cancelableFile) ReadAt(p []byte, off int64) (int, error) {
 // Size returns the wrapped file's size.
 func (f *cancelableFile) Size() int64 { return f.f.Size() }
 
+// Unwrap returns the wrapped file.
+func (f *cancelableFile) Unwrap() File { return f.f }
+
 // Close closes the wrapped file; after an abandoned read it does so in the
 // background, as closing may wait for the read.
 func (f *cancelableFile) Close() error {

@@ -125,6 +125,9 @@ type coalescing struct {
 	wg     sync.WaitGroup
 }
 
+// Unwrap returns the file read through.
+func (c *coalescing) Unwrap() File { return c.File }
+
 // block is one merged range, fetched by one goroutine; data and err are
 // set before done is closed and never change afterwards.
 type block struct {

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Local is the FileIO for the local file system. It opens bare paths
@@ -54,7 +55,7 @@ func (l *Local) Open(ctx context.Context, location string) (File, error) {
 		f.Close()
 		return nil, fmt.Errorf("open %s: %w (%s)", location, ErrNotRegular, fileKind(st.Mode()))
 	}
-	return &localFile{File: f, size: st.Size()}, nil
+	return &localFile{File: f, size: st.Size(), mod: st.ModTime()}, nil
 }
 
 // openAny opens whatever is at location, a file or a folder, without
@@ -97,10 +98,15 @@ func fileKind(m fs.FileMode) string {
 type localFile struct {
 	*os.File
 	size int64
+	mod  time.Time
 }
 
 // Size returns the file's length in bytes when it was opened.
 func (f *localFile) Size() int64 { return f.size }
+
+// Info returns the file's modification time when it was opened; a local
+// disk has no entity tag.
+func (f *localFile) Info() Info { return Info{ModTime: f.mod} }
 
 // LocalPath converts a local location (a bare path or a file URI with an
 // empty or "localhost" host) to a path of the operating system. Any other

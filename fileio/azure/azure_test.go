@@ -34,6 +34,7 @@ func TestAgainstAzurite(t *testing.T) {
 		"reads are ranged and clipped to the size":             testReadsAreRangedAndClippedToTheSize,
 		"missing blobs and containers are not found":           testMissingBlobsAndContainersAreNotFound,
 		"a wrong recorded size is a size mismatch":             testAWrongRecordedSizeIsASizeMismatch,
+		"a blob's Info is its properties":                      testABlobsInfoIsItsProperties,
 		"ReadDir lists one level":                              testReadDirListsOneLevel,
 		"Create commits on Close and Remove deletes":           testCreateCommitsOnCloseAndRemoveDeletes,
 		"refused credentials are permission denied, no secret": testRefusedCredentialsArePermissionDeniedWithoutTheSecret,
@@ -123,6 +124,12 @@ func testAWrongRecordedSizeIsASizeMismatch(t *testing.T, s *azurite.Server) {
 	data := bytes.Repeat([]byte("iceberg!"), 125)
 	s.Put(t, "lake6", "t/data/f.parquet", data)
 	fileiotest.CheckRecordedSizes(t, newFileIO(t, s.Props()), azurite.Location("lake6", "t/data/f.parquet"), data)
+}
+
+func testABlobsInfoIsItsProperties(t *testing.T, s *azurite.Server) {
+	s.CreateContainer(t, "lake8")
+	s.Put(t, "lake8", "t/data/f.parquet", []byte("iceberg"))
+	fileiotest.CheckInfo(t, newFileIO(t, s.Props()), azurite.Location("lake8", "t/data/f.parquet"), s.Stat(t, "lake8", "t/data/f.parquet"))
 }
 
 func testReadDirListsOneLevel(t *testing.T, s *azurite.Server) {

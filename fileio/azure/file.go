@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -48,6 +50,7 @@ func (f *FileIO) open(ctx context.Context, loc string, size int64) (fileio.File,
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", loc, err)
 	}
+	fl := &file{ctx: ctx, loc: loc, l: l, a: a, b: b}
 	if size < 0 {
 		props, err := b.GetProperties(ctx, nil)
 		if err != nil {
@@ -57,8 +60,22 @@ func (f *FileIO) open(ctx context.Context, loc string, size int64) (fileio.File,
 			return nil, fmt.Errorf("open %s: the server sent no length", loc)
 		}
 		size = *props.ContentLength
+		fl.info.Note(blobInfo(props.LastModified, props.ETag))
 	}
-	return &file{ctx: ctx, loc: loc, l: l, a: a, b: b, size: size}, nil
+	fl.size = size
+	return fl, nil
+}
+
+// blobInfo is the Info of a blob's Last-Modified and ETag headers.
+func blobInfo(mod *time.Time, etag *azcore.ETag) fileio.Info {
+	var i fileio.Info
+	if mod != nil {
+		i.ModTime = *mod
+	}
+	if etag != nil {
+		i.ETag = string(*etag)
+	}
+	return i
 }
 
 // file is an open blob. Reads use the context of the Open that made it,
@@ -70,7 +87,12 @@ type file struct {
 	a    *account
 	b    *blob.Client
 	size int64
+	// info is the blob's Info, from the properties or the first answer.
+	info fileio.InfoCell
 }
+
+// Info returns the blob's Last-Modified and ETag, once an answer told them.
+func (f *file) Info() fileio.Info { return f.info.Info() }
 
 // ReadAt reads len(p) bytes at off with one ranged GET, clipped to the
 // file's size; a read that reaches the end returns io.EOF with the bytes.
@@ -83,6 +105,7 @@ func (f *file) ReadAt(p []byte, off int64) (int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
+		f.info.Note(blobInfo(resp.LastModified, resp.ETag))
 		total := int64(-1)
 		if resp.ContentRange != nil {
 			total = fileio.RangeTotal(*resp.ContentRange)

@@ -84,3 +84,6 @@ func (f *blockingFile) ReadAt(p []byte, off int64) (int, error) {
 	f.b.block(f.location)
 	return f.File.ReadAt(p, off)
 }
+
+// Unwrap returns the file read through, for fileio.InfoOf.
+func (f *blockingFile) Unwrap() fileio.File { return f.File }

@@ -68,3 +68,6 @@ type sizedFile struct {
 }
 
 func (f sizedFile) Size() int64 { return f.size }
+
+// Unwrap returns the file read through, for fileio.InfoOf.
+func (f sizedFile) Unwrap() fileio.File { return f.File }

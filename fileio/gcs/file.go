@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 
 	"cloud.google.com/go/storage"
 
@@ -27,7 +28,9 @@ func (f *FileIO) Open(ctx context.Context, loc string) (fileio.File, error) {
 	}
 	// Pin the generation read: a file replaced while open cannot mix
 	// bytes of two versions.
-	return &file{fio: f, ctx: ctx, loc: loc, l: l, obj: obj.Generation(attrs.Generation), size: attrs.Size}, nil
+	fl := &file{fio: f, ctx: ctx, loc: loc, l: l, obj: obj.Generation(attrs.Generation), size: attrs.Size}
+	fl.attrs.Do(func() { fl.info = objectInfo(attrs) })
+	return fl, nil
 }
 
 // OpenSized opens the object at loc trusting size as its length, with no
@@ -57,6 +60,28 @@ type file struct {
 	l    location
 	obj  *storage.ObjectHandle
 	size int64
+
+	// attrs asks the object's attributes once, for info.
+	attrs sync.Once
+	info  fileio.Info
+}
+
+// Info returns the object's update time and entity tag. The client's read
+// answers carry no entity tag, so a file opened by size asks the object's
+// attributes once, with the context it was opened with; if that fails,
+// Info is zero.
+func (f *file) Info() fileio.Info {
+	f.attrs.Do(func() {
+		if attrs, err := f.obj.Attrs(f.ctx); err == nil {
+			f.info = objectInfo(attrs)
+		}
+	})
+	return f.info
+}
+
+// objectInfo is the Info of an object's attributes.
+func objectInfo(attrs *storage.ObjectAttrs) fileio.Info {
+	return fileio.Info{ModTime: attrs.Updated, ETag: attrs.Etag}
 }
 
 // ReadAt reads len(p) bytes at off with one ranged GET, clipped to the

@@ -88,6 +88,14 @@ func TestOpenSizedAsksNothingAndAMissingObjectFailsItsRead(t *testing.T) {
 	}
 }
 
+func TestAnObjectsInfoIsItsMetadata(t *testing.T) {
+	t.Parallel()
+	s := fakegcs.Start(t)
+	s.CreateBucket(t, "lake")
+	s.Put(t, "lake", "t/data/f.parquet", []byte("iceberg"))
+	fileiotest.CheckInfo(t, newFileIO(t, s, nil), "gs://lake/t/data/f.parquet", s.Stat(t, "lake", "t/data/f.parquet"))
+}
+
 func TestAWrongRecordedSizeIsASizeMismatch(t *testing.T) {
 	t.Parallel()
 	s := fakegcs.Start(t)

@@ -118,6 +118,31 @@ func liveRules(t *testing.T, srv *minidfs.Server, fio *hdfs.FileIO) {
 		fileiotest.CheckRecordedSizes(t, fio, loc, data)
 	})
 
+	t.Run("a file's Info is its modification time, as the NameNode says", func(t *testing.T) {
+		t.Parallel()
+		loc := srv.URL("/info/f.bin")
+		w, err := fio.Create(ctx, loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte("iceberg")); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		c, err := hdfsclient.NewClient(hdfsclient.ClientOptions{Addresses: []string{srv.Addr}, User: superuser(t)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		st, err := c.Stat("/info/f.bin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fileiotest.CheckInfo(t, fio, loc, fileio.Info{ModTime: st.ModTime()})
+	})
+
 	t.Run("a missing file is NotFound", func(t *testing.T) {
 		t.Parallel()
 		missing := srv.URL(tableAt + "/data/none.parquet")

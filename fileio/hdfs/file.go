@@ -34,6 +34,7 @@ func (f *FileIO) Open(ctx context.Context, location string) (fileio.File, error)
 		return nil, fmt.Errorf("open %s: %w (a folder)", location, fileio.ErrNotRegular)
 	}
 	hf := &file{fio: f, t: t, location: location, size: r.Stat().Size()}
+	hf.info.Note(fileio.Info{ModTime: r.Stat().ModTime()})
 	hf.idle = append(hf.idle, pooled{r, opener})
 	return hf, nil
 }
@@ -63,6 +64,9 @@ type file struct {
 	t        target
 	location string
 	size     int64
+	// info holds the modification time of the first status the NameNode
+	// sent; HDFS has no entity tag.
+	info fileio.InfoCell
 
 	mu     sync.Mutex
 	idle   []pooled
@@ -78,6 +82,9 @@ type pooled struct {
 }
 
 func (h *file) Size() int64 { return h.size }
+
+// Info returns the file's modification time, once the NameNode sent it.
+func (h *file) Info() fileio.Info { return h.info.Info() }
 
 // ReadAt reads len(p) bytes at off, as io.ReaderAt does: fewer only at the
 // end of the file, with io.EOF. Reads that fail for a reason that may pass
@@ -119,6 +126,7 @@ func (h *file) readOnce(c *hdfsclient.Client, p []byte, off int64) (int, error) 
 	// The reader holds the file status the NameNode sent when it was
 	// opened: a size given to OpenSized that is wrong shows on the first
 	// read, before any byte is handed on.
+	h.info.Note(fileio.Info{ModTime: r.Stat().ModTime()})
 	if got := r.Stat().Size(); got != h.size {
 		h.put(r, c)
 		return 0, fmt.Errorf("%w: the file has %d bytes, %d were recorded", fileio.ErrSizeMismatch, got, h.size)

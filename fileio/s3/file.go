@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -31,7 +32,9 @@ func (fs *FileIO) Open(ctx context.Context, location string) (fileio.File, error
 	if err != nil {
 		return nil, fs.wrapErr(ctx, "open", o, err)
 	}
-	return fs.newFile(ctx, o, aws.ToInt64(head.ContentLength)), nil
+	f := &file{fs: fs, ctx: ctx, object: o, size: aws.ToInt64(head.ContentLength)}
+	f.info.Note(objectInfo(head.LastModified, head.ETag))
+	return fileio.Coalescing(f, fileio.DefaultCoalesceOptions), nil
 }
 
 // OpenSized opens the object at location, trusting size as its length, and
@@ -44,11 +47,12 @@ func (fs *FileIO) OpenSized(ctx context.Context, location string, size int64) (f
 	if size < 0 {
 		return nil, fmt.Errorf("open %s: negative size %d", location, size)
 	}
-	return fs.newFile(ctx, o, size), nil
+	return fileio.Coalescing(&file{fs: fs, ctx: ctx, object: o, size: size}, fileio.DefaultCoalesceOptions), nil
 }
 
-func (fs *FileIO) newFile(ctx context.Context, o object, size int64) fileio.File {
-	return fileio.Coalescing(&file{fs: fs, ctx: ctx, object: o, size: size}, fileio.DefaultCoalesceOptions)
+// objectInfo is the Info of an object's Last-Modified and ETag headers.
+func objectInfo(mod *time.Time, etag *string) fileio.Info {
+	return fileio.Info{ModTime: aws.ToTime(mod), ETag: aws.ToString(etag)}
 }
 
 // file is an open object: every read is one ranged GET.
@@ -57,7 +61,12 @@ type file struct {
 	ctx context.Context
 	object
 	size int64
+	// info is the object's Info, from HEAD or the first GET answered.
+	info fileio.InfoCell
 }
+
+// Info returns the object's Last-Modified and ETag, once an answer told them.
+func (f *file) Info() fileio.Info { return f.info.Info() }
 
 // Size returns the object's length, as given or as HEAD answered.
 func (f *file) Size() int64 { return f.size }
@@ -129,6 +138,7 @@ func (f *file) get(ctx context.Context, p []byte, off int64) (n int, cut bool, e
 		return 0, false, f.fs.wrapErr(ctx, "read", f.object, err)
 	}
 	defer out.Body.Close()
+	f.info.Note(objectInfo(out.LastModified, out.ETag))
 	// Every ranged answer names the object's length: a recorded size that
 	// is wrong shows on the first read, before anything was handed on.
 	if total := fileio.RangeTotal(aws.ToString(out.ContentRange)); total >= 0 && total != f.size {

@@ -677,6 +677,13 @@ func TestAServerThatNeverAnswersIsUnavailable(t *testing.T) {
 	}
 }
 
+func TestAnObjectsInfoIsWhatHeadSays(t *testing.T) {
+	t.Parallel()
+	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"f": body(1000)})
+	fs, _ := testIO(t, srv, nil)
+	fileiotest.CheckInfo(t, fs, "s3://lake/f", srv.Stat(t, "lake", "f"))
+}
+
 func TestAWrongRecordedSizeIsASizeMismatch(t *testing.T) {
 	t.Parallel()
 	srv := versitygw.StartBucket(t, "lake", map[string][]byte{"f": body(1000)})

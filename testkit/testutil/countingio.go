@@ -54,3 +54,6 @@ func (f *countingFile) Close() error {
 	f.io.InUse.Add(-1)
 	return f.File.Close()
 }
+
+// Unwrap returns the file read through, for fileio.InfoOf.
+func (f *countingFile) Unwrap() fileio.File { return f.File }

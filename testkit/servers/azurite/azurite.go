@@ -141,6 +141,19 @@ func (s *Server) Put(t testing.TB, container, key string, data []byte) {
 	}
 }
 
+// Stat returns what the server answers to a request for the properties
+// of the blob key of container.
+func (s *Server) Stat(t testing.TB, container, key string) fileio.Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	props, err := s.client.NewContainerClient(container).NewBlobClient(key).GetProperties(ctx, nil)
+	if err != nil || props.LastModified == nil || props.ETag == nil {
+		t.Fatalf("properties of %s/%s: %v (last modified %v, etag %v)", container, key, err, props.LastModified, props.ETag)
+	}
+	return fileio.Info{ModTime: *props.LastModified, ETag: string(*props.ETag)}
+}
+
 // Delete removes the blob key of container.
 func (s *Server) Delete(t testing.TB, container, key string) {
 	t.Helper()

@@ -88,6 +88,32 @@ func (s *Server) Put(t testing.TB, bucket, key string, data []byte) {
 	s.do(t, http.MethodPost, u, bytes.NewReader(data), "application/octet-stream")
 }
 
+// Stat returns the update time and entity tag of the object key of
+// bucket, from the server's JSON metadata answer.
+func (s *Server) Stat(t testing.TB, bucket, key string) fileio.Info {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	u := s.Endpoint + "/storage/v1/b/" + url.PathEscape(bucket) + "/o/" + url.PathEscape(key)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", u, err)
+	}
+	defer resp.Body.Close()
+	var md struct {
+		Updated time.Time `json:"updated"`
+		ETag    string    `json:"etag"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s: %v", u, resp.Status, err)
+	}
+	return fileio.Info{ModTime: md.Updated, ETag: md.ETag}
+}
+
 // Delete removes the object key of bucket.
 func (s *Server) Delete(t testing.TB, bucket, key string) {
 	t.Helper()

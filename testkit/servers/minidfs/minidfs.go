@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	hdfsclient "github.com/colinmarc/hdfs/v2"
+
 	"github.com/iceflight/iceflight/fileio/hdfs"
 	"github.com/iceflight/iceflight/testkit/servers"
 )
@@ -184,6 +186,24 @@ func (p *process) shutdown() {
 		}
 		<-p.exited
 	})
+}
+
+// Stat returns the NameNode's status of the file at p ("/wh/t/f"), asked
+// with the HDFS library alone, as the test process's user.
+func (s *Server) Stat(p string) (os.FileInfo, error) {
+	u := os.Getenv("HADOOP_USER_NAME")
+	if u == "" {
+		u = os.Getenv("USER")
+	}
+	if u == "" {
+		u = "root"
+	}
+	c, err := hdfsclient.NewClient(hdfsclient.ClientOptions{Addresses: []string{s.Addr}, User: u})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Stat(p)
 }
 
 // Upload copies the local folder dir, with everything below it, to the

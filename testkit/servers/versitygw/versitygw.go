@@ -132,6 +132,16 @@ func (s *Server) Put(t testing.TB, bucket, key string, body []byte) {
 	}
 }
 
+// Stat returns what the server answers to a HEAD of bucket/key.
+func (s *Server) Stat(t testing.TB, bucket, key string) fileio.Info {
+	t.Helper()
+	out, err := s.Client().HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: &bucket, Key: &key})
+	if err != nil {
+		t.Fatalf("head s3://%s/%s: %v", bucket, key, err)
+	}
+	return fileio.Info{ModTime: aws.ToTime(out.LastModified), ETag: aws.ToString(out.ETag)}
+}
+
 // Upload copies every file below dir to bucket, each under prefix joined
 // with its path relative to dir, and returns the location of dir's copy
 // (s3://bucket/prefix).
