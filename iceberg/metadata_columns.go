@@ -15,6 +15,14 @@ const (
 	// position delete files.
 	FieldIDDeleteFilePath = 2147483546
 	FieldIDDeletePosition = 2147483545
+	// FieldIDFileSize, FieldIDFileModified and FieldIDFileETag are
+	// iceflight's own storage columns (_size, _time, _etag, as ClickHouse
+	// names them), taken from the end of the spec's metadata column range
+	// (Integer.MAX_VALUE - 98 to - 100), away from the ids Iceberg Java
+	// assigns from its start.
+	FieldIDFileSize     = 2147483549
+	FieldIDFileModified = 2147483548
+	FieldIDFileETag     = 2147483547
 )
 
 var metadataColumns = []NestedField{
@@ -23,6 +31,9 @@ var metadataColumns = []NestedField{
 	{ID: FieldIDSpecID, Name: "_spec_id", Type: IntType{}, Required: true, Doc: "Spec ID used to track the file containing a row"},
 	{ID: FieldIDRowID, Name: "_row_id", Type: LongType{}, Doc: "Implicit row ID that is automatically assigned"},
 	{ID: FieldIDLastUpdatedSequenceNumber, Name: "_last_updated_sequence_number", Type: LongType{}, Doc: "Sequence number when the row was last updated"},
+	{ID: FieldIDFileSize, Name: "_size", Type: LongType{}, Required: true, Doc: "Size in bytes of the file in which a row is stored, as storage says"},
+	{ID: FieldIDFileModified, Name: "_time", Type: TimestampTzType{}, Doc: "When the file in which a row is stored was last modified, where storage says"},
+	{ID: FieldIDFileETag, Name: "_etag", Type: StringType{}, Doc: "Entity tag of the file in which a row is stored, where storage has one"},
 }
 
 // MetadataColumn returns the metadata column with the given name. The
@@ -51,7 +62,7 @@ func MetadataColumnNames() []string {
 func IsMetadataColumnID(id int) bool {
 	switch id {
 	case FieldIDFilePath, FieldIDRowPosition, FieldIDIsDeleted, FieldIDSpecID, FieldIDPartition,
-		FieldIDRowID, FieldIDLastUpdatedSequenceNumber:
+		FieldIDRowID, FieldIDLastUpdatedSequenceNumber, FieldIDFileSize, FieldIDFileModified, FieldIDFileETag:
 		return true
 	}
 	return false

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 )
 
@@ -25,6 +26,7 @@ type colKind int
 const (
 	colRead        colKind = iota // a column of the read batch
 	colConst                      // _file, _spec_id, _partition, _deleted
+	colStorage                    // _size, _time, _etag: told by the store
 	colPos                        // _pos
 	colRowID                      // _row_id
 	colLastUpdated                // _last_updated_sequence_number
@@ -36,6 +38,8 @@ func metadataKind(id int) (colKind, bool) {
 	switch id {
 	case iceberg.FieldIDFilePath, iceberg.FieldIDSpecID, iceberg.FieldIDPartition, iceberg.FieldIDIsDeleted:
 		return colConst, true
+	case iceberg.FieldIDFileSize, iceberg.FieldIDFileModified, iceberg.FieldIDFileETag:
+		return colStorage, true
 	case iceberg.FieldIDRowPosition:
 		return colPos, true
 	case iceberg.FieldIDRowID:
@@ -65,6 +69,30 @@ func metadataValue(f iceberg.NestedField, task *Task) (any, error) {
 		return partitionValue(st, task)
 	}
 	return nil, fmt.Errorf("%w: field %d is not a constant metadata column", ErrInvalidTask, f.ID)
+}
+
+// storageValue returns the value of a storage metadata column of the open
+// file f, whose first read has been made: its length, and what its store
+// said of it (fileio.InfoOf); a value the store did not tell is null.
+func storageValue(id int, f fileio.File) any {
+	if id == iceberg.FieldIDFileSize {
+		return f.Size()
+	}
+	// Asked only now: a store may spend a request to tell it (GCS).
+	info, _ := fileio.InfoOf(f)
+	switch id {
+	case iceberg.FieldIDFileModified:
+		if info.ModTime.IsZero() {
+			return nil
+		}
+		return info.ModTime.UnixMicro()
+	case iceberg.FieldIDFileETag:
+		if info.ETag == "" {
+			return nil
+		}
+		return info.ETag
+	}
+	return nil
 }
 
 // recordedPath is the data file's path as metadata records it: what

@@ -1,11 +1,17 @@
 package reader
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/scantask"
 )
@@ -125,6 +131,85 @@ func TestPartitionValue(t *testing.T) {
 			}
 			if v, ok := got[1004]; ok || v != nil {
 				t.Errorf("a field the spec lacks is %v, want absent", v)
+			}
+		})
+	}
+}
+
+// taggedIO serves memIO's files as a store that answers with an entity
+// tag and a modification time.
+type taggedIO struct {
+	memIO
+	info fileio.Info
+}
+
+type taggedFile struct {
+	fileio.File
+	info fileio.Info
+}
+
+func (f taggedFile) Info() fileio.Info { return f.info }
+
+func (m taggedIO) Open(ctx context.Context, loc string) (fileio.File, error) {
+	f, err := m.memIO.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	return taggedFile{f, m.info}, nil
+}
+
+func TestStorageColumnsAreWhatTheStoreSays(t *testing.T) {
+	t.Parallel()
+	sc := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64, Metadata: fid(1)}}, nil)
+	data := writeParquet(t, sc, `[{"i":0},{"i":1},{"i":2}]`, 2)
+	dir := t.TempDir()
+	local := filepath.Join(dir, "data.parquet")
+	if err := os.WriteFile(local, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mod := time.Date(2024, 5, 6, 7, 8, 9, 123456000, time.UTC)
+	if err := os.Chtimes(local, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	schema := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "i", Type: iceberg.LongType{}, Required: true},
+		metadataField(t, "_size"), metadataField(t, "_time"), metadataField(t, "_etag"), metadataField(t, "_pos"))
+	tagged := taggedIO{memIO{"data.parquet": data, "del.parquet": posDeleteFile(t, []posEntry{{recorded, 1}}, 10)},
+		fileio.Info{ModTime: mod, ETag: `"5d41402abc4b2a76b9719d911017c592"`}}
+	withDeletes := &scantask.Task{Path: "data.parquet", FilePath: recorded, Format: scantask.Parquet,
+		Deletes: []*scantask.DeleteFile{posDelete("del.parquet")}}
+	size := strconv.Itoa(len(data))
+	tests := []struct {
+		name string
+		fio  fileio.FileIO
+		task *scantask.Task
+		want string
+	}{
+		{"a local file has a modification time and no entity tag", fileio.NewLocal(),
+			&scantask.Task{Path: local, Format: scantask.Parquet}, `[
+			{"i":0,"_size":` + size + `,"_time":"2024-05-06T07:08:09.123456Z","_etag":null,"_pos":0},
+			{"i":1,"_size":` + size + `,"_time":"2024-05-06T07:08:09.123456Z","_etag":null,"_pos":1},
+			{"i":2,"_size":` + size + `,"_time":"2024-05-06T07:08:09.123456Z","_etag":null,"_pos":2}]`},
+		{"an object store's answer, with deleted rows left out", tagged, withDeletes, `[
+			{"i":0,"_size":` + size + `,"_time":"2024-05-06T07:08:09.123456Z","_etag":"\"5d41402abc4b2a76b9719d911017c592\"","_pos":0},
+			{"i":2,"_size":` + size + `,"_time":"2024-05-06T07:08:09.123456Z","_etag":"\"5d41402abc4b2a76b9719d911017c592\"","_pos":2}]`},
+		{"a store that tells nothing leaves them null", memIO{"data.parquet": data},
+			&scantask.Task{Path: "data.parquet", Format: scantask.Parquet}, `[
+			{"i":0,"_size":` + size + `,"_time":null,"_etag":null,"_pos":0},
+			{"i":1,"_size":` + size + `,"_time":null,"_etag":null,"_pos":1},
+			{"i":2,"_size":` + size + `,"_time":null,"_etag":null,"_pos":2}]`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mem := checkedAlloc(t)
+			r := New(tc.fio, WithAllocator(mem), WithBatchSize(2))
+			res := readAll(t, r, Scan{Schema: schema}, tc.task)
+			if res.err != nil {
+				t.Fatal(res.err)
+			}
+			if got, want := toJSON(t, res.rows), toJSON(t, jsonRows(t, tc.want)); got != want {
+				t.Errorf("rows\n%s\nwant\n%s", got, want)
 			}
 		})
 	}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/iceflight/iceflight/fileio"
 	"github.com/iceflight/iceflight/iceberg"
 	"github.com/iceflight/iceflight/iceberg/scantask"
 )
@@ -37,7 +38,7 @@ type outColumn struct {
 	kind colKind
 	// read is the column's index in the read batch, or -1.
 	read int
-	// fill holds the value of a colConst column.
+	// fill holds the value of a colConst or colStorage column.
 	fill *fieldPlan
 }
 
@@ -137,6 +138,16 @@ func newReadPlan(scan Scan, task *Task) (*readPlan, error) {
 	return p, nil
 }
 
+// describe fills the storage columns from the open file f, once the
+// source has read from it.
+func (p *readPlan) describe(f fileio.File) {
+	for _, c := range p.cols {
+		if c.kind == colStorage {
+			c.fill.fill = storageValue(c.fill.field.ID, f)
+		}
+	}
+}
+
 // finish turns one read batch into an output batch, or nil when deletes
 // remove every row. The caller releases the result; batch stays the
 // caller's.
@@ -210,7 +221,7 @@ func (p *readPlan) finish(ctx context.Context, mem memory.Allocator, batch arrow
 		switch c.kind {
 		case colRead:
 			col = read
-		case colConst:
+		case colConst, colStorage:
 			col, err = fillArray(mem, c.fill, n)
 		case colPos:
 			col = positionColumn(mem, pos, keep, n)

@@ -217,6 +217,7 @@ func (r *Reader) read(ctx context.Context, scan Scan, task *Task, sel *deletedSe
 	}
 	defer f.Close()
 	defer src.close()
+	plan.describe(f)
 	return r.run(ctx, scan, plan, src, sel, emit)
 }
 
