@@ -187,8 +187,64 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	ctx, span := tracer.Start(ctx, "planner.Plan")
 	defer span.End()
 	span.SetAttributes(attribute.String("iceflight.table", t.Name))
-	start := time.Now()
+	s, err := p.begin(t, req)
+	if err != nil {
+		return nil, err
+	}
+	if s.plan.Snapshot == nil {
+		return s.plan, nil
+	}
+	plan, snap := s.plan, s.plan.Snapshot
+	span.SetAttributes(attribute.Int64("iceflight.snapshot_id", snap.SnapshotID))
+	data, deletes, err := p.collect(ctx, t, snap, s.filter, collectOptions{limit: req.Limit, metrics: s.metrics, appends: s.appends}, &plan.Stats)
+	if err != nil {
+		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
+	}
+	target := req.TargetSplitBytes
+	if target <= 0 {
+		target = DefaultTargetSplitBytes
+	}
+	if req.KeepFiles {
+		target = 0 // one task per file: the front end's client splits
+	}
+	tasks, err := p.tasks(t, data, deletes, s.filter, taskOptions{cols: columnsOf(plan.Schema), targetSplit: target, keepFiles: req.KeepFiles}, &plan.Stats)
+	if err != nil {
+		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
+	}
+	plan.EqualitySchema = equalitySchema(t.Metadata, tasks)
+	plan.FilterSchema = s.filter.filterSchema(s.readSchema, tasks)
+	maxEndpoints := req.MaxEndpoints
+	if maxEndpoints <= 0 {
+		maxEndpoints = DefaultMaxEndpoints
+	}
+	if req.Limit > 0 {
+		maxEndpoints = 1
+		plan.Limit = req.Limit
+	}
+	plan.Endpoints = groupEndpoints(tasks, maxEndpoints)
+	plan.Stats.Tasks = len(tasks)
+	plan.Stats.Endpoints = len(plan.Endpoints)
+	plan.Stats.PlanningMillis = millisSince(s.start)
+	span.SetAttributes(attribute.Int("iceflight.tasks", len(tasks)), attribute.Int("iceflight.endpoints", len(plan.Endpoints)))
+	return plan, nil
+}
 
+// scanStart is what every plan of a request works out before it reads a
+// manifest list: the plan's frame (snapshot, projection, dictionaries),
+// the schema the filter binds to and the bound filter.
+type scanStart struct {
+	plan       *Plan
+	readSchema *iceberg.Schema
+	filter     *scanFilter
+	metrics    iceberg.MetricColumns
+	appends    *appendScan
+	start      time.Time
+}
+
+// begin resolves req on t. The plan it returns has no snapshot when the
+// table has none, and is then complete.
+func (p *Planner) begin(t Table, req Request) (*scanStart, error) {
+	s := &scanStart{start: time.Now()}
 	md := t.Metadata
 	appends, err := req.Incremental.resolve(md, req.Selection)
 	if err != nil {
@@ -216,7 +272,7 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", t.Name, err)
 	}
-	plan := &Plan{
+	s.plan = &Plan{
 		Dictionary:       dict,
 		StatsFields:      statsIDs,
 		Table:            t.Name,
@@ -227,51 +283,19 @@ func (p *Planner) Plan(ctx context.Context, t Table, req Request) (*Plan, error)
 		NameMappingJSON:  md.Properties["schema.name-mapping.default"],
 	}
 	if snap == nil {
-		plan.Stats.PlanningMillis = millisSince(start)
-		return plan, nil
+		s.plan.Stats.PlanningMillis = millisSince(s.start)
+		return s, nil
 	}
-	plan.Stats.SnapshotID = snap.SnapshotID
-	span.SetAttributes(attribute.Int64("iceflight.snapshot_id", snap.SnapshotID))
-
-	filter, err := newScanFilter(md, readSchema, req.Filter, req.CaseSensitive)
-	if err != nil {
+	s.plan.Stats.SnapshotID = snap.SnapshotID
+	s.readSchema, s.appends = readSchema, appends
+	if s.filter, err = newScanFilter(md, readSchema, req.Filter, req.CaseSensitive); err != nil {
 		return nil, fmt.Errorf("table %s: %w: %w", t.Name, ErrInvalidRequest, err)
 	}
-	metrics := filter.metricColumns()
+	s.metrics = s.filter.metricColumns()
 	if len(statsIDs) > 0 {
-		metrics = metrics.Union(iceberg.MetricsOf(statsIDs...))
+		s.metrics = s.metrics.Union(iceberg.MetricsOf(statsIDs...))
 	}
-	data, deletes, err := p.collect(ctx, t, snap, filter, collectOptions{limit: req.Limit, metrics: metrics, appends: appends}, &plan.Stats)
-	if err != nil {
-		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
-	}
-	target := req.TargetSplitBytes
-	if target <= 0 {
-		target = DefaultTargetSplitBytes
-	}
-	if req.KeepFiles {
-		target = 0 // one task per file: the front end's client splits
-	}
-	tasks, err := p.tasks(t, data, deletes, filter, taskOptions{cols: columnsOf(schema), targetSplit: target, keepFiles: req.KeepFiles}, &plan.Stats)
-	if err != nil {
-		return nil, fmt.Errorf("table %s snapshot %d: %w", t.Name, snap.SnapshotID, err)
-	}
-	plan.EqualitySchema = equalitySchema(md, tasks)
-	plan.FilterSchema = filter.filterSchema(readSchema, tasks)
-	maxEndpoints := req.MaxEndpoints
-	if maxEndpoints <= 0 {
-		maxEndpoints = DefaultMaxEndpoints
-	}
-	if req.Limit > 0 {
-		maxEndpoints = 1
-		plan.Limit = req.Limit
-	}
-	plan.Endpoints = groupEndpoints(tasks, maxEndpoints)
-	plan.Stats.Tasks = len(tasks)
-	plan.Stats.Endpoints = len(plan.Endpoints)
-	plan.Stats.PlanningMillis = millisSince(start)
-	span.SetAttributes(attribute.Int("iceflight.tasks", len(tasks)), attribute.Int("iceflight.endpoints", len(plan.Endpoints)))
-	return plan, nil
+	return s, nil
 }
 
 func millisSince(t time.Time) float64 {
@@ -298,4 +322,7 @@ type Stats struct {
 	Tasks             int     `json:"tasks"`
 	Endpoints         int     `json:"endpoints"`
 	PlanningMillis    float64 `json:"planning_ms"`
+	// ManifestTickets marks an Outline: the counts of files and records
+	// are the manifest list's, and manifests were not read.
+	ManifestTickets bool `json:"manifest_tickets,omitempty"`
 }

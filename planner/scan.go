@@ -35,50 +35,11 @@ type collectOptions struct {
 // in order only until enough rows are planned. An incremental plan reads
 // the data files its append snapshots added instead, and no deletes.
 func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, f *scanFilter, opts collectOptions, stats *Stats) (data, deletes []liveFile, err error) {
-	var mfs []iceberg.ManifestFile
-	if opts.appends == nil {
-		mfs, err = p.manifests(ctx, t, snap)
-	} else {
-		mfs, err = p.appendManifests(ctx, t, opts.appends, stats)
-	}
+	dataMfs, deleteMfs, err := p.selectManifests(ctx, t, snap, f, opts.appends, stats)
 	if err != nil {
 		return nil, nil, err
 	}
-	var dataMfs, deleteMfs []iceberg.ManifestFile
-	minDataSeq := int64(math.MaxInt64)
-	for _, mf := range mfs {
-		// Spec: counts of -1 are unknown (v1 lists may omit them).
-		if mf.AddedFilesCount == 0 && mf.ExistingFilesCount == 0 {
-			stats.ManifestsSkipped++
-			continue
-		}
-		if mf.Content == iceberg.ManifestContentDeletes {
-			deleteMfs = append(deleteMfs, mf)
-			continue
-		}
-		if sf := f.forSpec(mf.SpecID); sf != nil {
-			if ok, err := sf.manifest.Eval(&mf); err != nil {
-				return nil, nil, err
-			} else if !ok {
-				stats.ManifestsSkipped++
-				continue
-			}
-		}
-		dataMfs = append(dataMfs, mf)
-		minDataSeq = min(minDataSeq, mf.MinSequenceNumber)
-	}
-	// A delete manifest whose every delete is older than every data file
-	// can apply to none of them (position deletes need data seq <= delete
-	// seq, equality deletes data seq < delete seq).
-	relevant := deleteMfs[:0:0]
-	for _, mf := range deleteMfs {
-		if len(dataMfs) == 0 || mf.SequenceNumber < minDataSeq {
-			stats.ManifestsSkipped++
-			continue
-		}
-		relevant = append(relevant, mf)
-	}
-
+	relevant := relevantDeletes(dataMfs, deleteMfs, stats)
 	var c counters
 	// Delete files keep every metric: their file_path bounds narrow the
 	// data files a position delete can touch.
@@ -97,13 +58,76 @@ func (p *Planner) collect(ctx context.Context, t Table, snap *iceberg.Snapshot, 
 	if err != nil {
 		return nil, nil, err
 	}
-	stats.ManifestsRead = int(c.manifestsRead.Load())
-	stats.ManifestCacheHits = int(c.cacheHits.Load())
+	c.addTo(stats)
 	stats.ManifestsSkipped += len(dataMfs) + len(relevant) - stats.ManifestsRead
-	stats.FilesSkippedByPartition = int(c.skippedByPartition.Load())
-	stats.FilesSkippedByMetrics = int(c.skippedByMetrics.Load())
-	stats.DeleteFilesSkipped = int(c.deleteFilesSkipped.Load())
 	return data, deletes, nil
+}
+
+// addTo adds the counts to stats.
+func (c *counters) addTo(stats *Stats) {
+	stats.ManifestsRead += int(c.manifestsRead.Load())
+	stats.ManifestCacheHits += int(c.cacheHits.Load())
+	stats.FilesSkippedByPartition += int(c.skippedByPartition.Load())
+	stats.FilesSkippedByMetrics += int(c.skippedByMetrics.Load())
+	stats.DeleteFilesSkipped += int(c.deleteFilesSkipped.Load())
+}
+
+// selectManifests reads the snapshot's manifest list (or, for an
+// incremental plan, the manifests its appends added) and returns the data
+// manifests that may hold matching rows, by their counts and partition
+// summaries, and every delete manifest that lists a file.
+func (p *Planner) selectManifests(ctx context.Context, t Table, snap *iceberg.Snapshot, f *scanFilter, appends *appendScan, stats *Stats) (data, deletes []iceberg.ManifestFile, err error) {
+	var mfs []iceberg.ManifestFile
+	if appends == nil {
+		mfs, err = p.manifests(ctx, t, snap)
+	} else {
+		mfs, err = p.appendManifests(ctx, t, appends, stats)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, mf := range mfs {
+		// Spec: counts of -1 are unknown (v1 lists may omit them).
+		if mf.AddedFilesCount == 0 && mf.ExistingFilesCount == 0 {
+			stats.ManifestsSkipped++
+			continue
+		}
+		if mf.Content == iceberg.ManifestContentDeletes {
+			deletes = append(deletes, mf)
+			continue
+		}
+		if sf := f.forSpec(mf.SpecID); sf != nil {
+			if ok, err := sf.manifest.Eval(&mf); err != nil {
+				return nil, nil, err
+			} else if !ok {
+				stats.ManifestsSkipped++
+				continue
+			}
+		}
+		data = append(data, mf)
+	}
+	return data, deletes, nil
+}
+
+// relevantDeletes returns the delete manifests that may apply to a file of
+// the data manifests: a delete manifest whose every delete is older than
+// every data file can apply to none of them (position deletes need data
+// seq <= delete seq, equality deletes data seq < delete seq). The others
+// are counted as skipped.
+func relevantDeletes(data, deletes []iceberg.ManifestFile, stats *Stats) []iceberg.ManifestFile {
+	minDataSeq := int64(math.MaxInt64)
+	for _, mf := range data {
+		minDataSeq = min(minDataSeq, mf.MinSequenceNumber)
+	}
+	relevant := deletes[:0:0]
+	for _, mf := range deletes {
+		if len(data) == 0 || mf.SequenceNumber < minDataSeq {
+			stats.ManifestsSkipped++
+			continue
+		}
+		relevant = append(relevant, mf)
+	}
+	return relevant
 }
 
 // readUntil reads data manifests one at a time, in list order, until the

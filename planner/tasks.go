@@ -38,14 +38,28 @@ type taskOptions struct {
 // delete files that apply to it. Files are turned into tasks in parallel
 // chunks; the tasks keep the order of the files.
 func (p *Planner) tasks(t Table, data, deletes []liveFile, filter *scanFilter, opts taskOptions, stats *Stats) ([]*Task, error) {
+	index, err := indexDeletes(t, deletes, opts.keepFiles)
+	if err != nil {
+		return nil, err
+	}
+	stats.DeleteFiles += len(deletes)
+	return buildTasks(t, data, index, filter, opts, stats)
+}
+
+// indexDeletes checks the live delete files' locations and indexes them by
+// the data files they may apply to.
+func indexDeletes(t Table, deletes []liveFile, keepFiles bool) (*deleteIndex, error) {
 	mapper, _ := t.IO.(Mapper)
-	stats.DeleteFiles = len(deletes)
 	for i := range deletes {
 		if _, err := t.locate("delete file", deletes[i].entry.DataFile.Path); err != nil {
 			return nil, err
 		}
 	}
-	index := newDeleteIndex(deletes, mapper, opts.keepFiles)
+	return newDeleteIndex(deletes, mapper, keepFiles), nil
+}
+
+// buildTasks turns data files into tasks with the delete files of index.
+func buildTasks(t Table, data []liveFile, index *deleteIndex, filter *scanFilter, opts taskOptions, stats *Stats) ([]*Task, error) {
 	b := &taskBuilder{t: t, index: index, filter: filter, opts: opts}
 	chunks := max(1, min(runtime.GOMAXPROCS(0), len(data)/minTaskChunk))
 	parts := make([]taskChunk, chunks)
