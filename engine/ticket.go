@@ -23,11 +23,28 @@ var (
 	ErrTicketExpired = errors.New("ticket expired")
 )
 
-// TicketVersion is the ticket format this release signs and redeems. A
-// ticket of another version (one of an older release, before the schemas
-// were typed messages, has none) is refused, never read as if it were
-// this one; its client plans again.
-const TicketVersion = 2
+// TicketVersion is the newest ticket format this release signs and
+// redeems. A ticket of a format it does not read (one of an older release,
+// before the schemas were typed messages, has none) is refused, never read
+// as if it were another; its client plans again.
+//
+// Format 3 is a ticket that streams a unit (a metadata table's, a change
+// stream's, a manifest group) instead of tasks: a release that reads only
+// format 2 would take it for an empty list of tasks and stream no rows, so
+// it refuses it instead. A ticket of tasks stays format 2, which that
+// release still redeems during a rolling upgrade.
+const TicketVersion = 3
+
+// taskTicketVersion is the format of a ticket that carries tasks alone.
+const taskTicketVersion = 2
+
+// ticketVersion is the format t is signed as.
+func ticketVersion(t *iceflightv1.Ticket) uint32 {
+	if len(t.MetadataUnit) > 0 || len(t.ChangeUnit) > 0 || t.ManifestGroup != nil {
+		return TicketVersion
+	}
+	return taskTicketVersion
+}
 
 // DefaultTicketTTL is how long a ticket stays redeemable.
 const DefaultTicketTTL = time.Hour
@@ -167,7 +184,7 @@ func (s *Signer) TTL() time.Duration { return s.ttl }
 // client presents to DoGet.
 func (s *Signer) Sign(t *iceflightv1.Ticket) ([]byte, error) {
 	now := s.now()
-	t.Version = TicketVersion
+	t.Version = ticketVersion(t)
 	t.IssuedAtUnixMs = now.UnixMilli()
 	t.ExpiresAtUnixMs = now.Add(s.ttl).UnixMilli()
 	if c := t.CredentialsExpireAtUnixMs; c > 0 && c < t.ExpiresAtUnixMs {
@@ -200,9 +217,9 @@ func (s *Signer) Verify(b []byte) (*iceflightv1.Ticket, error) {
 	if err := proto.Unmarshal(signed.Payload, t); err != nil {
 		return nil, fmt.Errorf("%w: payload: %v", ErrTicketInvalid, err)
 	}
-	if t.Version != TicketVersion {
-		return nil, fmt.Errorf("%w: table %s: ticket format %d, this server reads format %d: it was issued by another release of iceflight; plan the scan again",
-			ErrTicketInvalid, t.Table, t.Version, TicketVersion)
+	if t.Version != ticketVersion(t) {
+		return nil, fmt.Errorf("%w: table %s: ticket format %d, this server reads formats %d and %d: it was issued by another release of iceflight; plan the scan again",
+			ErrTicketInvalid, t.Table, t.Version, taskTicketVersion, TicketVersion)
 	}
 	if now := s.now().UnixMilli(); now > t.ExpiresAtUnixMs {
 		return nil, fmt.Errorf("%w: expired %s ago; plan the scan again", ErrTicketExpired,

@@ -112,7 +112,7 @@ func FuzzTicketPayload(f *testing.F) {
 		wantErr := proto.Unmarshal(payload, want)
 		switch {
 		case wantErr != nil:
-		case want.Version != TicketVersion:
+		case want.Version != ticketVersion(want):
 			wantErr = ErrTicketInvalid // another release's format
 		case want.ExpiresAtUnixMs < s.now().UnixMilli():
 			wantErr = ErrTicketExpired

@@ -374,8 +374,18 @@ func TestEncodeTasksRoundTrip(t *testing.T) {
 func TestATicketOfAnotherFormatIsRefused(t *testing.T) {
 	t.Parallel()
 	s := testSigner(t, 1)
-	for _, version := range []uint32{0, 1, TicketVersion + 1} {
-		payload, err := proto.Marshal(&iceflightv1.Ticket{Version: version, Table: "db.t", ExpiresAtUnixMs: time.Now().Add(time.Hour).UnixMilli()})
+	for _, tc := range []struct {
+		version uint32
+		unit    []byte
+	}{
+		{0, nil}, {1, nil}, {TicketVersion, nil}, {TicketVersion + 1, nil},
+		// A release that reads only format 2 would stream a unit's ticket
+		// as no tasks: it is signed as format 3, and format 2 with a unit is
+		// refused too.
+		{taskTicketVersion, []byte(`{"kind":"files"}`)},
+	} {
+		version := tc.version
+		payload, err := proto.Marshal(&iceflightv1.Ticket{Version: version, Table: "db.t", MetadataUnit: tc.unit, ExpiresAtUnixMs: time.Now().Add(time.Hour).UnixMilli()})
 		if err != nil {
 			t.Fatal(err)
 		}
