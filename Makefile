@@ -62,6 +62,7 @@ test-go: $(TEST_DEPS)
 .PHONY: test-hostile
 test-hostile: build
 	FLIGHTD=$(abspath $(BIN)) $(GO) test -race -count=1 -v ./tests/hostile
+	FLIGHTD=$(abspath $(BIN)) HOSTILE_FLIGHTD_ARGS="--manifest-tickets-above 0" $(GO) test -race -count=1 -v ./tests/hostile
 
 ## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go), the differential seed set's and the storage samples' among them.
 conformance: $(TEST_DEPS)

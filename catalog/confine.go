@@ -376,3 +376,51 @@ func (d *Directory) mayRead(p string, lexical bool) bool {
 	}
 	return false
 }
+
+// Confinement is what confines a table's files (see CheckFile), in a form
+// a ticket carries to a process that redeems it without the catalog: the
+// files of a scan planned at the manifest level are first seen there.
+type Confinement struct {
+	// Warehouse is the warehouse's root: a local folder, symlinks
+	// resolved, or a cleaned URI.
+	Warehouse string
+	// Roots are the other roots the operator allowed, as configured.
+	Roots []string
+	// Folder is the table's own folder, as Warehouse is spelled.
+	Folder string
+}
+
+// Confinement returns what confines t's files; nil when its catalog
+// confines nothing (any location its metadata names is read).
+func (t *Table) Confinement() *Confinement {
+	c := t.confine
+	if c == nil {
+		return nil
+	}
+	out := &Confinement{Warehouse: c.dir.root, Folder: c.folder}
+	for _, r := range c.dir.roots {
+		out.Roots = append(out.Roots, r.given)
+	}
+	return out
+}
+
+// Checker returns the check CheckFile makes for a table confined by c, for
+// a caller whose access says which tables it may read: the same rule (the
+// warehouse and the allowed roots, symlinks resolved, and no other table's
+// folder unless access lets the caller read that table), worked out from
+// the storage itself. fio reads a remote warehouse (a local one is walked
+// with a Local confined to it, as the catalog walks it).
+func (c *Confinement) Checker(fio fileio.FileIO, access Access) (func(location string) error, error) {
+	opts := []Option{WithAllowedRoots(c.Roots...), WithMetadataCacheBytes(0)}
+	var d *Directory
+	var err error
+	if s := fileio.Scheme(c.Warehouse); s == "" || s == "file" {
+		d, err = NewDirectory(c.Warehouse, opts...)
+	} else {
+		d, err = NewDirectoryAt(c.Warehouse, fio, opts...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return newConfinement(d, c.Folder, access).check, nil
+}

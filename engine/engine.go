@@ -52,6 +52,11 @@ type Engine struct {
 	// storage builds the FileIO of tickets with sealed storage properties;
 	// see WithStorage.
 	storage StorageFunc
+	// manifestAbove is the plan size above which scans are planned at the
+	// manifest level; see WithManifestTicketsAbove.
+	manifestAbove int64
+	// metadata holds the metadata files unit tickets read.
+	metadata *metadataCache
 }
 
 // Option configures an Engine.
@@ -111,7 +116,7 @@ func New(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...Option)
 	e := &Engine{catalog: cat, reader: rd, signer: signer, planner: planner.New(),
 		mem: memory.DefaultAllocator, log: slog.Default(),
 		streams: NewLimiter("DoGet", DefaultMaxStreams), plans: NewLimiter("planning", DefaultMaxPlans),
-		maxInfoBytes: DefaultMaxFlightInfoBytes}
+		maxInfoBytes: DefaultMaxFlightInfoBytes, manifestAbove: DefaultManifestTicketsAbove, metadata: newMetadataCache(metadataCacheEntries)}
 	for _, o := range opts {
 		o(e)
 	}

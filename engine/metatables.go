@@ -20,6 +20,7 @@ import (
 	"github.com/iceflight/iceflight/metatable"
 	"github.com/iceflight/iceflight/planner"
 	iceflightv1 "github.com/iceflight/iceflight/proto/iceflight/v1"
+	"github.com/iceflight/iceflight/reader"
 )
 
 // metaRequest turns a command naming a metadata table into the scan of it:
@@ -175,6 +176,21 @@ func checkUnitFiles(ctx context.Context, tbl *catalog.Table, mt metatable.Table,
 	return nil
 }
 
+// ticketIO is the FileIO through which a unit's ticket reads the table's
+// manifests: the reader's, mapping the table's recorded locations as the
+// coordinator's catalog maps them.
+func ticketIO(rd *reader.Reader, t *iceflightv1.Ticket) fileio.FileIO {
+	io := rd.FileIO()
+	if len(t.Remap) == 0 && t.RemapBase == "" {
+		return io
+	}
+	rules := make([]fileio.Rule, len(t.Remap))
+	for i, r := range t.Remap {
+		rules[i] = fileio.Rule{From: r.From, To: r.To}
+	}
+	return fileio.Remap(io, rules...).WithBase(t.RemapBase)
+}
+
 // remapRules returns how io maps the table's recorded locations, for a
 // worker to map them the same way.
 func remapRules(io fileio.FileIO) ([]*iceflightv1.RemapRule, string) {
@@ -280,25 +296,14 @@ func (e *Engine) streamMetadataTicket(ctx context.Context, t *iceflightv1.Ticket
 	if err != nil {
 		return err
 	}
-	io := rd.FileIO()
-	if len(t.Remap) > 0 || t.RemapBase != "" {
-		rules := make([]fileio.Rule, len(t.Remap))
-		for i, r := range t.Remap {
-			rules[i] = fileio.Rule{From: r.From, To: r.To}
-		}
-		io = fileio.Remap(io, rules...).WithBase(t.RemapBase)
-	}
-	// The metadata file is the one the coordinator read (tickets name
-	// where it is, not where it was written), opened as the reader opens
-	// data files.
-	md, _, err := catalog.ReadMetadata(ctx, rd.FileIO(), t.MetadataLocation, catalog.DefaultMaxMetadataBytes)
+	md, err := e.ticketMetadata(ctx, rd, t)
 	if err != nil {
-		return fmt.Errorf("table %s: %w", t.Table, err)
+		return err
 	}
 	if err := begin(out); err != nil {
 		return err
 	}
-	mt := metatable.Table{Name: t.Table, MetadataLocation: t.MetadataLocation, Metadata: md, IO: io}
+	mt := metatable.Table{Name: t.Table, MetadataLocation: t.MetadataLocation, Metadata: md, IO: ticketIO(rd, t)}
 	// Read hands each batch over: it is released once sent.
 	send := reorderColumns(out, emit)
 	owned := func(rec arrow.RecordBatch) error {

@@ -137,9 +137,13 @@ func (e *Engine) buildInfo(head *flight.FlightInfo, plan *planner.Plan, schemas 
 type EndpointMetadata struct {
 	Files     []string `json:"files"`
 	FileCount int      `json:"file_count"`
-	Tasks     int      `json:"tasks"`
-	Bytes     int64    `json:"bytes"`
-	Records   int64    `json:"records"`
+	// Manifests is how many manifests the endpoint's ticket names when the
+	// scan was planned at the manifest level; its files, bytes and records
+	// are then the manifest list's counts, or -1.
+	Manifests int   `json:"manifests,omitempty"`
+	Tasks     int   `json:"tasks"`
+	Bytes     int64 `json:"bytes"`
+	Records   int64 `json:"records"`
 }
 
 // parallelEndpointTasks is the plan size, in tasks, from which endpoints
@@ -280,6 +284,23 @@ func (e *Engine) PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc
 		return e.planChanges(ctx, cmd, desc, tbl, req)
 	}
 	call := CallInfoFrom(ctx)
+	if req.Outlines() && e.manifestAbove >= 0 {
+		o, err := e.planner.Outline(ctx, plannerTable(tbl), req)
+		if err != nil {
+			return nil, err
+		}
+		if o.Plan.Snapshot != nil && e.outlines(o) {
+			e.metrics.Planned(ctx, time.Since(start))
+			call.SetSnapshotID(o.Plan.Snapshot.SnapshotID)
+			call.SetFiles(int(max(o.DataFiles, 0)))
+			info, err := e.planOutline(desc, tbl, req, o)
+			if err != nil {
+				return nil, err
+			}
+			call.SetEndpoints(len(info.Endpoint))
+			return info, nil
+		}
+	}
 	plan, err := e.planner.Plan(ctx, plannerTable(tbl), req)
 	if err != nil {
 		return nil, err

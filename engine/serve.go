@@ -119,6 +119,8 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 		return e.streamMetadataTicket(ctx, t, begin, emit)
 	case len(t.ChangeUnit) > 0:
 		return e.streamChangeTicket(ctx, t, begin, emit)
+	case t.ManifestGroup != nil:
+		return e.streamGroupTicket(ctx, t, begin, emit)
 	}
 	rd, err := e.readerFor(ctx, t)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"sync"
@@ -103,15 +104,15 @@ func (d *diffTally) String() string {
 // diffscan.BatchSizes.
 type diffServers map[int]flight.Client
 
-func startDiffServers(t *testing.T, warehouse string) diffServers {
+func startDiffServers(t *testing.T, warehouse string, extra ...string) diffServers {
 	t.Helper()
 	s := diffServers{}
 	for _, b := range diffscan.BatchSizes {
-		var extra []string
+		args := slices.Clone(extra)
 		if b > 0 {
-			extra = []string{"--batch-rows", strconv.Itoa(b)}
+			args = append(args, "--batch-rows", strconv.Itoa(b))
 		}
-		s[b] = startFlightd(t, warehouse, extra...)
+		s[b] = startFlightd(t, warehouse, args...)
 	}
 	return s
 }
@@ -245,8 +246,16 @@ func runCases(t *testing.T, servers diffServers, cases []diffscan.Case, tl *diff
 }
 
 // TestDiffscanSampleAndConformanceMatchJavaOracle runs the checked-in seed
-// set (make diffscan-expected) and the saved regression cases.
+// set (make diffscan-expected) and the saved regression cases, on servers
+// that plan file by file and on servers that plan at the manifest level.
 func TestDiffscanSampleAndConformanceMatchJavaOracle(t *testing.T) {
+	t.Run("file-level", func(t *testing.T) { runDiffSets(t, "diffscan") })
+	t.Run("manifest-level", func(t *testing.T) { runDiffSets(t, "diffscan manifest-level", manifestLevel...) })
+}
+
+// runDiffSets runs the seed sets and their regressions on flightd started
+// with extra and prints the tally labelled label.
+func runDiffSets(t *testing.T, label string, extra ...string) {
 	tl := &diffTally{}
 	for _, set := range diffSets {
 		if !set.present("diffscan") {
@@ -261,10 +270,10 @@ func TestDiffscanSampleAndConformanceMatchJavaOracle(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Run(set.name, func(t *testing.T) {
-			runCases(t, startDiffServers(t, set.root), append(cases, saved...), tl, nil)
+			runCases(t, startDiffServers(t, set.root, extra...), append(cases, saved...), tl, nil)
 		})
 	}
-	printTally("diffscan", tl)
+	printTally(label, tl)
 }
 
 // TestFuzzScanAgainstJavaOracle is make fuzz-scan: for $DIFFSCAN_FUZZTIME

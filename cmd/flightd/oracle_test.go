@@ -186,10 +186,15 @@ var unsupportedKind = regexp.MustCompile(`unsupported: ([a-zA-Z ]+?)(?: in | dat
 // compareWithOracle serves warehouse with flightd and checks every scan the
 // oracle recorded under expectedDir. A scan may be refused as Unimplemented
 // (a feature not built yet) but never return rows that differ.
-func compareWithOracle(t *testing.T, warehouse, expectedDir string) *tally {
+func compareWithOracle(t *testing.T, warehouse, expectedDir string, extra ...string) *tally {
 	t.Helper()
-	return compareServedWithOracle(t, startFlightd(t, warehouse), "", expectedDir)
+	return compareServedWithOracle(t, startFlightd(t, warehouse, extra...), "", expectedDir)
 }
+
+// manifestLevel are the flightd flags that plan every scan without a row
+// limit at the manifest level, so that the oracle tallies run through the
+// path huge tables take, not only through file-level plans.
+var manifestLevel = []string{"--manifest-tickets-above", "0"}
 
 // compareServedWithOracle checks every scan the oracle recorded under
 // expectedDir against the flightd client is connected to, naming each
@@ -358,10 +363,21 @@ func TestConformanceCorpusMatchesJavaOracle(t *testing.T) {
 	printTally("conformance", tl)
 }
 
+func TestConformanceCorpusAtManifestLevelMatchesJavaOracle(t *testing.T) {
+	needCorpus(t, "conformance manifest-level")
+	tl := compareWithOracle(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance"), manifestLevel...)
+	printTally("conformance manifest-level", tl)
+}
+
 func TestSampleWarehouseMatchesJavaOracle(t *testing.T) {
-	tl := compareWithOracle(t, filepath.Join("..", "..", "testdata", "warehouse"), filepath.Join("..", "..", "testdata", "expected"))
-	printTally("sample warehouse", tl)
-	if tl.scansEqual != tl.scans {
-		t.Errorf("every sample scan must read back equal: %s", tl)
+	for _, level := range []struct {
+		label string
+		extra []string
+	}{{"sample warehouse", nil}, {"sample warehouse manifest-level", manifestLevel}} {
+		tl := compareWithOracle(t, filepath.Join("..", "..", "testdata", "warehouse"), filepath.Join("..", "..", "testdata", "expected"), level.extra...)
+		printTally(level.label, tl)
+		if tl.scansEqual != tl.scans {
+			t.Errorf("%s: every sample scan must read back equal: %s", level.label, tl)
+		}
 	}
 }

@@ -67,7 +67,7 @@ func noteLines(notes []string) string {
 
 // compareQueries serves warehouse and runs every query of an oracle query
 // index through a real Flight client.
-func compareQueries(t *testing.T, warehouse, dir string) *queryTally {
+func compareQueries(t *testing.T, warehouse, dir string, extra ...string) *queryTally {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "index.json"))
 	if err != nil {
@@ -77,7 +77,7 @@ func compareQueries(t *testing.T, warehouse, dir string) *queryTally {
 	if err := json.Unmarshal(data, &idx); err != nil {
 		t.Fatal(err)
 	}
-	client := startFlightd(t, warehouse)
+	client := startFlightd(t, warehouse, extra...)
 	tl := &queryTally{}
 	t.Run("queries", func(t *testing.T) {
 		for _, q := range idx.Queries {
@@ -206,6 +206,12 @@ func TestConformanceQueriesMatchJavaOracle(t *testing.T) {
 	needCorpus(t, "conformance queries")
 	tl := compareQueries(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance-queries"))
 	printTally("conformance queries", tl)
+}
+
+func TestConformanceQueriesAtManifestLevelMatchJavaOracle(t *testing.T) {
+	needCorpus(t, "conformance queries manifest-level")
+	tl := compareQueries(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance-queries"), manifestLevel...)
+	printTally("conformance queries manifest-level", tl)
 }
 
 func TestSampleQueriesMatchJavaOracle(t *testing.T) {

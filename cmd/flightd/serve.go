@@ -61,6 +61,7 @@ type serveConfig struct {
 	metaCacheBytes int64
 	maxMetadata    int64
 	maxManifest    int64
+	manifestAbove  int64
 	maxRead        int64
 	validate       bool
 	batchRows      int
@@ -108,6 +109,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.validate, "validate-batches", false, "debugging: check every batch with Arrow's full validation at each stage of the reader and fail the stream naming file and stage (costs a pass over the data; ICEFLIGHT_VALIDATE_BATCHES=1 does the same)")
 	fs.Int64Var(&c.metaCacheBytes, "metadata-cache-bytes", catalog.DefaultMetadataCacheBytes, "memory bound of the cache of parsed table metadata, by metadata file size; least recently used tables go first (0 keeps none)")
 	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
+	fs.Int64Var(&c.manifestAbove, "manifest-tickets-above", engine.DefaultManifestTicketsAbove, "plan a scan at the manifest level when its manifest list counts more live data files than this: tickets name manifests, which the worker redeeming each plans and reads (0: every scan without a row limit; -1: never)")
 	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector, a batch's strings of one Parquet column (0: the formats' own bounds)")
 	fs.IntVar(&c.sqlMaxEndpoints, "sql-max-endpoints", flightsql.DefaultMaxEndpoints, "endpoints of a Flight SQL query's plan at most: ADBC's driver opens them all at once (0: the planner's cap, 64)")
@@ -390,6 +392,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role engine.Role, log *slo
 		engine.WithPlanner(pl),
 		engine.WithMetrics(metrics),
 		engine.WithCompression(cfg.compression),
+		engine.WithManifestTicketsAbove(cfg.manifestAbove),
 	}
 	if cfg.workers != "" {
 		wopts := []engine.WorkersOption{engine.WithWorkersLogger(log)}

@@ -44,7 +44,14 @@ type testCluster struct {
 	nginx       *cluster.Nginx
 }
 
-func startCluster(t *testing.T) *testCluster {
+// manifestLevel are the coordinator flags that plan every scan without a
+// row limit at the manifest level: the workers then plan the tickets'
+// manifest groups themselves.
+var manifestLevel = []string{"--manifest-tickets-above", "0"}
+
+// startCluster starts two workers behind nginx and a coordinator, given
+// coordinatorArgs besides its own.
+func startCluster(t *testing.T, coordinatorArgs ...string) *testCluster {
 	t.Helper()
 	nginxBin, err := cluster.NginxBinary()
 	if errors.Is(err, cluster.ErrNoNginx) {
@@ -91,9 +98,9 @@ func startCluster(t *testing.T) *testCluster {
 		t.Fatal(err)
 	}
 	stop(tc.nginx.Process)
-	tc.coordinator, err = cluster.StartFlightd(ctx, bin, "coordinator", dir,
+	tc.coordinator, err = cluster.StartFlightd(ctx, bin, "coordinator", dir, append([]string{
 		"--role", "coordinator", "--warehouse", filepath.Join(repo, "testdata", "warehouse"),
-		"--listen", "127.0.0.1:0", "--workers", tc.nginx.Addr, "--ticket-keys", keys)
+		"--listen", "127.0.0.1:0", "--workers", tc.nginx.Addr, "--ticket-keys", keys}, coordinatorArgs...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +159,15 @@ func waitForPlacement(t *testing.T, c *client.Client, lb string) {
 }
 
 func TestEveryTableReadsThroughNginxEqualToJavaOracle(t *testing.T) {
-	tc := startCluster(t)
+	t.Run("file-level", func(t *testing.T) { readsThroughNginx(t) })
+	t.Run("manifest-level", func(t *testing.T) { readsThroughNginx(t, manifestLevel...) })
+}
+
+// readsThroughNginx reads every oracle scan through a cluster whose
+// coordinator has coordinatorArgs, with the Go and Python clients, and
+// checks that both workers served tickets.
+func readsThroughNginx(t *testing.T, coordinatorArgs ...string) {
+	tc := startCluster(t, coordinatorArgs...)
 	scans, err := oracleScans(filepath.Join(repo, "testdata", "expected"))
 	if err != nil {
 		t.Fatal(err)

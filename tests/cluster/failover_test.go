@@ -20,6 +20,13 @@ import (
 // first batch: the Go client resumes the ticket at the next location, and
 // the table still reads completely and exactly once.
 func TestWorkerKilledMidStream(t *testing.T) {
+	t.Run("file-level", func(t *testing.T) { killMidStream(t) })
+	t.Run("manifest-level", func(t *testing.T) { killMidStream(t, manifestLevel...) })
+}
+
+// killMidStream is TestWorkerKilledMidStream with a coordinator given
+// coordinatorArgs.
+func killMidStream(t *testing.T, coordinatorArgs ...string) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	bin := flightd(t)
@@ -36,9 +43,9 @@ func TestWorkerKilledMidStream(t *testing.T) {
 		workers["grpc://"+w.Addr] = w
 		addrs = append(addrs, w.Addr)
 	}
-	coord, err := cluster.StartFlightd(ctx, bin, "coordinator", dir,
+	coord, err := cluster.StartFlightd(ctx, bin, "coordinator", dir, append([]string{
 		"--role", "coordinator", "--warehouse", filepath.Join(repo, "testdata", "warehouse"),
-		"--listen", "127.0.0.1:0", "--workers", strings.Join(addrs, ","), "--ticket-keys", keys)
+		"--listen", "127.0.0.1:0", "--workers", strings.Join(addrs, ","), "--ticket-keys", keys}, coordinatorArgs...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,6 +83,9 @@ func startServer(t *testing.T, warehouse string, args ...string) *server {
 		t.Fatal(err)
 	}
 	args = append([]string{"--warehouse", warehouse, "--listen", "127.0.0.1:0", "--tokens", tokens}, args...)
+	// make test-hostile runs the suite a second time with every scan
+	// planned at the manifest level.
+	args = append(args, strings.Fields(os.Getenv("HOSTILE_FLIGHTD_ARGS"))...)
 	p, err := cluster.StartFlightd(context.Background(), flightd(t), "flightd", dir, args...)
 	if err != nil {
 		t.Fatal(err)

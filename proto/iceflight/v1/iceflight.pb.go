@@ -841,7 +841,27 @@ type Ticket struct {
 	RemapBase string       `protobuf:"bytes,27,opt,name=remap_base,json=remapBase,proto3" json:"remap_base,omitempty"`
 	// change_unit is a unit of a change stream (changelog.Unit as JSON) that
 	// the ticket streams instead of tasks.
-	ChangeUnit    []byte `protobuf:"bytes,28,opt,name=change_unit,json=changeUnit,proto3" json:"change_unit,omitempty"`
+	ChangeUnit []byte `protobuf:"bytes,28,opt,name=change_unit,json=changeUnit,proto3" json:"change_unit,omitempty"`
+	// manifest_group is a group of a scan planned at the manifest level
+	// (planner.Outline), streamed instead of tasks: the worker reads the
+	// metadata file at metadata_location, plans the group's manifests
+	// (mapped by remap) with filter, and reads the files they keep.
+	ManifestGroup *ManifestGroup `protobuf:"bytes,29,opt,name=manifest_group,json=manifestGroup,proto3" json:"manifest_group,omitempty"`
+	// filter is the scan's filter as Iceberg REST Expression JSON, unbound;
+	// empty reads every row. filter_schema_id is the schema it binds to,
+	// case_sensitive how its names match. Set with manifest_group only.
+	Filter         string `protobuf:"bytes,30,opt,name=filter,proto3" json:"filter,omitempty"`
+	FilterSchemaId int32  `protobuf:"varint,31,opt,name=filter_schema_id,json=filterSchemaId,proto3" json:"filter_schema_id,omitempty"`
+	CaseSensitive  bool   `protobuf:"varint,32,opt,name=case_sensitive,json=caseSensitive,proto3" json:"case_sensitive,omitempty"`
+	// target_split_bytes is the size a manifest group's large files are
+	// split to; 0 for the default.
+	TargetSplitBytes int64 `protobuf:"varint,33,opt,name=target_split_bytes,json=targetSplitBytes,proto3" json:"target_split_bytes,omitempty"`
+	// confinement is what confines the files a manifest group's manifests
+	// may name (catalog.Confinement), which the worker applies as the
+	// coordinator's catalog would; absent when the table's catalog confines
+	// nothing. The coordinator vets every file of a file-level plan itself;
+	// a group's files are first seen by the worker.
+	Confinement   *Confinement `protobuf:"bytes,34,opt,name=confinement,proto3" json:"confinement,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1030,6 +1050,277 @@ func (x *Ticket) GetChangeUnit() []byte {
 	return nil
 }
 
+func (x *Ticket) GetManifestGroup() *ManifestGroup {
+	if x != nil {
+		return x.ManifestGroup
+	}
+	return nil
+}
+
+func (x *Ticket) GetFilter() string {
+	if x != nil {
+		return x.Filter
+	}
+	return ""
+}
+
+func (x *Ticket) GetFilterSchemaId() int32 {
+	if x != nil {
+		return x.FilterSchemaId
+	}
+	return 0
+}
+
+func (x *Ticket) GetCaseSensitive() bool {
+	if x != nil {
+		return x.CaseSensitive
+	}
+	return false
+}
+
+func (x *Ticket) GetTargetSplitBytes() int64 {
+	if x != nil {
+		return x.TargetSplitBytes
+	}
+	return 0
+}
+
+func (x *Ticket) GetConfinement() *Confinement {
+	if x != nil {
+		return x.Confinement
+	}
+	return nil
+}
+
+// ManifestGroup is a run of a snapshot's data manifests and the delete
+// manifests that may apply to their files.
+type ManifestGroup struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Data    []*ManifestRef         `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	Deletes []*ManifestRef         `protobuf:"bytes,2,rep,name=deletes,proto3" json:"deletes,omitempty"`
+	// files is how many live data files data lists by the manifest list's
+	// counts; -1 when unknown.
+	Files         int64 `protobuf:"varint,3,opt,name=files,proto3" json:"files,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ManifestGroup) Reset() {
+	*x = ManifestGroup{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ManifestGroup) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ManifestGroup) ProtoMessage() {}
+
+func (x *ManifestGroup) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ManifestGroup.ProtoReflect.Descriptor instead.
+func (*ManifestGroup) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ManifestGroup) GetData() []*ManifestRef {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ManifestGroup) GetDeletes() []*ManifestRef {
+	if x != nil {
+		return x.Deletes
+	}
+	return nil
+}
+
+func (x *ManifestGroup) GetFiles() int64 {
+	if x != nil {
+		return x.Files
+	}
+	return 0
+}
+
+// ManifestRef is a manifest as its manifest list records it, with what
+// reading its entries inherits from the list.
+type ManifestRef struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Path   string                 `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	Length int64                  `protobuf:"varint,2,opt,name=length,proto3" json:"length,omitempty"`
+	SpecId int32                  `protobuf:"varint,3,opt,name=spec_id,json=specId,proto3" json:"spec_id,omitempty"`
+	// content is 0 for data files, 1 for deletes.
+	Content           int32  `protobuf:"varint,4,opt,name=content,proto3" json:"content,omitempty"`
+	SequenceNumber    int64  `protobuf:"varint,5,opt,name=sequence_number,json=sequenceNumber,proto3" json:"sequence_number,omitempty"`
+	MinSequenceNumber int64  `protobuf:"varint,6,opt,name=min_sequence_number,json=minSequenceNumber,proto3" json:"min_sequence_number,omitempty"`
+	AddedSnapshotId   int64  `protobuf:"varint,7,opt,name=added_snapshot_id,json=addedSnapshotId,proto3" json:"added_snapshot_id,omitempty"`
+	FirstRowId        *int64 `protobuf:"varint,8,opt,name=first_row_id,json=firstRowId,proto3,oneof" json:"first_row_id,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ManifestRef) Reset() {
+	*x = ManifestRef{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ManifestRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ManifestRef) ProtoMessage() {}
+
+func (x *ManifestRef) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ManifestRef.ProtoReflect.Descriptor instead.
+func (*ManifestRef) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ManifestRef) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *ManifestRef) GetLength() int64 {
+	if x != nil {
+		return x.Length
+	}
+	return 0
+}
+
+func (x *ManifestRef) GetSpecId() int32 {
+	if x != nil {
+		return x.SpecId
+	}
+	return 0
+}
+
+func (x *ManifestRef) GetContent() int32 {
+	if x != nil {
+		return x.Content
+	}
+	return 0
+}
+
+func (x *ManifestRef) GetSequenceNumber() int64 {
+	if x != nil {
+		return x.SequenceNumber
+	}
+	return 0
+}
+
+func (x *ManifestRef) GetMinSequenceNumber() int64 {
+	if x != nil {
+		return x.MinSequenceNumber
+	}
+	return 0
+}
+
+func (x *ManifestRef) GetAddedSnapshotId() int64 {
+	if x != nil {
+		return x.AddedSnapshotId
+	}
+	return 0
+}
+
+func (x *ManifestRef) GetFirstRowId() int64 {
+	if x != nil && x.FirstRowId != nil {
+		return *x.FirstRowId
+	}
+	return 0
+}
+
+// Confinement is what confines a table's files: below the warehouse or an
+// allowed root, and in no other table's folder the caller may not read.
+type Confinement struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Warehouse     string                 `protobuf:"bytes,1,opt,name=warehouse,proto3" json:"warehouse,omitempty"`
+	Roots         []string               `protobuf:"bytes,2,rep,name=roots,proto3" json:"roots,omitempty"`
+	Folder        string                 `protobuf:"bytes,3,opt,name=folder,proto3" json:"folder,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Confinement) Reset() {
+	*x = Confinement{}
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Confinement) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Confinement) ProtoMessage() {}
+
+func (x *Confinement) ProtoReflect() protoreflect.Message {
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Confinement.ProtoReflect.Descriptor instead.
+func (*Confinement) Descriptor() ([]byte, []int) {
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *Confinement) GetWarehouse() string {
+	if x != nil {
+		return x.Warehouse
+	}
+	return ""
+}
+
+func (x *Confinement) GetRoots() []string {
+	if x != nil {
+		return x.Roots
+	}
+	return nil
+}
+
+func (x *Confinement) GetFolder() string {
+	if x != nil {
+		return x.Folder
+	}
+	return ""
+}
+
 // RemapRule maps locations below from to the same place below to.
 type RemapRule struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1041,7 +1332,7 @@ type RemapRule struct {
 
 func (x *RemapRule) Reset() {
 	*x = RemapRule{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1053,7 +1344,7 @@ func (x *RemapRule) String() string {
 func (*RemapRule) ProtoMessage() {}
 
 func (x *RemapRule) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[6]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1066,7 +1357,7 @@ func (x *RemapRule) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemapRule.ProtoReflect.Descriptor instead.
 func (*RemapRule) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{6}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RemapRule) GetFrom() string {
@@ -1096,7 +1387,7 @@ type Schema struct {
 
 func (x *Schema) Reset() {
 	*x = Schema{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1399,7 @@ func (x *Schema) String() string {
 func (*Schema) ProtoMessage() {}
 
 func (x *Schema) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[7]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1412,7 @@ func (x *Schema) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Schema.ProtoReflect.Descriptor instead.
 func (*Schema) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{7}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Schema) GetSchemaId() int32 {
@@ -1164,7 +1455,7 @@ type Field struct {
 
 func (x *Field) Reset() {
 	*x = Field{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1176,7 +1467,7 @@ func (x *Field) String() string {
 func (*Field) ProtoMessage() {}
 
 func (x *Field) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[8]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1189,7 +1480,7 @@ func (x *Field) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Field.ProtoReflect.Descriptor instead.
 func (*Field) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{8}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Field) GetId() int32 {
@@ -1250,7 +1541,7 @@ type Type struct {
 
 func (x *Type) Reset() {
 	*x = Type{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1262,7 +1553,7 @@ func (x *Type) String() string {
 func (*Type) ProtoMessage() {}
 
 func (x *Type) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[9]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1275,7 +1566,7 @@ func (x *Type) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Type.ProtoReflect.Descriptor instead.
 func (*Type) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{9}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Type) GetKind() isType_Kind {
@@ -1360,7 +1651,7 @@ type StructType struct {
 
 func (x *StructType) Reset() {
 	*x = StructType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1372,7 +1663,7 @@ func (x *StructType) String() string {
 func (*StructType) ProtoMessage() {}
 
 func (x *StructType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[10]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1385,7 +1676,7 @@ func (x *StructType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructType.ProtoReflect.Descriptor instead.
 func (*StructType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{10}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *StructType) GetFields() []*Field {
@@ -1406,7 +1697,7 @@ type ListType struct {
 
 func (x *ListType) Reset() {
 	*x = ListType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1418,7 +1709,7 @@ func (x *ListType) String() string {
 func (*ListType) ProtoMessage() {}
 
 func (x *ListType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[11]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1431,7 +1722,7 @@ func (x *ListType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListType.ProtoReflect.Descriptor instead.
 func (*ListType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{11}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListType) GetElementId() int32 {
@@ -1468,7 +1759,7 @@ type MapType struct {
 
 func (x *MapType) Reset() {
 	*x = MapType{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1771,7 @@ func (x *MapType) String() string {
 func (*MapType) ProtoMessage() {}
 
 func (x *MapType) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[12]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1784,7 @@ func (x *MapType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapType.ProtoReflect.Descriptor instead.
 func (*MapType) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{12}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MapType) GetKeyId() int32 {
@@ -1542,7 +1833,7 @@ type NameMapping struct {
 
 func (x *NameMapping) Reset() {
 	*x = NameMapping{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1554,7 +1845,7 @@ func (x *NameMapping) String() string {
 func (*NameMapping) ProtoMessage() {}
 
 func (x *NameMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[13]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1567,7 +1858,7 @@ func (x *NameMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NameMapping.ProtoReflect.Descriptor instead.
 func (*NameMapping) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{13}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *NameMapping) GetFields() []*MappedField {
@@ -1588,7 +1879,7 @@ type MappedField struct {
 
 func (x *MappedField) Reset() {
 	*x = MappedField{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1600,7 +1891,7 @@ func (x *MappedField) String() string {
 func (*MappedField) ProtoMessage() {}
 
 func (x *MappedField) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[14]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1613,7 +1904,7 @@ func (x *MappedField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MappedField.ProtoReflect.Descriptor instead.
 func (*MappedField) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{14}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *MappedField) GetFieldId() int32 {
@@ -1650,7 +1941,7 @@ type SignedTicket struct {
 
 func (x *SignedTicket) Reset() {
 	*x = SignedTicket{}
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[15]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1662,7 +1953,7 @@ func (x *SignedTicket) String() string {
 func (*SignedTicket) ProtoMessage() {}
 
 func (x *SignedTicket) ProtoReflect() protoreflect.Message {
-	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[15]
+	mi := &file_proto_iceflight_v1_iceflight_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1675,7 +1966,7 @@ func (x *SignedTicket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignedTicket.ProtoReflect.Descriptor instead.
 func (*SignedTicket) Descriptor() ([]byte, []int) {
-	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{15}
+	return file_proto_iceflight_v1_iceflight_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *SignedTicket) GetPayload() []byte {
@@ -1778,7 +2069,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\tfile_path\x18\x0f \x01(\tR\bfilePath\x12#\n" +
 	"\rresidual_json\x18\x10 \x01(\tR\fresidualJson\x12%\n" +
 	"\x0eresidual_index\x18\x11 \x01(\x05R\rresidualIndexB\x0f\n" +
-	"\r_first_row_id\"\x99\b\n" +
+	"\r_first_row_id\"\xb1\n" +
+	"\n" +
 	"\x06Ticket\x12\x18\n" +
 	"\aversion\x18\x13 \x01(\rR\aversion\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12+\n" +
@@ -1806,7 +2098,32 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
 	"remap_base\x18\x1b \x01(\tR\tremapBase\x12\x1f\n" +
 	"\vchange_unit\x18\x1c \x01(\fR\n" +
-	"changeUnitJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"/\n" +
+	"changeUnit\x12B\n" +
+	"\x0emanifest_group\x18\x1d \x01(\v2\x1b.iceflight.v1.ManifestGroupR\rmanifestGroup\x12\x16\n" +
+	"\x06filter\x18\x1e \x01(\tR\x06filter\x12(\n" +
+	"\x10filter_schema_id\x18\x1f \x01(\x05R\x0efilterSchemaId\x12%\n" +
+	"\x0ecase_sensitive\x18  \x01(\bR\rcaseSensitive\x12,\n" +
+	"\x12target_split_bytes\x18! \x01(\x03R\x10targetSplitBytes\x12;\n" +
+	"\vconfinement\x18\" \x01(\v2\x19.iceflight.v1.ConfinementR\vconfinementJ\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\v\x10\fJ\x04\b\f\x10\rJ\x04\b\r\x10\x0eR\vschema_jsonR\x11name_mapping_jsonR\x0eformat_versionR\x14equality_schema_jsonR\x12filter_schema_json\"\x89\x01\n" +
+	"\rManifestGroup\x12-\n" +
+	"\x04data\x18\x01 \x03(\v2\x19.iceflight.v1.ManifestRefR\x04data\x123\n" +
+	"\adeletes\x18\x02 \x03(\v2\x19.iceflight.v1.ManifestRefR\adeletes\x12\x14\n" +
+	"\x05files\x18\x03 \x01(\x03R\x05files\"\xa9\x02\n" +
+	"\vManifestRef\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x16\n" +
+	"\x06length\x18\x02 \x01(\x03R\x06length\x12\x17\n" +
+	"\aspec_id\x18\x03 \x01(\x05R\x06specId\x12\x18\n" +
+	"\acontent\x18\x04 \x01(\x05R\acontent\x12'\n" +
+	"\x0fsequence_number\x18\x05 \x01(\x03R\x0esequenceNumber\x12.\n" +
+	"\x13min_sequence_number\x18\x06 \x01(\x03R\x11minSequenceNumber\x12*\n" +
+	"\x11added_snapshot_id\x18\a \x01(\x03R\x0faddedSnapshotId\x12%\n" +
+	"\ffirst_row_id\x18\b \x01(\x03H\x00R\n" +
+	"firstRowId\x88\x01\x01B\x0f\n" +
+	"\r_first_row_id\"Y\n" +
+	"\vConfinement\x12\x1c\n" +
+	"\twarehouse\x18\x01 \x01(\tR\twarehouse\x12\x14\n" +
+	"\x05roots\x18\x02 \x03(\tR\x05roots\x12\x16\n" +
+	"\x06folder\x18\x03 \x01(\tR\x06folder\"/\n" +
 	"\tRemapRule\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\"\x84\x01\n" +
@@ -1880,7 +2197,7 @@ func file_proto_iceflight_v1_iceflight_proto_rawDescGZIP() []byte {
 }
 
 var file_proto_iceflight_v1_iceflight_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_proto_iceflight_v1_iceflight_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(FileFormat)(0),           // 0: iceflight.v1.FileFormat
 	(DeleteKind)(0),           // 1: iceflight.v1.DeleteKind
@@ -1890,16 +2207,19 @@ var file_proto_iceflight_v1_iceflight_proto_goTypes = []any{
 	(*PartitionConstant)(nil), // 5: iceflight.v1.PartitionConstant
 	(*Task)(nil),              // 6: iceflight.v1.Task
 	(*Ticket)(nil),            // 7: iceflight.v1.Ticket
-	(*RemapRule)(nil),         // 8: iceflight.v1.RemapRule
-	(*Schema)(nil),            // 9: iceflight.v1.Schema
-	(*Field)(nil),             // 10: iceflight.v1.Field
-	(*Type)(nil),              // 11: iceflight.v1.Type
-	(*StructType)(nil),        // 12: iceflight.v1.StructType
-	(*ListType)(nil),          // 13: iceflight.v1.ListType
-	(*MapType)(nil),           // 14: iceflight.v1.MapType
-	(*NameMapping)(nil),       // 15: iceflight.v1.NameMapping
-	(*MappedField)(nil),       // 16: iceflight.v1.MappedField
-	(*SignedTicket)(nil),      // 17: iceflight.v1.SignedTicket
+	(*ManifestGroup)(nil),     // 8: iceflight.v1.ManifestGroup
+	(*ManifestRef)(nil),       // 9: iceflight.v1.ManifestRef
+	(*Confinement)(nil),       // 10: iceflight.v1.Confinement
+	(*RemapRule)(nil),         // 11: iceflight.v1.RemapRule
+	(*Schema)(nil),            // 12: iceflight.v1.Schema
+	(*Field)(nil),             // 13: iceflight.v1.Field
+	(*Type)(nil),              // 14: iceflight.v1.Type
+	(*StructType)(nil),        // 15: iceflight.v1.StructType
+	(*ListType)(nil),          // 16: iceflight.v1.ListType
+	(*MapType)(nil),           // 17: iceflight.v1.MapType
+	(*NameMapping)(nil),       // 18: iceflight.v1.NameMapping
+	(*MappedField)(nil),       // 19: iceflight.v1.MappedField
+	(*SignedTicket)(nil),      // 20: iceflight.v1.SignedTicket
 }
 var file_proto_iceflight_v1_iceflight_proto_depIdxs = []int32{
 	3,  // 0: iceflight.v1.Command.changes:type_name -> iceflight.v1.ChangeRange
@@ -1908,28 +2228,32 @@ var file_proto_iceflight_v1_iceflight_proto_depIdxs = []int32{
 	0,  // 3: iceflight.v1.Task.format:type_name -> iceflight.v1.FileFormat
 	5,  // 4: iceflight.v1.Task.constants:type_name -> iceflight.v1.PartitionConstant
 	4,  // 5: iceflight.v1.Task.deletes:type_name -> iceflight.v1.DeleteFile
-	9,  // 6: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
-	15, // 7: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
+	12, // 6: iceflight.v1.Ticket.schema:type_name -> iceflight.v1.Schema
+	18, // 7: iceflight.v1.Ticket.name_mapping:type_name -> iceflight.v1.NameMapping
 	6,  // 8: iceflight.v1.Ticket.tasks:type_name -> iceflight.v1.Task
-	9,  // 9: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
-	9,  // 10: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
-	8,  // 11: iceflight.v1.Ticket.remap:type_name -> iceflight.v1.RemapRule
-	10, // 12: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
-	11, // 13: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
-	12, // 14: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
-	13, // 15: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
-	14, // 16: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
-	10, // 17: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
-	11, // 18: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
-	11, // 19: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
-	11, // 20: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
-	16, // 21: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
-	16, // 22: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
-	23, // [23:23] is the sub-list for method output_type
-	23, // [23:23] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	12, // 9: iceflight.v1.Ticket.equality_schema:type_name -> iceflight.v1.Schema
+	12, // 10: iceflight.v1.Ticket.filter_schema:type_name -> iceflight.v1.Schema
+	11, // 11: iceflight.v1.Ticket.remap:type_name -> iceflight.v1.RemapRule
+	8,  // 12: iceflight.v1.Ticket.manifest_group:type_name -> iceflight.v1.ManifestGroup
+	10, // 13: iceflight.v1.Ticket.confinement:type_name -> iceflight.v1.Confinement
+	9,  // 14: iceflight.v1.ManifestGroup.data:type_name -> iceflight.v1.ManifestRef
+	9,  // 15: iceflight.v1.ManifestGroup.deletes:type_name -> iceflight.v1.ManifestRef
+	13, // 16: iceflight.v1.Schema.fields:type_name -> iceflight.v1.Field
+	14, // 17: iceflight.v1.Field.type:type_name -> iceflight.v1.Type
+	15, // 18: iceflight.v1.Type.struct:type_name -> iceflight.v1.StructType
+	16, // 19: iceflight.v1.Type.list:type_name -> iceflight.v1.ListType
+	17, // 20: iceflight.v1.Type.map:type_name -> iceflight.v1.MapType
+	13, // 21: iceflight.v1.StructType.fields:type_name -> iceflight.v1.Field
+	14, // 22: iceflight.v1.ListType.element:type_name -> iceflight.v1.Type
+	14, // 23: iceflight.v1.MapType.key:type_name -> iceflight.v1.Type
+	14, // 24: iceflight.v1.MapType.value:type_name -> iceflight.v1.Type
+	19, // 25: iceflight.v1.NameMapping.fields:type_name -> iceflight.v1.MappedField
+	19, // 26: iceflight.v1.MappedField.fields:type_name -> iceflight.v1.MappedField
+	27, // [27:27] is the sub-list for method output_type
+	27, // [27:27] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_proto_iceflight_v1_iceflight_proto_init() }
@@ -1941,21 +2265,22 @@ func file_proto_iceflight_v1_iceflight_proto_init() {
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[1].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[3].OneofWrappers = []any{}
 	file_proto_iceflight_v1_iceflight_proto_msgTypes[4].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[8].OneofWrappers = []any{}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[9].OneofWrappers = []any{
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[7].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[11].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[12].OneofWrappers = []any{
 		(*Type_Primitive)(nil),
 		(*Type_Struct)(nil),
 		(*Type_List)(nil),
 		(*Type_Map)(nil),
 	}
-	file_proto_iceflight_v1_iceflight_proto_msgTypes[14].OneofWrappers = []any{}
+	file_proto_iceflight_v1_iceflight_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_proto_iceflight_v1_iceflight_proto_rawDesc), len(file_proto_iceflight_v1_iceflight_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   16,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
