@@ -20,6 +20,14 @@ import (
 // InvalidArgument.
 var ErrBadCommand = errors.New("invalid descriptor")
 
+// What a command's "tickets" may ask for.
+const (
+	// TicketsFiles asks for file-level tickets: exact endpoints and counts.
+	TicketsFiles = "files"
+	// TicketsManifests asks for tickets that name manifest groups.
+	TicketsManifests = "manifests"
+)
+
 // errNotYet marks a command option that a later version implements; it
 // maps to Unimplemented.
 var errNotYet = errors.New("not implemented yet")
@@ -40,6 +48,7 @@ type jsonCommand struct {
 	Dictionary       json.RawMessage `json:"dictionary"`
 	MetadataTable    string          `json:"metadata_table"`
 	Changes          *jsonChanges    `json:"changes"`
+	Tickets          string          `json:"tickets"`
 }
 
 // jsonChanges is the "changes" key of a JSON command.
@@ -138,6 +147,7 @@ func parseJSONCommand(b []byte) (*iceflightv1.Command, error) {
 		CaseSensitive:    jc.CaseSensitive,
 		NoColumns:        jc.Columns != nil && len(jc.Columns) == 0,
 		MetadataTable:    jc.MetadataTable,
+		Tickets:          jc.Tickets,
 	}
 	if c := jc.Changes; c != nil {
 		cmd.Changes = &iceflightv1.ChangeRange{FromSnapshotId: c.FromSnapshotID, ToSnapshotId: c.ToSnapshotID,
@@ -194,6 +204,10 @@ func validateCommand(cmd *iceflightv1.Command) error {
 		return fmt.Errorf("%w: limit %d is negative", ErrBadCommand, *cmd.Limit)
 	case cmd.Changes != nil && cmd.MetadataTable != "":
 		return fmt.Errorf("%w: a command reads changes or a metadata table, not both", ErrBadCommand)
+	case cmd.Tickets != "" && cmd.Tickets != TicketsFiles && cmd.Tickets != TicketsManifests:
+		return fmt.Errorf("%w: tickets %q: want %q or %q", ErrBadCommand, cmd.Tickets, TicketsFiles, TicketsManifests)
+	case cmd.Tickets != "" && (cmd.Changes != nil || cmd.MetadataTable != ""):
+		return fmt.Errorf("%w: tickets applies to a table's rows, not to changes or a metadata table", ErrBadCommand)
 	case cmd.Changes != nil && (cmd.SnapshotId != nil || cmd.AsOfTimestampMs != nil || cmd.Ref != ""):
 		return fmt.Errorf("%w: a change stream takes its range in \"changes\", not snapshot_id, as_of_timestamp_ms or ref", ErrBadCommand)
 	}

@@ -55,6 +55,9 @@ type Engine struct {
 	// manifestAbove is the plan size above which scans are planned at the
 	// manifest level; see WithManifestTicketsAbove.
 	manifestAbove int64
+	// largeTickets is what a plan past manifestAbove becomes; see
+	// WithLargePlanTickets.
+	largeTickets string
 	// metadata holds the metadata files unit tickets read.
 	metadata *metadataCache
 }
@@ -116,7 +119,7 @@ func New(cat catalog.Catalog, rd *reader.Reader, signer *Signer, opts ...Option)
 	e := &Engine{catalog: cat, reader: rd, signer: signer, planner: planner.New(),
 		mem: memory.DefaultAllocator, log: slog.Default(),
 		streams: NewLimiter("DoGet", DefaultMaxStreams), plans: NewLimiter("planning", DefaultMaxPlans),
-		maxInfoBytes: DefaultMaxFlightInfoBytes, manifestAbove: DefaultManifestTicketsAbove, metadata: newMetadataCache(metadataCacheEntries)}
+		maxInfoBytes: DefaultMaxFlightInfoBytes, manifestAbove: DefaultManifestTicketsAbove, largeTickets: TicketsManifests, metadata: newMetadataCache(metadataCacheEntries)}
 	for _, o := range opts {
 		o(e)
 	}

@@ -33,6 +33,12 @@ const DefaultManifestTicketsAbove = 50_000
 // 0 plans every such scan so; a negative n never does.
 func WithManifestTicketsAbove(n int64) Option { return func(e *Engine) { e.manifestAbove = n } }
 
+// WithLargePlanTickets sets what a plan past the threshold becomes when
+// its command does not say (its "tickets"): TicketsManifests (the
+// default), or TicketsFiles, exact file-level endpoints with the plan's
+// manifest groups planned in parallel, on the workers when there are some.
+func WithLargePlanTickets(tickets string) Option { return func(e *Engine) { e.largeTickets = tickets } }
+
 // outlines reports whether the plan of outline o is sent as manifest
 // groups: its file count passes the threshold (a count the manifest list
 // does not record passes only a threshold of 0).
@@ -41,6 +47,52 @@ func (e *Engine) outlines(o *planner.Outline) bool {
 		return e.manifestAbove == 0
 	}
 	return o.DataFiles > e.manifestAbove
+}
+
+// planLarge plans the scans that are not planned file by file on this
+// process alone: at the manifest level when the command asks for it, or
+// when the plan passes the threshold and the command does not ask for
+// files; file by file with the groups planned in parallel (on the workers
+// when there are some) when it passes the threshold and the command asks
+// for files. It returns nil and no error for a scan planned as usual.
+func (e *Engine) planLarge(ctx context.Context, cmd *iceflightv1.Command, desc *flight.FlightDescriptor, tbl *catalog.Table, req planner.Request) (*flight.FlightInfo, error) {
+	o, err := e.outline(ctx, cmd, tbl, req)
+	if o == nil || err != nil {
+		return nil, err
+	}
+	call := CallInfoFrom(ctx)
+	call.SetSnapshotID(o.Plan.Snapshot.SnapshotID)
+	call.SetFiles(int(max(o.DataFiles, 0)))
+	if e.ticketsOf(cmd) == TicketsFiles {
+		return e.planFiles(ctx, desc, tbl, req, o)
+	}
+	return e.planOutline(desc, tbl, req, o)
+}
+
+// ticketsOf is what a large plan of cmd becomes: what the command asks
+// for, else the server's choice (WithLargePlanTickets).
+func (e *Engine) ticketsOf(cmd *iceflightv1.Command) string {
+	if cmd.Tickets != "" {
+		return cmd.Tickets
+	}
+	return e.largeTickets
+}
+
+// outline returns the outline of a scan that is not planned file by file
+// on this process alone (see planLarge), or nil.
+func (e *Engine) outline(ctx context.Context, cmd *iceflightv1.Command, tbl *catalog.Table, req planner.Request) (*planner.Outline, error) {
+	forced := cmd.Tickets == TicketsManifests
+	if forced && !req.Outlines() {
+		return nil, fmt.Errorf("%w: table %s: a limited scan is planned file by file; it cannot have tickets %q", ErrBadCommand, cmd.Table, TicketsManifests)
+	}
+	if !req.Outlines() || !forced && e.manifestAbove < 0 {
+		return nil, nil
+	}
+	o, err := e.planner.Outline(ctx, plannerTable(tbl), req)
+	if err != nil || o.Plan.Snapshot == nil || !forced && !e.outlines(o) {
+		return nil, err
+	}
+	return o, nil
 }
 
 // planOutline builds the FlightInfo of a scan planned at the manifest
@@ -72,11 +124,43 @@ func (e *Engine) planOutline(desc *flight.FlightDescriptor, tbl *catalog.Table, 
 // buildOutline builds the FlightInfo of outline o as it is grouped now.
 func (e *Engine) buildOutline(desc *flight.FlightDescriptor, tbl *catalog.Table, req planner.Request, o *planner.Outline) (*flight.FlightInfo, error) {
 	plan := o.Plan
-	name := plan.Table
 	schema, err := reader.OutputSchema(reader.Scan{Schema: plan.Schema, Dictionary: plan.Dictionary})
 	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", name, err)
+		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
 	}
+	tickets, err := e.groupTickets(tbl, req, o)
+	if err != nil {
+		return nil, err
+	}
+	info := &flight.FlightInfo{
+		Schema:           flight.SerializeSchema(schema, e.mem),
+		FlightDescriptor: desc,
+		TotalRecords:     o.Records,
+		TotalBytes:       -1,
+	}
+	if info.AppMetadata, err = json.Marshal(plan.Stats); err != nil {
+		return nil, err
+	}
+	for i, t := range tickets {
+		g := o.Groups[i]
+		ep, err := e.unitEndpoint(t, manifestKeys(g.Data))
+		if err != nil {
+			return nil, err
+		}
+		if ep.AppMetadata, err = json.Marshal(EndpointMetadata{Files: []string{}, FileCount: int(g.Files), Manifests: len(g.Data), Records: -1, Bytes: -1}); err != nil {
+			return nil, err
+		}
+		info.Endpoint = append(info.Endpoint, ep)
+	}
+	return info, nil
+}
+
+// groupTickets returns the ticket of each group of outline o, unsigned:
+// the group, the scan's filter and projection, and what a worker needs to
+// read the table's metadata and confine its files.
+func (e *Engine) groupTickets(tbl *catalog.Table, req planner.Request, o *planner.Outline) ([]*iceflightv1.Ticket, error) {
+	plan := o.Plan
+	name := plan.Table
 	schemas, err := encodeTicketSchemas(plan)
 	if err != nil {
 		return nil, err
@@ -98,22 +182,19 @@ func (e *Engine) buildOutline(desc *flight.FlightDescriptor, tbl *catalog.Table,
 		confinement = &iceflightv1.Confinement{Warehouse: c.Warehouse, Roots: c.Roots, Folder: c.Folder}
 	}
 	remap, base := remapRules(tbl.IO)
-	info := &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(schema, e.mem),
-		FlightDescriptor: desc,
-		TotalRecords:     o.Records,
-		TotalBytes:       -1,
+	var dict []int32
+	for _, id := range plan.Dictionary {
+		dict = append(dict, int32(id))
 	}
-	if info.AppMetadata, err = json.Marshal(plan.Stats); err != nil {
-		return nil, err
-	}
-	for _, g := range o.Groups {
-		t := &iceflightv1.Ticket{
+	tickets := make([]*iceflightv1.Ticket, len(o.Groups))
+	for i, g := range o.Groups {
+		tickets[i] = &iceflightv1.Ticket{
 			Table:                     name,
 			MetadataLocation:          plan.MetadataLocation,
 			SnapshotId:                plan.Snapshot.SnapshotID,
 			Schema:                    schemas.read,
 			NameMapping:               schemas.mapping,
+			DictionaryFieldIds:        dict,
 			StorageProfile:            tbl.Catalog,
 			SealedStorage:             storage.sealed,
 			CredentialsExpireAtUnixMs: storage.expiresMs,
@@ -126,19 +207,8 @@ func (e *Engine) buildOutline(desc *flight.FlightDescriptor, tbl *catalog.Table,
 			Remap:                     remap,
 			RemapBase:                 base,
 		}
-		for _, id := range plan.Dictionary {
-			t.DictionaryFieldIds = append(t.DictionaryFieldIds, int32(id))
-		}
-		ep, err := e.unitEndpoint(t, manifestKeys(g.Data))
-		if err != nil {
-			return nil, err
-		}
-		if ep.AppMetadata, err = json.Marshal(EndpointMetadata{Files: []string{}, FileCount: int(g.Files), Manifests: len(g.Data), Records: -1, Bytes: -1}); err != nil {
-			return nil, err
-		}
-		info.Endpoint = append(info.Endpoint, ep)
 	}
-	return info, nil
+	return tickets, nil
 }
 
 // manifestKeys places a group on the workers its manifests rank first, as
@@ -189,11 +259,9 @@ func manifestOf(r *iceflightv1.ManifestRef) iceberg.ManifestFile {
 }
 
 // streamGroupTicket streams the manifest group of ticket t, verified and
-// authorized already: the table's metadata file is read through the
-// ticket's storage, the group planned with the ticket's filter (its
-// manifests and files confined to the ticket's roots and mapped as the
-// coordinator maps them), and each run of its tasks read as a file-level
-// ticket's tasks are, in the same order on any worker.
+// authorized already: the group is planned (planTicketGroup) and each run
+// of its tasks read as a file-level ticket's tasks are, in the same order
+// on any worker.
 func (e *Engine) streamGroupTicket(ctx context.Context, t *iceflightv1.Ticket, begin func(*arrow.Schema) error, emit func(arrow.RecordBatch) error) error {
 	scan, err := decodeGroupScan(t)
 	if err != nil {
@@ -203,29 +271,18 @@ func (e *Engine) streamGroupTicket(ctx context.Context, t *iceflightv1.Ticket, b
 	if err != nil {
 		return fmt.Errorf("%w: table %s: %v", ErrTicketInvalid, t.Table, err)
 	}
-	g := planner.GroupScan{SchemaID: int(t.FilterSchemaId), Schema: scan.Schema, CaseSensitive: t.CaseSensitive,
-		TargetSplitBytes: t.TargetSplitBytes, Group: decodeGroup(t.ManifestGroup)}
-	if t.Filter != "" {
-		if g.Filter, err = expr.ParseJSON([]byte(t.Filter)); err != nil {
-			return fmt.Errorf("%w: table %s: filter: %v", ErrTicketInvalid, t.Table, err)
-		}
-	}
 	rd, err := e.readerFor(ctx, t)
 	if err != nil {
 		return err
 	}
-	md, err := e.ticketMetadata(ctx, rd, t)
-	if err != nil {
-		return err
-	}
-	pt := planner.Table{Name: t.Table, MetadataLocation: t.MetadataLocation, Metadata: md, IO: ticketIO(rd, t)}
-	if pt.Check, err = e.ticketCheck(ctx, rd, t); err != nil {
-		return err
-	}
-	if err := begin(out); err != nil {
-		return err
-	}
-	err = e.planner.PlanGroup(ctx, pt, g, func(gt planner.GroupTasks) error {
+	started := false
+	err = e.planTicketGroup(ctx, t, rd, scan.Schema, func(gt planner.GroupTasks) error {
+		if !started {
+			started = true
+			if err := begin(out); err != nil {
+				return err
+			}
+		}
 		run := scan
 		run.EqualitySchema, run.FilterSchema = gt.EqualitySchema, gt.FilterSchema
 		for _, task := range gt.Tasks {
@@ -238,10 +295,38 @@ func (e *Engine) streamGroupTicket(ctx context.Context, t *iceflightv1.Ticket, b
 		}
 		return nil
 	})
+	if err == nil && !started {
+		err = begin(out) // a group whose files all were pruned
+	}
 	if errors.Is(err, errLimitReached) {
 		return nil
 	}
 	return err
+}
+
+// planTicketGroup plans the manifest group of ticket t, handing fn its
+// tasks a few manifests at a time: the table's metadata file is read
+// through rd's storage, and the group planned with the ticket's filter,
+// its manifests and files mapped as the coordinator maps them and confined
+// as the table's catalog confines them for the caller of ctx.
+func (e *Engine) planTicketGroup(ctx context.Context, t *iceflightv1.Ticket, rd *reader.Reader, schema *iceberg.Schema, fn func(planner.GroupTasks) error) error {
+	g := planner.GroupScan{SchemaID: int(t.FilterSchemaId), Schema: schema, CaseSensitive: t.CaseSensitive,
+		TargetSplitBytes: t.TargetSplitBytes, Group: decodeGroup(t.ManifestGroup)}
+	if t.Filter != "" {
+		var err error
+		if g.Filter, err = expr.ParseJSON([]byte(t.Filter)); err != nil {
+			return fmt.Errorf("%w: table %s: filter: %v", ErrTicketInvalid, t.Table, err)
+		}
+	}
+	md, err := e.ticketMetadata(ctx, rd, t)
+	if err != nil {
+		return err
+	}
+	pt := planner.Table{Name: t.Table, MetadataLocation: t.MetadataLocation, Metadata: md, IO: ticketIO(rd, t)}
+	if pt.Check, err = e.ticketCheck(ctx, rd, t); err != nil {
+		return err
+	}
+	return e.planner.PlanGroup(ctx, pt, g, fn)
 }
 
 // ticketCheck returns the check of the files a manifest group's ticket t

@@ -266,6 +266,29 @@ func (w *Workers) Locations(tasks []*scantask.Task) ([]*flight.Location, error) 
 	return locs, nil
 }
 
+// Ranked returns the connections of the healthy workers in the order
+// Locations gives them for tasks: whom to ask first for work on those
+// files, and the fallbacks.
+func (w *Workers) Ranked(tasks []*scantask.Task) ([]*grpc.ClientConn, error) {
+	addrs := w.Healthy()
+	if len(addrs) == 0 {
+		return nil, errNoWorkers
+	}
+	ranked := rendezvous(addrs, tasks)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	conns := make([]*grpc.ClientConn, 0, len(ranked))
+	for _, a := range ranked {
+		if m := w.members[a]; m != nil {
+			conns = append(conns, m.conn)
+		}
+	}
+	if len(conns) == 0 {
+		return nil, errNoWorkers
+	}
+	return conns, nil
+}
+
 // rendezvous ranks workers for a set of tasks by highest random weight:
 // each data file votes, with its bytes, for the worker that scores highest
 // for its path, so a file lands on the same worker in every plan (for that

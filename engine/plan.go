@@ -284,22 +284,13 @@ func (e *Engine) PlanCommand(ctx context.Context, cmd *iceflightv1.Command, desc
 		return e.planChanges(ctx, cmd, desc, tbl, req)
 	}
 	call := CallInfoFrom(ctx)
-	if req.Outlines() && e.manifestAbove >= 0 {
-		o, err := e.planner.Outline(ctx, plannerTable(tbl), req)
+	if info, err := e.planLarge(ctx, cmd, desc, tbl, req); info != nil || err != nil {
 		if err != nil {
 			return nil, err
 		}
-		if o.Plan.Snapshot != nil && e.outlines(o) {
-			e.metrics.Planned(ctx, time.Since(start))
-			call.SetSnapshotID(o.Plan.Snapshot.SnapshotID)
-			call.SetFiles(int(max(o.DataFiles, 0)))
-			info, err := e.planOutline(desc, tbl, req, o)
-			if err != nil {
-				return nil, err
-			}
-			call.SetEndpoints(len(info.Endpoint))
-			return info, nil
-		}
+		e.metrics.Planned(ctx, time.Since(start))
+		call.SetEndpoints(len(info.Endpoint))
+		return info, nil
 	}
 	plan, err := e.planner.Plan(ctx, plannerTable(tbl), req)
 	if err != nil {

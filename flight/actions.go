@@ -89,6 +89,9 @@ func (s *Service) action(ctx context.Context, action *flight.Action, send func([
 			return err
 		}
 		return sendProto(res, send)
+	case engine.ActionPlanGroup:
+		// A coordinator's, to a worker that shares its ticket keys.
+		return s.eng.PlanGroupAction(ctx, action.GetBody(), send)
 	}
 	if isWriteAction(action.GetType()) {
 		return s.writeAction(ctx, action, send)

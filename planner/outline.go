@@ -42,6 +42,40 @@ type Outline struct {
 	Records int64
 	// deletes are the snapshot's delete manifests, for Regroup.
 	deletes []iceberg.ManifestFile
+	// filter and readSchema are the scan's, for Finish.
+	filter     *scanFilter
+	readSchema *iceberg.Schema
+	md         *iceberg.TableMetadata
+	maxGroups  int
+}
+
+// Finish makes the file-level plan of tasks, the tasks of some or all of
+// the outline's groups (PlanGroup's, in group order): the outline's frame
+// with the tasks grouped into at most maxEndpoints endpoints (0: the
+// request's), the schemas their reads need and their counts. A planner
+// that had the groups planned elsewhere, in parallel, ends here.
+func (o *Outline) Finish(tasks []*Task, maxEndpoints int) *Plan {
+	plan := *o.Plan
+	plan.Stats.ManifestTickets = false
+	plan.Stats.DataFiles, plan.Stats.Records, plan.Stats.Bytes = 0, 0, 0
+	seen := make(map[string]bool, len(tasks))
+	for _, t := range tasks {
+		if !seen[t.Path] {
+			seen[t.Path] = true
+			plan.Stats.DataFiles++
+			plan.Stats.Records += t.RecordCount
+			plan.Stats.Bytes += t.FileSize
+		}
+	}
+	if maxEndpoints <= 0 {
+		maxEndpoints = o.maxGroups
+	}
+	plan.EqualitySchema = equalitySchema(o.md, tasks)
+	plan.FilterSchema = o.filter.filterSchema(o.readSchema, tasks)
+	plan.Endpoints = groupEndpoints(tasks, maxEndpoints)
+	plan.Stats.Tasks = len(tasks)
+	plan.Stats.Endpoints = len(plan.Endpoints)
+	return &plan
 }
 
 // Regroup cuts the outline's data manifests into at most n groups again,
@@ -122,7 +156,7 @@ func (p *Planner) Outline(ctx context.Context, t Table, req Request) (*Outline, 
 	if maxGroups <= 0 {
 		maxGroups = DefaultMaxEndpoints
 	}
-	out.deletes = deletes
+	out.deletes, out.filter, out.readSchema, out.md, out.maxGroups = deletes, s.filter, s.readSchema, t.Metadata, maxGroups
 	out.Groups = groupManifests(data, deletes, maxGroups)
 	stats.DataFiles = int(max(out.DataFiles, 0))
 	stats.Records = out.Records

@@ -120,6 +120,12 @@ func TestOutlinesPlanWhatPlansDo(t *testing.T) {
 				if g, w := taskKeys(got), taskKeys(all); !slices.Equal(g, w) {
 					t.Errorf("%s: groups plan\n%s\nPlan plans\n%s", label, strings.Join(g, "\n"), strings.Join(w, "\n"))
 				}
+				fin := o.Finish(got, 0)
+				if fin.Stats.DataFiles != want.Stats.DataFiles || fin.Stats.Records != want.Stats.Records || fin.Stats.Bytes != want.Stats.Bytes ||
+					len(fin.Endpoints) != len(want.Endpoints) || fmt.Sprint(fin.EqualitySchema) != fmt.Sprint(want.EqualitySchema) ||
+					fmt.Sprint(fin.FilterSchema) != fmt.Sprint(want.FilterSchema) {
+					t.Errorf("%s: Finish gives %+v, %d endpoints; Plan %+v, %d endpoints", label, fin.Stats, len(fin.Endpoints), want.Stats, len(want.Endpoints))
+				}
 				snapshots++
 			}
 		}

@@ -196,6 +196,11 @@ func compareWithOracle(t *testing.T, warehouse, expectedDir string, extra ...str
 // path huge tables take, not only through file-level plans.
 var manifestLevel = []string{"--manifest-tickets-above", "0"}
 
+// filesInParallel are the flightd flags that plan every scan without a row
+// limit file by file with its manifest groups planned in parallel, as a
+// large plan whose command asks for files is.
+var filesInParallel = []string{"--manifest-tickets-above", "0", "--large-plan-tickets", "files"}
+
 // compareServedWithOracle checks every scan the oracle recorded under
 // expectedDir against the flightd client is connected to, naming each
 // table with prefix before the oracle's name ("lake." for a table of the
@@ -369,11 +374,17 @@ func TestConformanceCorpusAtManifestLevelMatchesJavaOracle(t *testing.T) {
 	printTally("conformance manifest-level", tl)
 }
 
+func TestConformanceCorpusPlannedInParallelMatchesJavaOracle(t *testing.T) {
+	needCorpus(t, "conformance groups in parallel")
+	tl := compareWithOracle(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance"), filesInParallel...)
+	printTally("conformance groups in parallel", tl)
+}
+
 func TestSampleWarehouseMatchesJavaOracle(t *testing.T) {
 	for _, level := range []struct {
 		label string
 		extra []string
-	}{{"sample warehouse", nil}, {"sample warehouse manifest-level", manifestLevel}} {
+	}{{"sample warehouse", nil}, {"sample warehouse manifest-level", manifestLevel}, {"sample warehouse groups in parallel", filesInParallel}} {
 		tl := compareWithOracle(t, filepath.Join("..", "..", "testdata", "warehouse"), filepath.Join("..", "..", "testdata", "expected"), level.extra...)
 		printTally(level.label, tl)
 		if tl.scansEqual != tl.scans {

@@ -214,6 +214,12 @@ func TestConformanceQueriesAtManifestLevelMatchJavaOracle(t *testing.T) {
 	printTally("conformance queries manifest-level", tl)
 }
 
+func TestConformanceQueriesPlannedInParallelMatchJavaOracle(t *testing.T) {
+	needCorpus(t, "conformance queries groups in parallel")
+	tl := compareQueries(t, conformanceDir, filepath.Join("..", "..", "testdata", "conformance-queries"), filesInParallel...)
+	printTally("conformance queries groups in parallel", tl)
+}
+
 func TestSampleQueriesMatchJavaOracle(t *testing.T) {
 	tl := compareQueries(t, filepath.Join("..", "..", "testdata", "warehouse"), filepath.Join("..", "..", "testdata", "expected-queries"))
 	printTally("sample warehouse queries", tl)

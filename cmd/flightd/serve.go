@@ -62,6 +62,7 @@ type serveConfig struct {
 	maxMetadata    int64
 	maxManifest    int64
 	manifestAbove  int64
+	largeTickets   string
 	maxRead        int64
 	validate       bool
 	batchRows      int
@@ -110,6 +111,7 @@ func (c *serveConfig) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&c.metaCacheBytes, "metadata-cache-bytes", catalog.DefaultMetadataCacheBytes, "memory bound of the cache of parsed table metadata, by metadata file size; least recently used tables go first (0 keeps none)")
 	fs.Int64Var(&c.maxMetadata, "max-metadata-bytes", catalog.DefaultMaxMetadataBytes, "largest table metadata file read, after gunzip; a larger one fails with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.manifestAbove, "manifest-tickets-above", engine.DefaultManifestTicketsAbove, "plan a scan at the manifest level when its manifest list counts more live data files than this: tickets name manifests, which the worker redeeming each plans and reads (0: every scan without a row limit; -1: never)")
+	fs.StringVar(&c.largeTickets, "large-plan-tickets", engine.TicketsManifests, "what a plan past --manifest-tickets-above becomes when its command does not say: manifests (tickets naming manifest groups) or files (exact file-level endpoints, the groups planned in parallel on the workers)")
 	fs.Int64Var(&c.maxManifest, "max-manifest-bytes", planner.DefaultMaxManifestBytes, "largest manifest or manifest list read; a larger one fails the plan with FailedPrecondition (0: no bound)")
 	fs.Int64Var(&c.maxRead, "max-read-bytes", reader.DefaultMaxReadBytes, "largest piece of a data or delete file held in memory whole: Parquet/ORC footer, ORC stream, Avro block, deletion vector, a batch's strings of one Parquet column (0: the formats' own bounds)")
 	fs.IntVar(&c.sqlMaxEndpoints, "sql-max-endpoints", flightsql.DefaultMaxEndpoints, "endpoints of a Flight SQL query's plan at most: ADBC's driver opens them all at once (0: the planner's cap, 64)")
@@ -128,6 +130,8 @@ func (c *serveConfig) check() (engine.Role, error) {
 		return 0, usageError{"--ipc-compression: " + err.Error()}
 	}
 	switch {
+	case c.largeTickets != engine.TicketsManifests && c.largeTickets != engine.TicketsFiles:
+		return 0, usageError{fmt.Sprintf("--large-plan-tickets %q: want %s or %s", c.largeTickets, engine.TicketsManifests, engine.TicketsFiles)}
 	case role != engine.RoleWorker && c.warehouse == "" && len(c.catalogs) == 0:
 		return 0, usageError{"--warehouse (or --config with catalogs) is required"}
 	case c.warehouse != "" && len(c.catalogs) > 0:
@@ -393,6 +397,7 @@ func newProcess(ctx context.Context, cfg serveConfig, role engine.Role, log *slo
 		engine.WithMetrics(metrics),
 		engine.WithCompression(cfg.compression),
 		engine.WithManifestTicketsAbove(cfg.manifestAbove),
+		engine.WithLargePlanTickets(cfg.largeTickets),
 	}
 	if cfg.workers != "" {
 		wopts := []engine.WorkersOption{engine.WithWorkersLogger(log)}

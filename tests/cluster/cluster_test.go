@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +23,10 @@ import (
 // repo is the module root, from this package's folder.
 var repo = filepath.Join("..", "..")
 
-const doGet = "/arrow.flight.protocol.FlightService/DoGet"
+const (
+	doGet    = "/arrow.flight.protocol.FlightService/DoGet"
+	doAction = "/arrow.flight.protocol.FlightService/DoAction"
+)
 
 // pythonTables are read again with the Python client: the ones its own
 // tests compare with the oracle (clients/python/tests/test_client_read.py).
@@ -48,6 +52,10 @@ type testCluster struct {
 // row limit at the manifest level: the workers then plan the tickets'
 // manifest groups themselves.
 var manifestLevel = []string{"--manifest-tickets-above", "0"}
+
+// filesInParallel are the coordinator flags that plan every scan without a
+// row limit file by file, its manifest groups planned by the workers.
+var filesInParallel = []string{"--manifest-tickets-above", "0", "--large-plan-tickets", "files"}
 
 // startCluster starts two workers behind nginx and a coordinator, given
 // coordinatorArgs besides its own.
@@ -161,6 +169,7 @@ func waitForPlacement(t *testing.T, c *client.Client, lb string) {
 func TestEveryTableReadsThroughNginxEqualToJavaOracle(t *testing.T) {
 	t.Run("file-level", func(t *testing.T) { readsThroughNginx(t) })
 	t.Run("manifest-level", func(t *testing.T) { readsThroughNginx(t, manifestLevel...) })
+	t.Run("groups planned by the workers", func(t *testing.T) { readsThroughNginx(t, filesInParallel...) })
 }
 
 // readsThroughNginx reads every oracle scan through a cluster whose
@@ -224,8 +233,11 @@ func readsThroughNginx(t *testing.T, coordinatorArgs ...string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		served := map[string]int{}
+		served, planned := map[string]int{}, map[string]int{}
 		for _, call := range calls {
+			if call.Method == doAction && call.GRPCStatus == "0" {
+				planned[call.Upstream]++ // a manifest group planned for the coordinator
+			}
 			if call.Method != doGet {
 				continue
 			}
@@ -241,6 +253,14 @@ func readsThroughNginx(t *testing.T, coordinatorArgs ...string) {
 			}
 		}
 		t.Logf("DoGet calls served per worker: %v", served)
+		if slices.Contains(coordinatorArgs, "files") {
+			for _, w := range tc.workers {
+				if planned[w.Addr] == 0 {
+					t.Errorf("%s (%s) planned no manifest group; nginx saw %v", w.Name, w.Addr, planned)
+				}
+			}
+			t.Logf("manifest groups planned per worker: %v", planned)
+		}
 	})
 
 	for _, p := range append([]*cluster.Process{tc.coordinator, tc.nginx.Process}, tc.workers...) {

@@ -164,7 +164,13 @@ type Command struct {
 	MetadataTable string `protobuf:"bytes,14,opt,name=metadata_table,json=metadataTable,proto3" json:"metadata_table,omitempty"`
 	// changes streams the rows inserted and deleted between two snapshots
 	// instead of the rows of one.
-	Changes       *ChangeRange `protobuf:"bytes,15,opt,name=changes,proto3" json:"changes,omitempty"`
+	Changes *ChangeRange `protobuf:"bytes,15,opt,name=changes,proto3" json:"changes,omitempty"`
+	// tickets chooses what a scan's tickets name: "files" (exact endpoints
+	// and counts; a large plan is evaluated in parallel, on the workers when
+	// there are some), "manifests" (groups of manifests that the worker
+	// redeeming each plans and reads), or "" to choose by the plan's size
+	// (flightd --manifest-tickets-above).
+	Tickets       string `protobuf:"bytes,16,opt,name=tickets,proto3" json:"tickets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -302,6 +308,13 @@ func (x *Command) GetChanges() *ChangeRange {
 		return x.Changes
 	}
 	return nil
+}
+
+func (x *Command) GetTickets() string {
+	if x != nil {
+		return x.Tickets
+	}
+	return ""
 }
 
 // ChangeRange is the range of a change stream: the changes committed after
@@ -1994,7 +2007,7 @@ var File_proto_iceflight_v1_iceflight_proto protoreflect.FileDescriptor
 
 const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\n" +
-	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\xea\x04\n" +
+	"\"proto/iceflight/v1/iceflight.proto\x12\ficeflight.v1\"\x84\x05\n" +
 	"\aCommand\x12\x14\n" +
 	"\x05table\x18\x01 \x01(\tR\x05table\x12\x18\n" +
 	"\acolumns\x18\x02 \x03(\tR\acolumns\x12$\n" +
@@ -2013,7 +2026,8 @@ const file_proto_iceflight_v1_iceflight_proto_rawDesc = "" +
 	"\x0edictionary_all\x18\f \x01(\bR\rdictionaryAll\x12-\n" +
 	"\x12dictionary_columns\x18\r \x03(\tR\x11dictionaryColumns\x12%\n" +
 	"\x0emetadata_table\x18\x0e \x01(\tR\rmetadataTable\x123\n" +
-	"\achanges\x18\x0f \x01(\v2\x19.iceflight.v1.ChangeRangeR\achangesB\x0e\n" +
+	"\achanges\x18\x0f \x01(\v2\x19.iceflight.v1.ChangeRangeR\achanges\x12\x18\n" +
+	"\atickets\x18\x10 \x01(\tR\aticketsB\x0e\n" +
 	"\f_snapshot_idB\x15\n" +
 	"\x13_as_of_timestamp_msB\b\n" +
 	"\x06_limitB\x11\n" +
