@@ -60,6 +60,8 @@ type Engine struct {
 	largeTickets string
 	// metadata holds the metadata files unit tickets read.
 	metadata *metadataCache
+	// polls are the plans PollFlightInfo streams.
+	polls pollJobs
 }
 
 // Option configures an Engine.

@@ -64,9 +64,13 @@ func (m *Mux) GetFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) 
 	return fe.GetFlightInfo(ctx, desc)
 }
 
-// PollFlightInfo plans like GetFlightInfo: planning is synchronous, so the
-// first poll returns the complete answer.
+// PollFlightInfo polls desc with the protocol that claims it: the plain
+// protocol streams large plans (Service.PollFlightInfo); another front end
+// plans whole, so its first answer is complete.
 func (m *Mux) PollFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.PollInfo, error) {
+	if m.descriptorOwner(desc) == nil {
+		return m.Service.PollFlightInfo(ctx, desc)
+	}
 	return pollInfo(m.GetFlightInfo(ctx, desc))
 }
 

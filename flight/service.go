@@ -57,10 +57,14 @@ func (s *Service) GetFlightInfo(ctx context.Context, desc *flight.FlightDescript
 	return s.eng.PlanDescriptor(ctx, desc)
 }
 
-// PollFlightInfo plans like GetFlightInfo: planning is synchronous, so the
-// first poll returns the complete answer.
-func (s *Service) PollFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (*flight.PollInfo, error) {
-	return pollInfo(s.GetFlightInfo(ctx, desc))
+// PollFlightInfo plans like GetFlightInfo, but streams a large plan whose
+// manifest groups are planned in parallel: the first answer has the
+// endpoints planned so far and a descriptor to poll for the rest (see
+// engine.Engine.PollDescriptor).
+func (s *Service) PollFlightInfo(ctx context.Context, desc *flight.FlightDescriptor) (_ *flight.PollInfo, err error) {
+	defer s.eng.EndCall(ctx, &err)
+	defer panics.Recover(&err, "PollFlightInfo")
+	return s.eng.PollDescriptor(ctx, desc)
 }
 
 func pollInfo(info *flight.FlightInfo, err error) (*flight.PollInfo, error) {
