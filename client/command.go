@@ -52,6 +52,12 @@ type Command struct {
 	// Changes, when set, streams the rows inserted and deleted between two
 	// snapshots instead of the rows of one (see Changes).
 	Changes *Changes
+	// Tickets chooses what the plan's tickets name: "files" for exact
+	// endpoints and counts (a large plan's manifest groups are planned in
+	// parallel, and Scan reads endpoints as they are planned), "manifests"
+	// for groups of manifests each worker plans as it reads; "" lets the
+	// server choose by the plan's size.
+	Tickets string
 }
 
 // Changes is the range of a change stream: the changes committed after
@@ -96,6 +102,7 @@ type wireCommand struct {
 	Dictionary       any             `json:"dictionary,omitempty"`
 	MetadataTable    string          `json:"metadata_table,omitempty"`
 	Changes          *Changes        `json:"changes,omitempty"`
+	Tickets          string          `json:"tickets,omitempty"`
 }
 
 // MarshalJSON encodes the command as the server's JSON command object.
@@ -106,7 +113,7 @@ func (c Command) MarshalJSON() ([]byte, error) {
 	w := wireCommand{
 		Table: c.Table, SnapshotID: c.SnapshotID, AsOfTimestampMs: c.AsOfTimestampMs, Ref: c.Ref,
 		Limit: c.Limit, MaxEndpoints: c.MaxEndpoints, TargetSplitBytes: c.TargetSplitBytes, CaseSensitive: c.CaseSensitive,
-		MetadataTable: c.MetadataTable, Changes: c.Changes,
+		MetadataTable: c.MetadataTable, Changes: c.Changes, Tickets: c.Tickets,
 	}
 	if c.Columns != nil {
 		w.Columns = &c.Columns

@@ -89,7 +89,13 @@ func (c countingService) DoGet(t *flight.Ticket, stream flight.FlightService_DoG
 // batchRows rows; cleanup stops it and checks its allocator is empty.
 func serve(t *testing.T, batchRows int, delay time.Duration) *server {
 	t.Helper()
-	cat, err := catalog.NewDirectory(warehouse)
+	return serveWith(t, batchRows, delay, nil)
+}
+
+// serveWith is serve with options of the catalog and the engine.
+func serveWith(t *testing.T, batchRows int, delay time.Duration, catOpts []catalog.Option, engOpts ...engine.Option) *server {
+	t.Helper()
+	cat, err := catalog.NewDirectory(warehouse, catOpts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +107,7 @@ func serve(t *testing.T, batchRows int, delay time.Duration) *server {
 	rd := reader.New(fileio.NewResolver(), reader.WithAllocator(s.mem), reader.WithBatchSize(batchRows))
 	srv := flight.NewServerWithMiddleware(nil)
 	srv.RegisterFlightService(countingService{iceflight.NewService(engine.New(cat, rd, signer,
-		engine.WithAllocator(s.mem), engine.WithLogger(slog.New(slog.DiscardHandler)))), s})
+		append([]engine.Option{engine.WithAllocator(s.mem), engine.WithLogger(slog.New(slog.DiscardHandler))}, engOpts...)...)), s})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

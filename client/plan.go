@@ -25,13 +25,21 @@ type Stats struct {
 	Tasks                       int     `json:"tasks"`
 	Endpoints                   int     `json:"endpoints"`
 	PlanningMillis              float64 `json:"planning_ms"`
+	// ManifestTickets says the endpoints name manifest groups: the files
+	// and records above are the manifest list's counts.
+	ManifestTickets bool `json:"manifest_tickets"`
 }
 
 // EndpointMetadata is an endpoint's app_metadata: the files it reads.
 type EndpointMetadata struct {
-	Files   []string `json:"files"`
-	Bytes   int64    `json:"bytes"`
-	Records int64    `json:"records"`
+	Files     []string `json:"files"`
+	FileCount int      `json:"file_count"`
+	Bytes     int64    `json:"bytes"`
+	Records   int64    `json:"records"`
+	// Manifests is how many manifests the endpoint's ticket names when the
+	// plan has manifest tickets; Files is then empty, FileCount the
+	// manifest list's count and Bytes and Records -1.
+	Manifests int `json:"manifests"`
 }
 
 // Plan is a planned scan of one table. Its tickets expire (one hour by
@@ -72,14 +80,19 @@ func (c *Client) Plan(ctx context.Context, cmd Command) (*Plan, error) {
 	if err != nil {
 		return nil, withTable(cmd.Table, err)
 	}
+	return c.planOf(cmd.Table, info)
+}
+
+// planOf is the Plan of info, a FlightInfo of table.
+func (c *Client) planOf(table string, info *flight.FlightInfo) (*Plan, error) {
 	schema, err := flight.DeserializeSchema(info.GetSchema(), c.opts.mem)
 	if err != nil {
-		return nil, fmt.Errorf("table %s: plan schema: %w", cmd.Table, err)
+		return nil, fmt.Errorf("table %s: plan schema: %w", table, err)
 	}
-	p := &Plan{Table: cmd.Table, Info: info, Schema: schema, Endpoints: info.GetEndpoint()}
+	p := &Plan{Table: table, Info: info, Schema: schema, Endpoints: info.GetEndpoint()}
 	if md := info.GetAppMetadata(); len(md) > 0 {
 		if err := json.Unmarshal(md, &p.Stats); err != nil {
-			return nil, fmt.Errorf("table %s: plan statistics: %w", cmd.Table, err)
+			return nil, fmt.Errorf("table %s: plan statistics: %w", table, err)
 		}
 	}
 	return p, nil

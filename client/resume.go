@@ -37,8 +37,7 @@ var resumeBackoff = 100 * time.Millisecond
 // once. A break after new rows lets every location (the broken one last)
 // try once more; a single location is retried once after resumeBackoff.
 // Any other error, or the caller's cancellation, ends the read at once.
-func (c *Client) readEndpoint(ctx context.Context, p *Plan, i int, emit func(arrow.RecordBatch) error) error {
-	ep := p.Endpoints[i]
+func (c *Client) readEndpoint(ctx context.Context, p *Plan, i int, ep *flight.FlightEndpoint, emit func(arrow.RecordBatch) error) error {
 	locs := make([]string, 0, len(ep.GetLocation()))
 	for _, l := range ep.GetLocation() {
 		locs = append(locs, l.GetUri())

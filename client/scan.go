@@ -3,13 +3,16 @@ package client
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/compute"
+	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 // Read plans cmd and reads every endpoint into one table, endpoints
@@ -31,13 +34,124 @@ func (c *Client) Inspect(ctx context.Context, kind string, cmd Command) (arrow.T
 }
 
 // Scan plans cmd and calls fn with every record batch as it arrives (see
-// ScanPlan).
+// ScanPlan). It plans with PollFlightInfo: a large plan whose manifest
+// groups the server plans in parallel (Command.Tickets "files") is read
+// from its first endpoints on while the rest are still being planned.
 func (c *Client) Scan(ctx context.Context, cmd Command, fn func(arrow.RecordBatch) error) error {
-	p, err := c.Plan(ctx, cmd)
+	desc, err := cmd.Descriptor()
+	if err != nil {
+		return fmt.Errorf("table %s: %w", cmd.Table, err)
+	}
+	fc, err := c.origin()
 	if err != nil {
 		return err
 	}
-	return c.ScanPlan(ctx, p, func(_ int, rec arrow.RecordBatch) error { return fn(rec) })
+	first, err := fc.PollFlightInfo(c.outgoing(ctx), desc)
+	if status.Code(err) == codes.Unimplemented {
+		// A server that does not poll plans whole.
+		var info *flight.FlightInfo
+		if info, err = fc.GetFlightInfo(c.outgoing(ctx), desc); err == nil {
+			first = &flight.PollInfo{Info: info}
+		}
+	}
+	if err != nil {
+		return withTable(cmd.Table, err)
+	}
+	p, err := c.planOf(cmd.Table, first.GetInfo())
+	if err != nil {
+		return err
+	}
+	q := newEndpointQueue(p.Endpoints)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	polled := make(chan struct{})
+	go func() {
+		defer close(polled)
+		q.finish(c.pollRest(ctx, fc, cmd.Table, first, q))
+	}()
+	err = c.scan(ctx, p, q, func(_ int, rec arrow.RecordBatch) error { return fn(rec) })
+	cancel()
+	<-polled
+	return err
+}
+
+// pollRest polls the plan on from its answer last until its end, adding
+// each answer's new endpoints to q.
+func (c *Client) pollRest(ctx context.Context, fc flight.Client, table string, last *flight.PollInfo, q *endpointQueue) error {
+	seen := len(last.GetInfo().GetEndpoint())
+	for last.GetFlightDescriptor() != nil {
+		next, err := fc.PollFlightInfo(c.outgoing(ctx), last.GetFlightDescriptor())
+		if err != nil {
+			return withTable(table, err)
+		}
+		eps := next.GetInfo().GetEndpoint()
+		if len(eps) < seen {
+			return fmt.Errorf("table %s: a poll answered %d endpoints after %d", table, len(eps), seen)
+		}
+		q.add(eps[seen:])
+		seen, last = len(eps), next
+	}
+	return nil
+}
+
+// endpointQueue hands the endpoints of a plan to its readers, in order, as
+// they become known: all at once for a planned FlightInfo, as polls answer
+// for a plan still being planned.
+type endpointQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	eps    []*flight.FlightEndpoint
+	next   int
+	closed bool
+	err    error
+}
+
+func newEndpointQueue(eps []*flight.FlightEndpoint) *endpointQueue {
+	q := &endpointQueue{eps: eps}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+// add appends eps.
+func (q *endpointQueue) add(eps []*flight.FlightEndpoint) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.eps = append(q.eps, eps...)
+	q.cond.Broadcast()
+}
+
+// finish says no endpoint follows; err, if any, fails the read.
+func (q *endpointQueue) finish(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed, q.err = true, err
+	q.cond.Broadcast()
+}
+
+// take returns the next endpoint and its index, waiting for one; ok is
+// false once every endpoint was taken and none follows, or the plan
+// failed (err).
+func (q *endpointQueue) take(ctx context.Context) (i int, ep *flight.FlightEndpoint, ok bool, err error) {
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.cond.Broadcast()
+	})
+	defer stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.next >= len(q.eps) && !q.closed && ctx.Err() == nil {
+		q.cond.Wait()
+	}
+	switch {
+	case ctx.Err() != nil:
+		return 0, nil, false, nil
+	case q.next < len(q.eps):
+		i = q.next
+		q.next++
+		return i, q.eps[i], true, nil
+	}
+	return 0, nil, false, q.err
 }
 
 // ReadPlan reads every endpoint of p into one table, endpoints
@@ -87,19 +201,25 @@ func (c *Client) ScanPlan(ctx context.Context, p *Plan, fn func(endpoint int, re
 	if len(p.Endpoints) == 0 {
 		return ctx.Err()
 	}
+	q := newEndpointQueue(p.Endpoints)
+	q.finish(nil)
+	return c.scan(ctx, p, q, fn)
+}
+
+// scan is ScanPlan over the endpoints q hands out.
+func (c *Client) scan(ctx context.Context, p *Plan, q *endpointQueue, fn func(endpoint int, rec arrow.RecordBatch) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	recs := make(chan indexed, c.opts.buffered)
-	var next atomic.Int64
-	for range min(c.opts.maxWorkers, len(p.Endpoints)) {
+	for range c.opts.maxWorkers {
 		g.Go(func() error {
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(p.Endpoints) || gctx.Err() != nil {
-					return nil
+				i, ep, ok, err := q.take(gctx)
+				if !ok || err != nil {
+					return err
 				}
-				err := c.readEndpoint(gctx, p, i, func(rec arrow.RecordBatch) error {
+				err = c.readEndpoint(gctx, p, i, ep, func(rec arrow.RecordBatch) error {
 					rec.Retain()
 					select {
 					case recs <- indexed{i, rec}:
