@@ -58,11 +58,12 @@ TEST_GO_TIMEOUT ?= 45m
 test-go: $(TEST_DEPS)
 	$(TEST_ENV) $(GO) test -race -count=1 -timeout $(TEST_GO_TIMEOUT) $$($(GO) list ./... | grep -v -e /tests/cluster -e /tests/hostile)
 
-## test-hostile: the adversarial suite of issue 15 (tests/hostile) against bin/flightd: hostile tables and requests; the process must live, stay under 512 MiB peak RSS, answer the right gRPC codes and hand out nothing from outside.
+## test-hostile: the adversarial suite of issue 15 (tests/hostile) against bin/flightd: hostile tables and requests; the process must live, stay under 512 MiB peak RSS, answer the right gRPC codes and hand out nothing from outside. It runs three times: as configured by default, with every scan planned at the manifest level, and with every scan's manifest groups planned in parallel.
 .PHONY: test-hostile
 test-hostile: build
 	FLIGHTD=$(abspath $(BIN)) $(GO) test -race -count=1 -v ./tests/hostile
 	FLIGHTD=$(abspath $(BIN)) HOSTILE_FLIGHTD_ARGS="--manifest-tickets-above 0" $(GO) test -race -count=1 -v ./tests/hostile
+	FLIGHTD=$(abspath $(BIN)) HOSTILE_FLIGHTD_ARGS="--manifest-tickets-above 0 --large-plan-tickets files" $(GO) test -race -count=1 -v ./tests/hostile
 
 ## conformance: print the tallies of the Java-oracle comparisons (they also run in test-go), the differential seed set's and the storage samples' among them.
 conformance: $(TEST_DEPS)

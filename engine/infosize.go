@@ -95,6 +95,12 @@ func measure(info *flight.FlightInfo, eps []endpointSize) infoSize {
 // as keep the repeated part no larger than the tasks, since only a client
 // with a larger limit can receive it anyway.
 func (e *Engine) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, src planSource) (*flight.FlightInfo, error) {
+	return e.planInfoWithin(desc, plan, src, e.maxInfoBytes)
+}
+
+// planInfoWithin is planInfo with budget bytes for the FlightInfo: a
+// streamed plan's part gets what its earlier parts left.
+func (e *Engine) planInfoWithin(desc *flight.FlightDescriptor, plan *planner.Plan, src planSource, budget int) (*flight.FlightInfo, error) {
 	schema, err := reader.OutputSchema(reader.Scan{Schema: plan.Schema, Dictionary: plan.Dictionary})
 	if err != nil {
 		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
@@ -105,7 +111,6 @@ func (e *Engine) planInfo(desc *flight.FlightDescriptor, plan *planner.Plan, src
 	}
 	schemas.storage = src.storage
 	head := &flight.FlightInfo{Schema: flight.SerializeSchema(schema, e.mem), FlightDescriptor: desc}
-	budget := e.maxInfoBytes
 	for {
 		info, size, err := e.buildInfo(head, plan, schemas, src)
 		if err != nil {

@@ -161,21 +161,27 @@ func (e *Engine) infoHead(desc *flight.FlightDescriptor, plan *planner.Plan) (*f
 }
 
 // addGroup appends the endpoints of one planned group's tasks to job: the
-// group's share of the request's endpoints, balanced as a plan's are.
+// group's share of the request's endpoints, balanced as a plan's are, and
+// fewer when they would pass what the FlightInfo budget leaves (as
+// planInfo fits a plan). Earlier endpoints never change, so a plan whose
+// parts pass the budget together fails with a hint to ask for manifests.
 func (e *Engine) addGroup(job *pollJob, tbl *catalog.Table, o *planner.Outline, req planner.Request, tasks []*scantask.Task) error {
 	share := max(1, maxEndpoints(req)/max(1, len(o.Groups)))
 	plan := o.Finish(tasks, share)
-	schemas, err := encodeTicketSchemas(plan)
+	storage, err := e.storageForTickets(plan.Table, tbl.StorageProperties, tbl.CredentialsExpire)
 	if err != nil {
 		return err
 	}
-	if schemas.storage, err = e.storageForTickets(plan.Table, tbl.StorageProperties, tbl.CredentialsExpire); err != nil {
-		return err
-	}
 	job.mu.Lock()
-	head := &flight.FlightInfo{Schema: job.info.Schema, FlightDescriptor: job.info.FlightDescriptor}
+	desc := job.info.FlightDescriptor
+	// The part repeats the schema and descriptor the job's FlightInfo has
+	// once already.
+	left := e.maxInfoBytes - proto.Size(job.info) + proto.Size(&flight.FlightInfo{Schema: job.info.Schema, FlightDescriptor: desc})
 	job.mu.Unlock()
-	part, _, err := e.buildInfo(head, plan, schemas, planSource{recorded: tbl.Recorded, profile: tbl.Catalog, storage: schemas.storage})
+	part, err := e.planInfoWithin(desc, plan, planSource{recorded: tbl.Recorded, profile: tbl.Catalog, storage: storage}, left)
+	if errors.Is(err, errTooLarge) {
+		return fmt.Errorf("%w; after %d of %d manifest groups were streamed; ask for \"tickets\": %q", err, job.planned, job.total, TicketsManifests)
+	}
 	if err != nil {
 		return err
 	}
@@ -184,10 +190,6 @@ func (e *Engine) addGroup(job *pollJob, tbl *catalog.Table, o *planner.Outline, 
 	job.info.Endpoint = append(job.info.Endpoint, part.Endpoint...)
 	job.planned++
 	job.records += plan.Stats.Records
-	if size := proto.Size(job.info); size > e.maxInfoBytes {
-		return fmt.Errorf("%w: table %s: its FlightInfo would take more than the %d bytes a default gRPC client accepts (%d after %d of %d manifest groups); "+
-			"ask for \"tickets\": %q", errTooLarge, plan.Table, e.maxInfoBytes, size, job.planned, job.total, TicketsManifests)
-	}
 	job.notify()
 	return nil
 }
