@@ -74,9 +74,9 @@ def _times_line(row: HugeRow) -> str:
         _files(py),
         _ms(ice.first_endpoint_ms, "-" if ice.first_endpoint_ms is None else None),
         _cold(ice),
-        _ms(ice.warm_ms, ice.failure),
+        _warm(ice),
         _cold(java),
-        _ms(java.warm_ms, java.failure),
+        _warm(java),
         _cold(py),
         _ratio(java, ice_cold),
         _ratio(py, ice_cold),
@@ -125,17 +125,32 @@ def _goal(value: float | None, goal: float, shown: str) -> str:
 
 
 def _row_count_check(row: HugeRow, table_records: int) -> str:
-    """Compare case (a)'s planned record count with the row count the generator recorded.
+    """Compare case (a)'s planned record counts with the row count the generator recorded.
 
-    The data files do not exist, so no rows can be read: the check is the plan's
-    ``total_records`` (the sum of the planned files' record counts) against the table's.
+    The data files do not exist, so no rows can be read: the check is each plan's sum of the
+    planned files' record counts (iceflight's ``total_records``) against the table's.
     """
-    got = row.iceflight.total_records
-    head = f"Row count, {row.case.name}: the table has {table_records:,} rows (generator's sum)"
-    if got is None:
-        return head + "; iceflight's FlightInfo gives no total_records: unknown."
-    verdict = "equal" if got == table_records else "DIFFERENT"
-    return head + f"; iceflight's total_records {got:,}: {verdict}."
+    sums = {
+        "iceflight's total_records": row.iceflight.total_records,
+        "Iceberg Java's sum": _records(row.java),
+        "PyIceberg's sum": _records(row.pyiceberg),
+    }
+    found = [
+        f"{name} {got:,}: {'equal' if got == table_records else 'DIFFERENT'}"
+        for name, got in sums.items()
+        if got is not None
+    ]
+    if row.iceflight.total_records is None:
+        found.insert(0, "iceflight's FlightInfo gives no total_records: unknown")
+    return (
+        f"Row count, {row.case.name}: the table has {table_records:,} rows (generator's sum); "
+        + "; ".join(found)
+        + "."
+    )
+
+
+def _records(result: PeerResult) -> int | None:
+    return None if result.cold is None else result.cold.records
 
 
 def _mismatch(row: HugeRow) -> str | None:
@@ -161,6 +176,11 @@ def _files(result: PeerResult) -> str:
 
 def _cold(result: PeerResult) -> str:
     return _ms(None if result.cold is None else result.cold.ms, result.failure)
+
+
+def _warm(result: PeerResult) -> str:
+    """Return the warm median; a failure is shown once, in the cold column, when it came first."""
+    return _ms(result.warm_ms, None if result.cold is None else result.failure)
 
 
 def _ms(value: float | None, failure: str | None) -> str:
