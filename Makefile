@@ -127,6 +127,12 @@ $(BENCH_VENV)/.installed: bench/requirements.txt
 bench-plan: build $(BENCH_VENV)/.installed
 	cd bench && .venv/bin/python -m planbench --flightd $(abspath $(BIN))
 
+## bench-plan-huge: scan planning of a 10,000,000-file table, iceflight beside Iceberg Java and PyIceberg (bench/README.md, "The huge case").
+BENCH_PLAN_HUGE_ARGS ?=
+.PHONY: bench-plan-huge
+bench-plan-huge: build $(BENCH_VENV)/.installed
+	cd bench && .venv/bin/python -m planbench.huge --flightd $(abspath $(BIN)) $(BENCH_PLAN_HUGE_ARGS)
+
 ## bench-deletes: full-scan read speed of tables with 1% equality or position deletes against a plain one (bench/deletes/README.md).
 BENCH_DELETES_ARGS ?=
 

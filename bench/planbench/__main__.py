@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import platform
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +13,7 @@ import pyiceberg
 from . import iceflight, peer, restplan
 from .cases import CASES
 from .dataset import TABLE_NAME, Dataset, TableShape, ensure_dataset
+from .machine import describe, git_revision, load_average
 from .report import Row, render
 
 BENCH_DIR = Path(__file__).resolve().parent.parent
@@ -69,9 +67,7 @@ def preamble(args: argparse.Namespace, data: Dataset, load: str) -> str:
                 f"- date: {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC; "
                 f"iceflight {git_revision()}; PyIceberg {pyiceberg.__version__}; "
                 f"pyarrow {pyarrow.__version__}",
-                f"- machine: {cpu_model()}, {os.cpu_count()} cores, {platform.system()} "
-                f"{platform.release()}, load average {load} at the start; "
-                "timings are wall clock, in milliseconds, medians",
+                f"- machine: {describe(load)}; timings are wall clock, in milliseconds, medians",
                 f"- table `{TABLE_NAME}`: {shape.files:,} data files in {shape.manifests:,} "
                 "manifests, day(ts) + bucket[16](user_id), written by Iceberg Java 1.12",
                 f"- runs: iceflight cold = first GetFlightInfo of {args.cold_runs} fresh "
@@ -82,39 +78,6 @@ def preamble(args: argparse.Namespace, data: Dataset, load: str) -> str:
         )
         + "\n\n"
     )
-
-
-def git_revision() -> str:
-    """Return the short commit of the work tree, marked when it has local changes."""
-    try:
-        rev = subprocess.run(
-            ["git", "-C", str(BENCH_DIR), "describe", "--always", "--dirty"],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "(unknown revision)"
-    return rev
-
-
-def cpu_model() -> str:
-    """Return the processor's model name from /proc/cpuinfo, where there is one."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
-def load_average() -> str:
-    """Return the 1-minute load average: other work on the 2 cores skews every figure."""
-    try:
-        return f"{os.getloadavg()[0]:.1f}"
-    except OSError:
-        return "unknown"
 
 
 def log(message: str) -> None:

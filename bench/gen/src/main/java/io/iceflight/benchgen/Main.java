@@ -1,10 +1,8 @@
 package io.iceflight.benchgen;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
 import org.apache.iceberg.AppendFiles;
 import org.apache.iceberg.HasTableOperations;
 import org.apache.iceberg.Table;
@@ -54,26 +52,18 @@ public final class Main {
 
   /** Creates bench.events under the warehouse, appends the files, returns the metadata path. */
   static String generate(Path warehouse, int files, int perCommit, long seed) throws Exception {
-    Files.createDirectories(warehouse);
-    Configuration conf = new Configuration();
-    // Raw local file system: no .crc side files in the warehouse.
-    conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
-    conf.setBoolean("fs.file.impl.disable.cache", true);
-    try (HadoopCatalog catalog = new HadoopCatalog(conf, "file:" + warehouse)) {
-      TableIdentifier id = TableIdentifier.of("bench", "events");
+    try (HadoopCatalog catalog = Warehouse.open(warehouse)) {
       Table table =
-          catalog
-              .buildTable(id, SyntheticFiles.SCHEMA)
-              .withPartitionSpec(SyntheticFiles.spec(SyntheticFiles.SCHEMA))
-              .withProperties(
-                  Map.of(
-                      "format-version", "2",
-                      // 1,000 commits would leave 1,000 metadata files of up to 0.5 MB each.
-                      "write.metadata.delete-after-commit.enabled", "true",
-                      "write.metadata.previous-versions-max", "3"))
-              .create();
+          Warehouse.createEvents(
+              catalog,
+              TableIdentifier.of("bench", "events"),
+              // 1,000 commits would leave 1,000 metadata files of up to 0.5 MB each.
+              Map.of(
+                  "write.metadata.delete-after-commit.enabled", "true",
+                  "write.metadata.previous-versions-max", "3"));
       SyntheticFiles synth =
-          new SyntheticFiles(table.spec(), table.locationProvider(), files, seed);
+          new SyntheticFiles(
+              table.spec(), table.locationProvider(), files, seed, SyntheticFiles.Detail.FULL);
       int commits = files / perCommit;
       for (int c = 0; c < commits; c++) {
         // One fast append of perCommit files writes exactly one new manifest.

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.UUID;
 import org.apache.iceberg.DataFile;
@@ -24,11 +25,26 @@ import org.apache.iceberg.types.Types;
 /**
  * Describes synthetic Parquet data files (which are never written) with realistic column
  * metrics. File {@code i} of {@code n} lies in day {@code i * DAYS / n} of the two years
- * starting 2024-01-01 and in bucket {@code i % 16} of user_id, so consecutive files (one
- * commit, one manifest) cover about one day, as a table fed by a streaming job does.
- * Everything about a file depends only on the seed and its index.
+ * starting 2024-01-01 (or in the day its caller names, see {@link #dayOfGroup}) and in bucket
+ * {@code i % 16} of user_id, so consecutive files (one commit, one manifest) cover about one
+ * day, as a table fed by a streaming job does. Everything about a file depends only on the
+ * seed and its index; {@link Detail#LIGHT} keeps a subset of the same metrics.
  */
 final class SyntheticFiles {
+  /** How many of a file's metrics its manifest entry carries. */
+  enum Detail {
+    /** Every column's sizes, value, null and NaN counts, bounds, and split offsets. */
+    FULL,
+    /**
+     * Only what the planning cases prune on, to keep ten million entries small: the counts
+     * and bounds of ts and amount, and split offsets; no column sizes.
+     */
+    LIGHT
+  }
+
+  /** The columns whose metrics a {@link Detail#LIGHT} entry keeps: ts and amount. */
+  private static final Set<Integer> LIGHT_COLUMNS = Set.of(1, 3);
+
   /** The benchmark table's schema; the catalog keeps these ids since they are 1..5 in order. */
   static final Schema SCHEMA =
       new Schema(
@@ -54,12 +70,15 @@ final class SyntheticFiles {
   private final LocationProvider locations;
   private final int total;
   private final long seed;
+  private final Detail detail;
 
-  SyntheticFiles(PartitionSpec spec, LocationProvider locations, int total, long seed) {
+  SyntheticFiles(
+      PartitionSpec spec, LocationProvider locations, int total, long seed, Detail detail) {
     this.spec = spec;
     this.locations = locations;
     this.total = total;
     this.seed = seed;
+    this.detail = detail;
   }
 
   /** Partition spec of the benchmark table: day(ts), bucket[16](user_id). */
@@ -67,10 +86,27 @@ final class SyntheticFiles {
     return PartitionSpec.builderFor(schema).day("ts").bucket("user_id", BUCKETS).build();
   }
 
-  /** Returns the description of file {@code index} of commit {@code commit}. */
+  /** Returns the day of file {@code index}: files spread evenly over the {@code DAYS}. */
+  LocalDate dayOfFile(int index) {
+    return FIRST_DAY.plusDays((long) index * DAYS / total);
+  }
+
+  /**
+   * Returns the day of every file of group {@code group} of {@code groups}: groups spread
+   * evenly over the {@code DAYS}, so no group (manifest) straddles two days.
+   */
+  static LocalDate dayOfGroup(int group, int groups) {
+    return FIRST_DAY.plusDays((long) group * DAYS / groups);
+  }
+
+  /** Returns the description of file {@code index} of commit {@code commit}, in its own day. */
   DataFile file(int commit, int index) {
+    return file(commit, index, dayOfFile(index));
+  }
+
+  /** Returns the description of file {@code index} of commit {@code commit} in {@code day}. */
+  DataFile file(int commit, int index, LocalDate day) {
     SplittableRandom rnd = new SplittableRandom(seed * 1_000_003L + index);
-    LocalDate day = FIRST_DAY.plusDays((long) index * DAYS / total);
     int bucket = index % BUCKETS;
 
     PartitionData partition = new PartitionData(spec.partitionType());
@@ -84,6 +120,7 @@ final class SyntheticFiles {
             "%05d-%d-%s-00001.parquet",
             commit, index % 100, new UUID(rnd.nextLong(), rnd.nextLong()));
 
+    Metrics metrics = metrics(rnd, day, records, size);
     return DataFiles.builder(spec)
         .withPath(locations.newDataLocation(spec, partition, name))
         .withFormat(FileFormat.PARQUET)
@@ -91,7 +128,7 @@ final class SyntheticFiles {
         .withRecordCount(records)
         .withFileSizeInBytes(size)
         .withSplitOffsets(splitOffsets(size))
-        .withMetrics(metrics(rnd, day, records, size))
+        .withMetrics(detail == Detail.FULL ? metrics : light(metrics))
         .build();
   }
 
@@ -145,6 +182,28 @@ final class SyntheticFiles {
     put(lower, upper, 5, Types.StringType.get(), word(rnd, 'a'), word(rnd, 'w'));
 
     return new Metrics(records, columnSizes, valueCounts, nullCounts, nanCounts, lower, upper);
+  }
+
+  /** Keeps {@code LIGHT_COLUMNS}' counts and bounds of full metrics, and no column sizes. */
+  private static Metrics light(Metrics full) {
+    return new Metrics(
+        full.recordCount(),
+        null,
+        only(full.valueCounts()),
+        only(full.nullValueCounts()),
+        only(full.nanValueCounts()),
+        only(full.lowerBounds()),
+        only(full.upperBounds()));
+  }
+
+  private static <V> Map<Integer, V> only(Map<Integer, V> byColumn) {
+    Map<Integer, V> kept = new HashMap<>();
+    byColumn.forEach((id, v) -> {
+      if (LIGHT_COLUMNS.contains(id)) {
+        kept.put(id, v);
+      }
+    });
+    return kept;
   }
 
   private static void put(Map<Integer, ByteBuffer> lower, Map<Integer, ByteBuffer> upper, int id,
