@@ -120,3 +120,14 @@ def test_storage_columns_through_flight_sql(addr: str) -> None:
     assert t.num_rows > 0
     for row in t.to_pylist():
         assert row["_size"] == _local_file(row["_file"]).stat().st_size
+
+
+def test_tickets_that_name_manifests_read_every_row(addr: str) -> None:
+    summary = _metadata()["snapshots"][-1]["summary"]
+    with iceflight.Client(f"grpc://{addr}") as c:
+        plan = c.plan("samples.trips", tickets="manifests")
+        t = plan.read()
+        files = c.read("samples.trips", tickets="files")
+    assert plan.statistics.manifest_tickets
+    assert t.num_rows == files.num_rows == int(summary["total-records"])
+    assert sorted(t.column("id").to_pylist()) == sorted(files.column("id").to_pylist())

@@ -58,6 +58,7 @@ def build_command(
     dictionary: bool | Sequence[str] | None = None,
     metadata_table: str | None = None,
     changes: Mapping[str, Any] | None = None,
+    tickets: str | None = None,
 ) -> dict[str, Any]:
     """Return the JSON command object for a scan.
 
@@ -102,6 +103,12 @@ def build_command(
         (``from_snapshot_id``, ``to_snapshot_id``, ``from_timestamp_ms``,
         ``to_timestamp_ms``, ``to_ref``, ``compute_updates``,
         ``identifier_columns``; see :meth:`Client.changes`).
+    tickets : str, optional
+        What the plan's tickets name: ``"files"`` (exact endpoints and
+        counts; a large plan's manifest groups are planned in parallel) or
+        ``"manifests"`` (groups of manifests each worker plans as it reads,
+        for tables of millions of files); by default the server chooses by
+        the plan's size.
 
     Returns
     -------
@@ -145,6 +152,10 @@ def build_command(
         if not isinstance(changes, Mapping):
             raise TypeError("changes must be a dict such as {'from_snapshot_id': 1}")
         cmd["changes"] = dict(changes)
+    if tickets is not None:
+        if tickets not in ("files", "manifests"):
+            raise ValueError(f"tickets must be 'files' or 'manifests', not {tickets!r}")
+        cmd["tickets"] = tickets
     return cmd
 
 

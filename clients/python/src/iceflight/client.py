@@ -245,7 +245,8 @@ class Client(WriteMixin):
             ``max_endpoints``, ``target_split_bytes``, ``case_sensitive``,
             ``dictionary`` (``True`` or column names: string and binary
             columns as Arrow dictionaries, see :func:`build_command`),
-            ``metadata_table`` (see :meth:`inspect`).
+            ``metadata_table`` (see :meth:`inspect`), ``tickets``
+            (``"files"`` or ``"manifests"``, see :func:`build_command`).
 
         Returns
         -------

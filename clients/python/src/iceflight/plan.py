@@ -41,6 +41,10 @@ class PlanStatistics:
         File tasks and endpoints in the plan.
     planning_ms : float
         Planning time on the server.
+    manifest_tickets : bool
+        The endpoints name groups of manifests, which each worker plans as
+        it reads: ``data_files`` and ``records`` are then the manifest
+        list's counts, and the files are pruned by the workers.
     extra : dict
         Keys this client version does not know.
     """
@@ -59,6 +63,7 @@ class PlanStatistics:
     tasks: int = 0
     endpoints: int = 0
     planning_ms: float = 0.0
+    manifest_tickets: bool = False
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
