@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,20 +20,7 @@ import (
 // plan reads.
 func TestScanReadsAPlanWhileItIsPlanned(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	first := ""
-	held := func(loc string) bool {
-		if !strings.HasSuffix(loc, ".avro") || strings.Contains(loc, "/snap-") {
-			return false
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if first == "" {
-			first = loc
-		}
-		return loc != first
-	}
-	blocking := fileiotest.NewBlocking(fileio.NewLocal(), held)
+	blocking := fileiotest.NewBlocking(fileio.NewLocal(), fileiotest.AllButFirst(fileiotest.IsManifest))
 	t.Cleanup(blocking.Release)
 	s := serveWith(t, 0, 0, []catalog.Option{catalog.WithFileIO(blocking)},
 		engine.WithManifestTicketsAbove(0), engine.WithLargePlanTickets(engine.TicketsFiles))

@@ -39,24 +39,13 @@ const maxTasksPerResult = 4096
 // and the caller's grant on its table, plans the group and sends its tasks
 // in runs. It takes a stream slot, as redeeming the ticket would.
 func (e *Engine) PlanGroupAction(ctx context.Context, body []byte, send func([]byte) error) error {
-	if err := e.needStreamer(); err != nil {
-		return err
-	}
-	release, err := e.streams.Acquire(ctx)
+	t, release, err := e.redeem(ctx, body)
 	if err != nil {
-		e.metrics.Rejected(ctx, RejectStreamLimit)
 		return err
 	}
 	defer release()
-	t, err := e.signer.Verify(body)
-	if err != nil {
-		return err
-	}
 	if t.ManifestGroup == nil {
 		return fmt.Errorf("%w: table %s: %s takes a manifest group's ticket", ErrTicketInvalid, t.Table, ActionPlanGroup)
-	}
-	if err := e.authorizeTicket(ctx, t); err != nil {
-		return err
 	}
 	CallInfoFrom(ctx).SetTable(t.Table)
 	scan, err := decodeGroupScan(t)

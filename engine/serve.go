@@ -84,22 +84,11 @@ func limitRows(limit int64, write func(arrow.RecordBatch) error) func(arrow.Reco
 // table, snapshot and files; no file is opened before the ticket checks
 // out.
 func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*arrow.Schema) error, write func(arrow.RecordBatch) (int64, error)) error {
-	if err := e.needStreamer(); err != nil {
-		return err
-	}
-	release, err := e.streams.Acquire(ctx)
+	t, release, err := e.redeem(ctx, ticket)
 	if err != nil {
-		e.metrics.Rejected(ctx, RejectStreamLimit)
 		return err
 	}
 	defer release()
-	t, err := e.signer.Verify(ticket)
-	if err != nil {
-		return err
-	}
-	if err := e.authorizeTicket(ctx, t); err != nil {
-		return err
-	}
 	defer e.metrics.StreamStarted(ctx)()
 	call := CallInfoFrom(ctx)
 	call.SetTable(t.Table)
@@ -147,6 +136,30 @@ func (e *Engine) streamTicket(ctx context.Context, ticket []byte, begin func(*ar
 		}
 	}
 	return nil
+}
+
+// redeem takes a stream slot for the signed ticket b, verifies it and the
+// caller's grant on its table, and returns it with the slot's release;
+// on a process that does not stream, or on any refusal, it returns an
+// error and holds no slot.
+func (e *Engine) redeem(ctx context.Context, b []byte) (*iceflightv1.Ticket, func(), error) {
+	if err := e.needStreamer(); err != nil {
+		return nil, nil, err
+	}
+	release, err := e.streams.Acquire(ctx)
+	if err != nil {
+		e.metrics.Rejected(ctx, RejectStreamLimit)
+		return nil, nil, err
+	}
+	t, err := e.signer.Verify(b)
+	if err == nil {
+		err = e.authorizeTicket(ctx, t)
+	}
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return t, release, nil
 }
 
 // StreamOption changes what Stream sends.

@@ -3,8 +3,6 @@ package flight
 import (
 	"context"
 	"encoding/json"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,24 +17,6 @@ import (
 	"github.com/iceflight/iceflight/fileio/fileiotest"
 )
 
-// firstManifestOnly matches every manifest but the first one opened: the
-// planning of the other groups then waits for Release.
-func firstManifestOnly() func(string) bool {
-	var mu sync.Mutex
-	first := ""
-	return func(loc string) bool {
-		if !strings.HasSuffix(loc, ".avro") || strings.Contains(loc, "/snap-") {
-			return false
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if first == "" {
-			first = loc
-		}
-		return loc != first
-	}
-}
-
 // TestPollStreamsALargePlanAsItsGroupsArePlanned plans a table of four
 // manifests in four groups, file by file, with the manifests of all but
 // one group held back: the first poll answers with that group's endpoints
@@ -46,7 +26,7 @@ func firstManifestOnly() func(string) bool {
 // the rows GetFlightInfo's plan reads.
 func TestPollStreamsALargePlanAsItsGroupsArePlanned(t *testing.T) {
 	t.Parallel()
-	blocking := fileiotest.NewBlocking(fileio.NewLocal(), firstManifestOnly())
+	blocking := fileiotest.NewBlocking(fileio.NewLocal(), fileiotest.AllButFirst(fileiotest.IsManifest))
 	t.Cleanup(blocking.Release)
 	cat, err := catalog.NewDirectory(warehouse, catalog.WithFileIO(blocking))
 	if err != nil {

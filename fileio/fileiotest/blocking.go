@@ -4,6 +4,8 @@ package fileiotest
 
 import (
 	"context"
+	"path"
+	"strings"
 	"sync"
 
 	"github.com/iceflight/iceflight/fileio"
@@ -87,3 +89,29 @@ func (f *blockingFile) ReadAt(p []byte, off int64) (int, error) {
 
 // Unwrap returns the file read through, for fileio.InfoOf.
 func (f *blockingFile) Unwrap() fileio.File { return f.File }
+
+// AllButFirst returns a match for NewBlocking that accepts every location
+// kind accepts but the first one it is asked about (and that one again):
+// the first of several like files goes through, the others wait for
+// Release. It is safe for concurrent use.
+func AllButFirst(kind func(location string) bool) func(location string) bool {
+	var mu sync.Mutex
+	first := ""
+	return func(loc string) bool {
+		if !kind(loc) {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if first == "" {
+			first = loc
+		}
+		return loc != first
+	}
+}
+
+// IsManifest reports whether location names a manifest (an Avro file that
+// is not a manifest list, whose names start with snap-).
+func IsManifest(location string) bool {
+	return strings.HasSuffix(location, ".avro") && !strings.Contains(path.Base(location), "snap-")
+}
