@@ -63,6 +63,8 @@ type pollJob struct {
 	info           *flight.FlightInfo
 	planned, total int
 	records        int64
+	// stats are the plan's statistics so far, the info's app_metadata.
+	stats planner.Stats
 	err            error
 	finished       bool
 	// news is closed, and replaced, whenever info, err or finished change.
@@ -135,6 +137,9 @@ func (e *Engine) startPoll(ctx context.Context, cmd *iceflightv1.Command, desc *
 		return nil, err
 	}
 	job.info = head
+	job.stats = o.Plan.Stats
+	job.stats.ManifestTickets = false
+	job.stats.DataFiles, job.stats.Records, job.stats.Bytes, job.stats.Endpoints = 0, 0, 0, 0
 	// The job outlives the call: it plans with the caller's credentials
 	// (a worker checks them again) but not its deadline.
 	jctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -190,6 +195,16 @@ func (e *Engine) addGroup(job *pollJob, tbl *catalog.Table, o *planner.Outline, 
 	job.info.Endpoint = append(job.info.Endpoint, part.Endpoint...)
 	job.planned++
 	job.records += plan.Stats.Records
+	st := &job.stats
+	st.DataFiles += plan.Stats.DataFiles
+	st.DeleteFiles += plan.Stats.DeleteFiles
+	st.Records += plan.Stats.Records
+	st.Bytes += plan.Stats.Bytes
+	st.Tasks += plan.Stats.Tasks
+	st.Endpoints = len(job.info.Endpoint)
+	if job.info.AppMetadata, err = json.Marshal(st); err != nil {
+		return err
+	}
 	job.notify()
 	return nil
 }

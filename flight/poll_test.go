@@ -68,13 +68,27 @@ func TestPollStreamsALargePlanAsItsGroupsArePlanned(t *testing.T) {
 	if last.GetProgress() != 1 {
 		t.Errorf("last progress %v, want 1", last.GetProgress())
 	}
+	var stats struct {
+		DataFiles int   `json:"data_files"`
+		Records   int64 `json:"records"`
+	}
+	if err := json.Unmarshal(last.GetInfo().GetAppMetadata(), &stats); err != nil {
+		t.Fatalf("last answer's app_metadata: %v", err)
+	}
 	whole, err := h.client.GetFlightInfo(ctx, desc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	polled, planned := h.readAll(ctx, t, last.GetInfo()), h.readAll(ctx, t, whole)
-	if polled != planned || last.GetInfo().GetTotalRecords() != planned {
-		t.Errorf("the polled plan reads %d rows and says %d; GetFlightInfo's reads %d", polled, last.GetInfo().GetTotalRecords(), planned)
+	if polled != planned || last.GetInfo().GetTotalRecords() != planned || stats.Records != planned {
+		t.Errorf("the polled plan reads %d rows and says %d (%d in its statistics); GetFlightInfo's reads %d",
+			polled, last.GetInfo().GetTotalRecords(), stats.Records, planned)
+	}
+	var wholeStats struct {
+		DataFiles int `json:"data_files"`
+	}
+	if err := json.Unmarshal(whole.AppMetadata, &wholeStats); err != nil || wholeStats.DataFiles != stats.DataFiles {
+		t.Errorf("the polled plan's statistics name %d data files, GetFlightInfo's %d (%v)", stats.DataFiles, wholeStats.DataFiles, err)
 	}
 	if _, err := h.client.PollFlightInfo(ctx, first.GetFlightDescriptor()); status.Code(err) != codes.NotFound {
 		t.Errorf("a poll of a plan whose end was told: %v, want NotFound", err)
