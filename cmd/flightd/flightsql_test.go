@@ -317,3 +317,51 @@ func TestFlightSQLEndpointsKeepWorkerLocations(t *testing.T) {
 		}
 	}
 }
+
+// TestFlightSQLAtManifestLevel answers SQL through a server that plans
+// every scan at the manifest level, and one that plans every scan's groups
+// in parallel, and compares with the plain protocol's file-level answers
+// of a server with the default threshold.
+func TestFlightSQLAtManifestLevel(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	plain := dial(t, startServe(t, "--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0").addr)
+	for _, level := range []struct {
+		name  string
+		flags []string
+	}{{"manifest tickets", manifestLevel}, {"groups in parallel", filesInParallel}} {
+		s := startServe(t, append([]string{"--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0"}, level.flags...)...)
+		c := sqlClient(t, s.addr)
+		onConn := func(*flight.FlightEndpoint) func(context.Context, *flight.Ticket) (*flight.Reader, error) {
+			return func(ctx context.Context, tkt *flight.Ticket) (*flight.Reader, error) { return c.DoGet(ctx, tkt) }
+		}
+		history := readHistory(ctx, t, c)
+		for _, tc := range []struct{ sql, plain string }{
+			{"SELECT * FROM samples.trips", `{"table": "samples.trips"}`},
+			{"SELECT id, fare FROM samples.trips WHERE fare > 10 AND vendor IN ('NYC', 'CMT')", `{"table": "samples.trips", "columns": ["id", "fare"], "filter": "fare > 10 AND vendor IN ('NYC', 'CMT')"}`},
+			{"SELECT * FROM samples.eq_deletes_evolved", `{"table": "samples.eq_deletes_evolved"}`},
+			{"SELECT * FROM samples.dv_many_files", `{"table": "samples.dv_many_files"}`},
+			{fmt.Sprintf("SELECT * FROM samples.history FOR SYSTEM_VERSION AS OF %d", history), fmt.Sprintf(`{"table": "samples.history", "snapshot_id": %d}`, history)},
+			{"SELECT COUNT(*) FROM samples.pos_deletes_rowgroups", ""},
+		} {
+			t.Run(level.name+": "+tc.sql, func(t *testing.T) {
+				info, err := c.Execute(ctx, tc.sql)
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, got := readInfo(ctx, t, info, onConn)
+				if tc.plain == "" {
+					n := len(plainRows(ctx, t, plain, `{"table": "samples.pos_deletes_rowgroups"}`))
+					if fmt.Sprint(got) != fmt.Sprintf("[%d]", n) {
+						t.Errorf("COUNT(*) = %v, want [%d]", got, n)
+					}
+					return
+				}
+				want := plainRows(ctx, t, plain, tc.plain)
+				if len(want) == 0 || !slices.Equal(got, want) {
+					t.Errorf("%d rows through Flight SQL, %d through the plain protocol at file level (equal: %v)", len(got), len(want), slices.Equal(got, want))
+				}
+			})
+		}
+	}
+}
