@@ -130,8 +130,11 @@ bench-plan: build $(BENCH_VENV)/.installed
 ## bench-plan-huge: scan planning of a 10,000,000-file table, iceflight beside Iceberg Java and PyIceberg (bench/README.md, "The huge case").
 BENCH_PLAN_HUGE_ARGS ?=
 .PHONY: bench-plan-huge
+BENCH_FLIGHTPOLL := bench/.data/bin/flightpoll
 bench-plan-huge: build $(BENCH_VENV)/.installed
-	cd bench && .venv/bin/python -m planbench.huge --flightd $(abspath $(BIN)) $(BENCH_PLAN_HUGE_ARGS)
+	cd bench/peers/flightpoll && $(GO) build -o $(abspath $(BENCH_FLIGHTPOLL)) .
+	cd bench && .venv/bin/python -m planbench.huge --flightd $(abspath $(BIN)) \
+		--flightpoll $(abspath $(BENCH_FLIGHTPOLL)) $(BENCH_PLAN_HUGE_ARGS)
 
 ## bench-deletes: full-scan read speed of tables with 1% equality or position deletes against a plain one (bench/deletes/README.md).
 BENCH_DELETES_ARGS ?=

@@ -41,6 +41,8 @@ class Flightd:
             self._argv += ["--rest-listen", "127.0.0.1:0"]
         self._proc: subprocess.Popen[str] | None = None
         self.client: fl.FlightClient | None = None
+        #: The server's ``grpc://HOST:PORT``, once started.
+        self.location: str | None = None
         #: The Iceberg REST catalog's ``http://HOST:PORT``, when started with ``rest``.
         self.rest_uri: str | None = None
 
@@ -53,7 +55,8 @@ class Flightd:
         try:
             if " on grpc://" not in line:
                 raise RuntimeError(f"flightd did not start: {line.strip() or 'no output'}")
-            self.client = fl.connect(line.rsplit(" on ", 1)[1].strip())
+            self.location = line.rsplit(" on ", 1)[1].strip()
+            self.client = fl.connect(self.location)
             if "--rest-listen" in self._argv:
                 self.rest_uri = _rest_uri(self._proc.stdout)
             self._ready(self.client)

@@ -168,8 +168,8 @@ func (e *Engine) infoHead(desc *flight.FlightDescriptor, plan *planner.Plan) (*f
 // addGroup appends the endpoints of one planned group's tasks to job: the
 // group's share of the request's endpoints, balanced as a plan's are, and
 // fewer when they would pass what the FlightInfo budget leaves (as
-// planInfo fits a plan). Earlier endpoints never change, so a plan whose
-// parts pass the budget together fails with a hint to ask for manifests.
+// planInfo fits a plan); once the budget is used up, one endpoint a group,
+// over the budget as a long file list is. Earlier endpoints never change.
 func (e *Engine) addGroup(job *pollJob, tbl *catalog.Table, o *planner.Outline, req planner.Request, tasks []*scantask.Task) error {
 	share := max(1, maxEndpoints(req)/max(1, len(o.Groups)))
 	plan := o.Finish(tasks, share)
@@ -183,7 +183,15 @@ func (e *Engine) addGroup(job *pollJob, tbl *catalog.Table, o *planner.Outline, 
 	// once already.
 	left := e.maxInfoBytes - proto.Size(job.info) + proto.Size(&flight.FlightInfo{Schema: job.info.Schema, FlightDescriptor: desc})
 	job.mu.Unlock()
-	part, err := e.planInfoWithin(desc, plan, planSource{recorded: tbl.Recorded, profile: tbl.Catalog, storage: storage}, left)
+	src := planSource{recorded: tbl.Recorded, profile: tbl.Catalog, storage: storage}
+	part, err := e.planInfoWithin(desc, plan, src, left)
+	if errors.Is(err, errTooLarge) && left < e.maxInfoBytes {
+		// The earlier groups used the budget up: the rest goes over it in
+		// one endpoint a group, as a plan whose file list alone passes the
+		// budget is sent (see planInfo), unless even that cannot be sent.
+		plan.Regroup(1)
+		part, err = e.planInfoWithin(desc, plan, src, e.maxInfoBytes)
+	}
 	if errors.Is(err, errTooLarge) {
 		return fmt.Errorf("%w; after %d of %d manifest groups were streamed; ask for \"tickets\": %q", err, job.planned, job.total, TicketsManifests)
 	}

@@ -15,7 +15,7 @@ import benchkit
 
 from ..cases import CASES
 from ..machine import describe, git_revision, load_average
-from . import flightpeer, javapeer, pyicebergpeer
+from . import clusterpeer, flightpeer, javapeer, pyicebergpeer
 from .dataset import TABLE_NAME, HugeShape, HugeTable, ensure_huge_table
 from .guard import GIB
 from .report import HugeRow, render
@@ -40,6 +40,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--memory-limit-gib", type=float, default=6.0, help="kill a peer above this peak RSS"
+    )
+    parser.add_argument(
+        "--flightpoll", type=Path, default=None,
+        help="bench/peers/flightpoll, built: times PollFlightInfo, which pyarrow lacks",
     )
     parser.add_argument("--iceflight-warm-runs", type=int, default=2)
     parser.add_argument("--java-warm-runs", type=int, default=1)
@@ -67,7 +71,20 @@ def run_cases(
             args.timeout,
             limit,
             tickets,
+            args.flightpoll,
         )
+        cluster, note = None, None
+        if not tickets or args.flightpoll is None:
+            note = "needs manifest tickets and flightpoll"
+        elif case.iceflight_filter is None:
+            # 10,000,000 file tasks would make a FlightInfo of about 1.4 GB.
+            note = "not asked: every file of the table, planned at the manifest level above"
+        else:
+            log(f"{case.name}: iceflight, groups planned by two workers")
+            cluster = clusterpeer.measure(
+                args.flightd, args.flightpoll, table.warehouse, args.data_dir.resolve(),
+                TABLE_NAME, case, args.timeout, limit,
+            )
         log(f"{case.name}: Iceberg Java")
         java = javapeer.measure(
             jar, table.metadata_location, case, args.java_warm_runs, args.timeout, limit
@@ -76,7 +93,7 @@ def run_cases(
         py = pyicebergpeer.measure(
             Path(sys.executable), BENCH_DIR, table.metadata_location, index, args.timeout, limit
         )
-        rows.append(HugeRow(case, ice, java, py))
+        rows.append(HugeRow(case, ice, java, py, cluster, note))
     return rows
 
 

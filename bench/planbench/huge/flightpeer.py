@@ -52,6 +52,12 @@ class HugeFlightd(iceflight.Flightd):
             self._argv += [TICKETS_FLAG, "0"]
 
     @property
+    def address(self) -> str:
+        """The host:port the server listens on."""
+        assert self.location is not None
+        return self.location.split("://", 1)[1]
+
+    @property
     def proc(self) -> subprocess.Popen[str]:
         """The running flightd process."""
         assert self._proc is not None
@@ -67,8 +73,9 @@ def measure(
     timeout_s: float,
     limit: int,
     manifest_tickets: bool,
+    flightpoll: Path | None = None,
 ) -> IceflightResult:
-    """Measure one case: first endpoint (if pyarrow can poll), then GetFlightInfo cold and warm."""
+    """Measure one case: first endpoint (pyarrow's poll, else flightpoll's), then GetFlightInfo."""
     result = IceflightResult(manifest_tickets=manifest_tickets)
     descriptor = fl.FlightDescriptor.for_command(
         json.dumps(iceflight.command(table, case.iceflight_filter))
@@ -78,6 +85,12 @@ def measure(
         with HugeFlightd(binary, warehouse, manifest_tickets) as server:
             with Watch(server.proc, limit) as watch:
                 _first_endpoint(server, descriptor, options, result)
+            if watch.killed:
+                result.first_endpoint_note = watch.failure(limit)
+    elif flightpoll is not None:
+        with HugeFlightd(binary, warehouse, manifest_tickets) as server:
+            with Watch(server.proc, limit) as watch:
+                _first_endpoint_go(server, flightpoll, descriptor, timeout_s, result)
             if watch.killed:
                 result.first_endpoint_note = watch.failure(limit)
     else:
@@ -117,6 +130,26 @@ def _first_endpoint(
         result.first_endpoint_note = "the complete plan has no endpoint"
         return
     result.first_endpoint_ms = (time.perf_counter() - start) * 1000.0
+
+
+def _first_endpoint_go(
+    server: HugeFlightd,
+    flightpoll: Path,
+    descriptor: fl.FlightDescriptor,
+    timeout_s: float,
+    result: IceflightResult,
+) -> None:
+    """Time the first answer with an endpoint with flightpoll (Go), pyarrow having no poll."""
+    done = subprocess.run(
+        [str(flightpoll), "-addr", server.address, "-cmd", descriptor.command.decode(),
+         "-timeout", f"{timeout_s:.0f}s"],
+        capture_output=True, text=True, check=False, timeout=timeout_s + 10,
+    )
+    out = json.loads(done.stdout or "{}")
+    if done.returncode != 0 or out.get("error") or not out.get("first_endpoint_ms"):
+        result.first_endpoint_note = "flightpoll: " + (out.get("error") or done.stderr.strip() or "no endpoint")[:120]
+        return
+    result.first_endpoint_ms = float(out["first_endpoint_ms"])
 
 
 def _endpoints(poll: Any) -> int:  # noqa: ANN401 (pyarrow's PollInfo, see _first_endpoint)

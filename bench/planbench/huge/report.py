@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..cases import Case
+from .clusterpeer import ClusterResult
 from .guard import MIB
 from .result import IceflightResult, PeerResult
 
@@ -45,6 +46,20 @@ class HugeRow:
     iceflight: IceflightResult
     java: PeerResult
     pyiceberg: PeerResult
+    #: Exact file lists planned by two workers; None when not run, with cluster_note saying why.
+    cluster: ClusterResult | None = None
+    cluster_note: str | None = None
+
+
+CLUSTER_HEADER = (
+    "Exact file lists: the coordinator has its two workers plan the manifest groups "
+    "(`--large-plan-tickets files`, a coordinator and two workers on loopback), first endpoint "
+    "and whole plan from the client's PollFlightInfo (bench/peers/flightpoll):",
+    "",
+    "| case | files | first endpoint ms | whole plan ms | Java cold / whole plan | endpoints "
+    "| total_records | FlightInfo MB | coordinator peak RSS MiB | worker peak RSS MiB |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+)
 
 
 def render(rows: list[HugeRow], table_records: int) -> str:
@@ -55,6 +70,8 @@ def render(rows: list[HugeRow], table_records: int) -> str:
     lines += [_shape_line(row) for row in rows]
     lines += ["", *GOALS_HEADER]
     lines += [_goals_line(row) for row in rows]
+    lines += ["", *CLUSTER_HEADER]
+    lines += [_cluster_line(row) for row in rows]
     lines += ["", _row_count_check(rows[0], table_records)]
     notes = sorted({r.iceflight.first_endpoint_note or "" for r in rows} - {""})
     lines += [f"- first endpoint: {note}" for note in notes]
@@ -118,6 +135,30 @@ def _goals_line(row: HugeRow) -> str:
         else "-"
     )
     return f"| {row.case.name} | {first} | {whole} | {rss} |"
+
+
+def _cluster_line(row: HugeRow) -> str:
+    c = row.cluster
+    if c is None:
+        return f"| {row.case.name} | {row.cluster_note or 'not run'} |" + " |" * 8
+    if c.failure is not None and c.whole_ms is None:
+        return f"| {row.case.name} | {c.failure} |" + " |" * 8
+    ratio = "-"
+    if row.java.cold is not None and c.whole_ms:
+        ratio = f"{row.java.cold.ms / c.whole_ms:.1f}x"
+    cells = [
+        row.case.name,
+        _int(c.files),
+        _ms(c.first_endpoint_ms, None),
+        _ms(c.whole_ms, None),
+        ratio,
+        _int(c.endpoints),
+        _int(c.total_records),
+        "-" if c.info_bytes is None else f"{c.info_bytes / 1e6:,.1f}",
+        "-" if c.coordinator_rss is None else f"{c.coordinator_rss / MIB:,.0f}",
+        "-" if c.worker_rss is None else f"{c.worker_rss / MIB:,.0f}",
+    ]
+    return "| " + " | ".join(cells) + " |"
 
 
 def _goal(value: float | None, goal: float, shown: str) -> str:
