@@ -42,16 +42,18 @@ func newCache(capacity int64) *cache {
 // callers ask at the same time. A value larger than the whole cache is
 // returned but not kept.
 func (c *cache) get(ctx context.Context, key string, load func(context.Context) (any, int64, error)) (any, bool, error) {
-	return c.getFitting(ctx, key, "", nil, func(ctx context.Context, _ any) (any, int64, error) { return load(ctx) })
+	return c.getFitting(ctx, key, "", nil, true, func(ctx context.Context, _ any) (any, int64, error) { return load(ctx) })
 }
 
 // getFitting is get for values that come in variants, such as a manifest
 // decoded with the metrics of some columns only: a cached value is a hit
 // when fits accepts it (nil accepts any). Otherwise load builds one, given
 // the cached value that did not fit (nil when there is none) so it can
-// build a value that serves both, and the result replaces it. Callers
-// asking for the same variant of a key share one load.
-func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(any) bool,
+// build a value that serves both, and the result replaces it, unless keep
+// is false: a value read once and never again is served from the cache
+// when it is there but not added. Callers asking for the same variant of a
+// key share one load.
+func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(any) bool, keep bool,
 	load func(ctx context.Context, prev any) (any, int64, error)) (any, bool, error) {
 	if c == nil || c.capacity <= 0 {
 		v, _, err := load(ctx, nil)
@@ -81,7 +83,9 @@ func (c *cache) getFitting(ctx context.Context, key, variant string, fits func(a
 		if err != nil {
 			return nil, err
 		}
-		c.put(key, v, size)
+		if keep {
+			c.put(key, v, size)
+		}
 		return v, nil
 	})
 	// Storage that hangs holds the load, never the callers: each waits

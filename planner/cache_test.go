@@ -130,13 +130,23 @@ func TestCacheReplacesValuesThatDoNotFit(t *testing.T) {
 		{"the replacement serves both", 2, 5, true},
 	}
 	for _, st := range steps {
-		v, hit, err := c.getFitting(ctx, "k", strconv.Itoa(st.need), atLeast(st.need), load(st.need))
+		v, hit, err := c.getFitting(ctx, "k", strconv.Itoa(st.need), atLeast(st.need), true, load(st.need))
 		if err != nil || v != st.wantV || hit != st.wantHit {
 			t.Errorf("%s: got %v, hit %v, %v; want %v, hit %v", st.name, v, hit, err, st.wantV, st.wantHit)
 		}
 	}
 	if s := c.stats(); s.Entries != 1 || s.Bytes != 8 {
 		t.Errorf("the replaced value is still counted: %+v", s)
+	}
+	// A value read once is served when cached, and not added when not.
+	if v, hit, err := c.getFitting(ctx, "k", "2", atLeast(2), false, load(2)); err != nil || v != 5 || !hit {
+		t.Errorf("a cached value not kept anew: got %v, hit %v, %v; want the cached 5", v, hit, err)
+	}
+	if v, hit, err := c.getFitting(ctx, "other", "2", atLeast(2), false, load(2)); err != nil || v != 2 || hit {
+		t.Errorf("a value not kept: got %v, hit %v, %v; want a load of 2", v, hit, err)
+	}
+	if s := c.stats(); s.Entries != 1 {
+		t.Errorf("a value read with keep false was kept: %+v", s)
 	}
 }
 

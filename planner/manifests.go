@@ -79,7 +79,8 @@ func (p *Planner) manifests(ctx context.Context, t Table, snap *iceberg.Snapshot
 // readEntries reads manifests in parallel with a bounded pool and returns,
 // in manifest order, the entries that are not DELETED and that keep
 // accepts; their DataFiles hold the metrics of at least the columns in
-// metrics. The first error cancels the remaining reads.
+// metrics. The first error cancels the remaining reads. Manifests read are
+// added to the cache unless c.uncached (see PlanGroup).
 func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.ManifestFile, c *counters,
 	metrics iceberg.MetricColumns, keep func(spec iceberg.PartitionSpec, e *iceberg.ManifestEntry) bool) ([]liveFile, error) {
 	results := make([][]liveFile, len(mfs))
@@ -91,7 +92,7 @@ func (p *Planner) readEntries(ctx context.Context, t Table, mfs []iceberg.Manife
 			if err != nil {
 				return err
 			}
-			entries, hit, err := p.manifest(gctx, t, mf, spec, metrics)
+			entries, hit, err := p.manifest(gctx, t, mf, spec, metrics, !c.uncached)
 			if err != nil {
 				return err
 			}
@@ -172,7 +173,7 @@ type decodedManifest struct {
 // given path and length. A cached manifest short of metrics is decoded
 // again with the columns it had and those asked for, so a table queried
 // on a few columns settles on one decoding of each manifest.
-func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile, spec iceberg.PartitionSpec, metrics iceberg.MetricColumns) ([]iceberg.ManifestEntry, bool, error) {
+func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile, spec iceberg.PartitionSpec, metrics iceberg.MetricColumns, cacheNew bool) ([]iceberg.ManifestEntry, bool, error) {
 	ctx, span := tracer.Start(ctx, "planner.Manifest", trace.WithAttributes(
 		attribute.String("iceflight.file", mf.Path), attribute.Int64("iceflight.file_bytes", mf.Length)))
 	defer span.End()
@@ -182,7 +183,7 @@ func (p *Planner) manifest(ctx context.Context, t Table, mf iceberg.ManifestFile
 	}
 	key := cacheKey(fmt.Sprintf("manifest/%d/%d", mf.SequenceNumber, mf.AddedSnapshotID), t.Name, mapped, mf.Length)
 	fits := func(v any) bool { return v.(*decodedManifest).metrics.Covers(metrics) }
-	v, hit, err := p.cache.getFitting(ctx, key, metricsVariant(metrics), fits, func(ctx context.Context, prev any) (any, int64, error) {
+	v, hit, err := p.cache.getFitting(ctx, key, metricsVariant(metrics), fits, cacheNew, func(ctx context.Context, prev any) (any, int64, error) {
 		cols := metrics
 		if prev != nil {
 			cols = prev.(*decodedManifest).metrics.Union(metrics)

@@ -254,7 +254,8 @@ type GroupTasks struct {
 // a few manifests at a time, in manifest order: the group's delete files
 // are read and indexed once, then its data manifests in runs of the
 // planner's concurrency, so memory holds the delete index and one run,
-// not the group. Every file goes through Table.Check.
+// not the group; the data manifests do not enter the planner's cache.
+// Every file goes through Table.Check.
 func (p *Planner) PlanGroup(ctx context.Context, t Table, g GroupScan, emit func(GroupTasks) error) error {
 	ctx, span := tracer.Start(ctx, "planner.PlanGroup", trace.WithAttributes(
 		attribute.String("iceflight.table", t.Name), attribute.Int("iceflight.manifests", len(g.Group.Data))))
@@ -283,6 +284,11 @@ func (p *Planner) PlanGroup(ctx context.Context, t Table, g GroupScan, emit func
 	}
 	opts := taskOptions{cols: columnsOf(g.Schema), targetSplit: target}
 	metrics := filter.metricColumns()
+	// A group's data manifests are read once a scan, and a table planned in
+	// groups has more of them than the cache holds: an LRU cycled through
+	// them keeps none that is asked again and pushes out what would be.
+	// They are served from the cache when there, never added.
+	c.uncached = true
 	for lo := 0; lo < len(g.Group.Data); lo += p.concurrency {
 		run := g.Group.Data[lo:min(lo+p.concurrency, len(g.Group.Data))]
 		data, err := p.readEntries(ctx, t, run, &c, metrics, filter.keepData(&c))

@@ -11,6 +11,8 @@ import (
 // counters are the statistics gathered while manifests are read in
 // parallel; they end up in Stats.
 type counters struct {
+	// uncached keeps the manifests read out of the planner's cache.
+	uncached                 bool
 	manifestsRead, cacheHits atomic.Int64
 	skippedByPartition       atomic.Int64
 	skippedByMetrics         atomic.Int64
