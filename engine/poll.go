@@ -64,9 +64,9 @@ type pollJob struct {
 	planned, total int
 	records        int64
 	// stats are the plan's statistics so far, the info's app_metadata.
-	stats planner.Stats
-	err            error
-	finished       bool
+	stats    planner.Stats
+	err      error
+	finished bool
 	// news is closed, and replaced, whenever info, err or finished change.
 	news     chan struct{}
 	lastPoll time.Time
