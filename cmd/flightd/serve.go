@@ -129,6 +129,9 @@ func (c *serveConfig) check() (engine.Role, error) {
 	if c.compression, err = engine.ParseCompression(c.ipcCompression); err != nil {
 		return 0, usageError{"--ipc-compression: " + err.Error()}
 	}
+	if c.largeTickets == "" {
+		c.largeTickets = engine.TicketsManifests // a config made without the flag set
+	}
 	switch {
 	case c.largeTickets != engine.TicketsManifests && c.largeTickets != engine.TicketsFiles:
 		return 0, usageError{fmt.Sprintf("--large-plan-tickets %q: want %s or %s", c.largeTickets, engine.TicketsManifests, engine.TicketsFiles)}
