@@ -108,24 +108,7 @@ func TestFlightSQLWithArrowGosClient(t *testing.T) {
 		{fmt.Sprintf("SELECT status, data_file.file_path FROM samples.history$entries FOR SYSTEM_VERSION AS OF %d", history),
 			fmt.Sprintf(`{"table": "samples.history", "metadata_table": "entries", "columns": ["status", "data_file.file_path"], "snapshot_id": %d}`, history)},
 	} {
-		t.Run(tc.sql, func(t *testing.T) {
-			info, err := c.Execute(ctx, tc.sql)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, got := readInfo(ctx, t, info, onConn)
-			if tc.plain == "" {
-				n := len(plainRows(ctx, t, fc, `{"table": "samples.pos_deletes_rowgroups"}`))
-				if fmt.Sprint(got) != fmt.Sprintf("[%d]", n) {
-					t.Errorf("COUNT(*) = %v, want [%d] (the rows the plain protocol streams, deletes applied)", got, n)
-				}
-				return
-			}
-			want := plainRows(ctx, t, fc, tc.plain)
-			if len(want) == 0 || !slices.Equal(got, want) {
-				t.Errorf("%d rows through Flight SQL, %d through the plain protocol (equal: %v)", len(got), len(want), slices.Equal(got, want))
-			}
-		})
+		t.Run(tc.sql, func(t *testing.T) { checkSQL(ctx, t, c, fc, tc.sql, tc.plain) })
 	}
 
 	t.Run("table_changes streams a change stream", func(t *testing.T) {
@@ -318,6 +301,32 @@ func TestFlightSQLEndpointsKeepWorkerLocations(t *testing.T) {
 	}
 }
 
+// checkSQL answers sql through the Flight SQL client c, redeeming on its
+// own connection, and compares the rows with the plain protocol's answer
+// to plainCmd on fc; an empty plainCmd marks the COUNT(*) of
+// samples.pos_deletes_rowgroups, compared with the rows fc streams.
+func checkSQL(ctx context.Context, t *testing.T, c *flightsql.Client, fc flight.Client, sql, plainCmd string) {
+	t.Helper()
+	info, err := c.Execute(ctx, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, got := readInfo(ctx, t, info, func(*flight.FlightEndpoint) func(context.Context, *flight.Ticket) (*flight.Reader, error) {
+		return func(ctx context.Context, tkt *flight.Ticket) (*flight.Reader, error) { return c.DoGet(ctx, tkt) }
+	})
+	if plainCmd == "" {
+		n := len(plainRows(ctx, t, fc, `{"table": "samples.pos_deletes_rowgroups"}`))
+		if fmt.Sprint(got) != fmt.Sprintf("[%d]", n) {
+			t.Errorf("COUNT(*) = %v, want [%d] (the rows the plain protocol streams, deletes applied)", got, n)
+		}
+		return
+	}
+	want := plainRows(ctx, t, fc, plainCmd)
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("%d rows through Flight SQL, %d through the plain protocol (equal: %v)", len(got), len(want), slices.Equal(got, want))
+	}
+}
+
 // TestFlightSQLAtManifestLevel answers SQL through a server that plans
 // every scan at the manifest level, and one that plans every scan's groups
 // in parallel, and compares with the plain protocol's file-level answers
@@ -332,9 +341,6 @@ func TestFlightSQLAtManifestLevel(t *testing.T) {
 	}{{"manifest tickets", manifestLevel}, {"groups in parallel", filesInParallel}} {
 		s := startServe(t, append([]string{"--warehouse", sampleWarehouse, "--listen", "127.0.0.1:0"}, level.flags...)...)
 		c := sqlClient(t, s.addr)
-		onConn := func(*flight.FlightEndpoint) func(context.Context, *flight.Ticket) (*flight.Reader, error) {
-			return func(ctx context.Context, tkt *flight.Ticket) (*flight.Reader, error) { return c.DoGet(ctx, tkt) }
-		}
 		history := readHistory(ctx, t, c)
 		for _, tc := range []struct{ sql, plain string }{
 			{"SELECT * FROM samples.trips", `{"table": "samples.trips"}`},
@@ -344,24 +350,7 @@ func TestFlightSQLAtManifestLevel(t *testing.T) {
 			{fmt.Sprintf("SELECT * FROM samples.history FOR SYSTEM_VERSION AS OF %d", history), fmt.Sprintf(`{"table": "samples.history", "snapshot_id": %d}`, history)},
 			{"SELECT COUNT(*) FROM samples.pos_deletes_rowgroups", ""},
 		} {
-			t.Run(level.name+": "+tc.sql, func(t *testing.T) {
-				info, err := c.Execute(ctx, tc.sql)
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, got := readInfo(ctx, t, info, onConn)
-				if tc.plain == "" {
-					n := len(plainRows(ctx, t, plain, `{"table": "samples.pos_deletes_rowgroups"}`))
-					if fmt.Sprint(got) != fmt.Sprintf("[%d]", n) {
-						t.Errorf("COUNT(*) = %v, want [%d]", got, n)
-					}
-					return
-				}
-				want := plainRows(ctx, t, plain, tc.plain)
-				if len(want) == 0 || !slices.Equal(got, want) {
-					t.Errorf("%d rows through Flight SQL, %d through the plain protocol at file level (equal: %v)", len(got), len(want), slices.Equal(got, want))
-				}
-			})
+			t.Run(level.name+": "+tc.sql, func(t *testing.T) { checkSQL(ctx, t, c, plain, tc.sql, tc.plain) })
 		}
 	}
 }
