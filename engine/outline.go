@@ -124,19 +124,14 @@ func (e *Engine) planOutline(desc *flight.FlightDescriptor, tbl *catalog.Table, 
 // buildOutline builds the FlightInfo of outline o as it is grouped now.
 func (e *Engine) buildOutline(desc *flight.FlightDescriptor, tbl *catalog.Table, req planner.Request, o *planner.Outline) (*flight.FlightInfo, error) {
 	plan := o.Plan
-	schema, err := reader.OutputSchema(reader.Scan{Schema: plan.Schema, Dictionary: plan.Dictionary})
-	if err != nil {
-		return nil, fmt.Errorf("table %s: %w", plan.Table, err)
-	}
-	tickets, err := e.groupTickets(tbl, req, o)
+	info, err := e.infoHead(desc, plan)
 	if err != nil {
 		return nil, err
 	}
-	info := &flight.FlightInfo{
-		Schema:           flight.SerializeSchema(schema, e.mem),
-		FlightDescriptor: desc,
-		TotalRecords:     o.Records,
-		TotalBytes:       -1,
+	info.TotalRecords = o.Records
+	tickets, err := e.groupTickets(tbl, req, o)
+	if err != nil {
+		return nil, err
 	}
 	if info.AppMetadata, err = json.Marshal(plan.Stats); err != nil {
 		return nil, err
